@@ -1,0 +1,87 @@
+"""What every command shares: error mapping, logging to stderr, the output-format options."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Callable, Iterable
+
+import click
+
+from memcli.errors import MemError
+
+
+class MemGroup(click.Group):
+    """Turns library exceptions into one line on stderr and an exit code; keeps pipes quiet."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except MemError as exc:
+            click.echo(f"mem: error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except BrokenPipeError:
+            # `mem ls | head` closes the pipe early; that is not an error worth a traceback.
+            sys.stderr.close()
+            ctx.exit(0)
+        except KeyboardInterrupt:
+            click.echo("mem: interrupted", err=True)
+            ctx.exit(130)
+
+
+class StderrHandler(logging.Handler):
+    def emit(self, record):
+        level = "warning" if record.levelno >= logging.WARNING else "info"
+        click.echo(f"mem: {level}: {record.getMessage()}", err=True)
+
+
+def setup_logging(verbose: int) -> None:
+    logger = logging.getLogger("memcli")
+    logger.handlers[:] = [StderrHandler()]
+    logger.setLevel(logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
+    logger.propagate = False
+
+
+class Env:
+    """The per-invocation context: which store, how chatty. Opens the library only when asked."""
+
+    def __init__(self, store_dir: Path | None, verbose: int):
+        self.store_dir = store_dir
+        self.verbose = verbose
+        self._mem = None
+
+    def mem(self):
+        if self._mem is None:
+            from memcli.api import Mem
+
+            self._mem = Mem.open(self.store_dir)
+        return self._mem
+
+
+pass_env = click.make_pass_decorator(Env)
+
+
+def output_options(func):
+    """--json / --jsonl on every listing; human text otherwise."""
+    func = click.option("--jsonl", "fmt", flag_value="jsonl", help="One JSON object per line.")(func)
+    func = click.option("--json", "fmt", flag_value="json", help="A JSON array (an object for one memory).")(func)
+    return func
+
+
+def emit(rows: Iterable[dict], fmt: str | None, human: Callable[[dict], str], *, single: bool = False) -> int:
+    """Write rows to stdout in the chosen format; returns how many were written."""
+    count = 0
+    if fmt == "json":
+        rows = list(rows)
+        payload = rows[0] if single and rows else rows
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        return len(rows)
+    for row in rows:
+        if fmt == "jsonl":
+            click.echo(json.dumps(row, ensure_ascii=False))
+        else:
+            click.echo(human(row))
+        count += 1
+    return count

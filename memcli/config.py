@@ -1,0 +1,124 @@
+"""Store settings (mem.yaml) and the per-user folders mem uses.
+
+mem.yaml is committed with a shared store, so it holds only what every teammate should agree on:
+models, compression thresholds, redaction patterns, limits. Unknown keys are kept out of the way
+with a warning rather than an error, so an older mem can still open a newer store.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from memcli.errors import StoreError
+
+log = logging.getLogger("memcli")
+
+DEFAULT_EMBED_MODEL = "all-minilm-l6-v2"
+DEFAULT_COMPRESS_MODEL = "smollm2-135m-instruct-q4_1"
+
+
+@dataclass
+class Settings:
+    embed_model: str = DEFAULT_EMBED_MODEL
+    compress_model: str = DEFAULT_COMPRESS_MODEL
+    compress_method: str = "prune"
+    compress_min_chars: int = 400
+    compress_target: float = 0.6
+    compress_timeout_s: float = 30.0
+    max_input_bytes: int = 1024 * 1024
+    ingest_chunk_chars: int = 1500
+    redact: list[dict] = field(default_factory=list)
+
+    def to_yaml_dict(self) -> dict:
+        return {
+            "version": 1,
+            "models": {"embed": self.embed_model, "compress": self.compress_model},
+            "compress_method": self.compress_method,
+            "compress_min_chars": self.compress_min_chars,
+            "compress_target": self.compress_target,
+            "compress_timeout_s": self.compress_timeout_s,
+            "max_input_bytes": self.max_input_bytes,
+            "ingest_chunk_chars": self.ingest_chunk_chars,
+            "redact": list(self.redact),
+        }
+
+    @classmethod
+    def from_yaml_dict(cls, data: dict | None, origin: str) -> "Settings":
+        if data is None:
+            return cls()
+        if not isinstance(data, dict):
+            raise StoreError(f"{origin}: expected a mapping of settings")
+        data = dict(data)
+        data.pop("version", None)
+        models = data.pop("models", None) or {}
+        if not isinstance(models, dict):
+            raise StoreError(f"{origin}: 'models' must be a mapping with 'embed' and 'compress'")
+        values: dict = {}
+        if "embed" in models:
+            values["embed_model"] = str(models["embed"])
+        if "compress" in models:
+            values["compress_model"] = str(models["compress"])
+        known = {f.name: f for f in fields(cls)}
+        for key, value in data.items():
+            if key not in known or key in ("embed_model", "compress_model"):
+                log.warning("%s: unknown setting %r ignored", origin, key)
+                continue
+            default = getattr(cls(), key)
+            try:
+                values[key] = _coerce(value, default)
+            except (TypeError, ValueError):
+                raise StoreError(f"{origin}: setting {key!r} should be like {default!r}, got {value!r}") from None
+        settings = cls(**values)
+        settings.validate(origin)
+        return settings
+
+    def validate(self, origin: str) -> None:
+        if self.compress_method not in ("prune", "facts"):
+            raise StoreError(f"{origin}: compress_method must be 'prune' or 'facts'")
+        if not 0.05 <= self.compress_target <= 0.95:
+            raise StoreError(f"{origin}: compress_target must be between 0.05 and 0.95")
+        if self.max_input_bytes <= 0 or self.compress_min_chars < 0 or self.ingest_chunk_chars < 200:
+            raise StoreError(f"{origin}: limits must be positive (ingest_chunk_chars at least 200)")
+        for rule in self.redact:
+            if not isinstance(rule, dict) or not {"name", "regex"} <= set(rule):
+                raise StoreError(f"{origin}: each 'redact' entry needs a 'name' and a 'regex'")
+
+
+def _coerce(value, default):
+    if isinstance(default, bool):
+        return bool(value)
+    if isinstance(default, int):
+        return int(value)
+    if isinstance(default, float):
+        return float(value)
+    if isinstance(default, list):
+        if not isinstance(value, list):
+            raise TypeError
+        return value
+    return str(value)
+
+
+def models_dir() -> Path:
+    """Where model files live: $MEM_MODELS_DIR, else the user cache dir (shared by every store)."""
+    env = os.environ.get("MEM_MODELS_DIR")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("mem")) / "models"
+
+
+def user_store_dir() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("mem"))
+
+
+def user_config_dir() -> Path:
+    env = os.environ.get("MEM_CONFIG_DIR")
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".config" / "mem"

@@ -1,0 +1,59 @@
+"""Every error the library raises on purpose.
+
+The library never prints or exits; the CLI maps these to a message on stderr and the exit code below,
+so scripts can tell "you asked wrong" (2) from "not there" (4) from "the store or a model is broken".
+"""
+
+
+class MemError(Exception):
+    """Base class; `exit_code` is what the CLI exits with."""
+
+    exit_code = 3
+
+
+class InputError(MemError):
+    """The user's input is unusable: empty, binary, too large, a missing file, a bad date."""
+
+    exit_code = 2
+
+
+class NotFound(MemError):
+    """No memory (or model) answers to the name given."""
+
+    exit_code = 4
+
+
+class AmbiguousId(MemError):
+    """An id prefix matches more than one memory; nothing is done on a guess."""
+
+    exit_code = 4
+
+    def __init__(self, prefix: str, matches: list[str]):
+        self.prefix = prefix
+        self.matches = matches
+        shown = ", ".join(matches[:5]) + (" ..." if len(matches) > 5 else "")
+        super().__init__(f"id prefix {prefix!r} is ambiguous: it matches {len(matches)} memories ({shown})")
+
+
+class StoreError(MemError):
+    """The store is missing, unwritable, locked too long, or its settings are broken."""
+
+    exit_code = 5
+
+
+class InvalidMemory(MemError):
+    """A memory file or record does not follow the schema."""
+
+    exit_code = 5
+
+
+class ModelError(MemError):
+    """A model is missing, corrupt, of the wrong role, or could not be fetched."""
+
+    exit_code = 6
+
+
+class Refused(MemError):
+    """A write was refused on purpose (a secret survived redaction, an ignored path)."""
+
+    exit_code = 7
