@@ -1,0 +1,37 @@
+"""Every test runs against a throwaway store, models folder and config folder.
+
+Tests marked `models` need the real default models; `make test` pulls them into the user cache
+(or $MEM_TEST_MODELS_DIR) first, and the `real_models` fixture points mem there.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REAL_MODELS_DIR = os.environ.get("MEM_TEST_MODELS_DIR") or os.environ.get("MEM_MODELS_DIR")
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEM_DIR", str(tmp_path / "store"))
+    monkeypatch.setenv("MEM_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("MEM_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def real_models(monkeypatch) -> Path:
+    """The folder holding the real default models, as pulled by `make test`."""
+    if REAL_MODELS_DIR:
+        folder = Path(REAL_MODELS_DIR)
+    else:
+        from platformdirs import user_cache_dir
+
+        folder = Path(user_cache_dir("mem")) / "models"
+    monkeypatch.setenv("MEM_MODELS_DIR", str(folder))
+    return folder
