@@ -10,18 +10,27 @@ import os
 from pathlib import Path
 
 import pytest
+from fakes import install as install_fakes
 
 REAL_MODELS_DIR = os.environ.get("MEM_TEST_MODELS_DIR") or os.environ.get("MEM_MODELS_DIR")
 
 
 @pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
+def isolated(tmp_path, monkeypatch, request):
     monkeypatch.setenv("MEM_DIR", str(tmp_path / "store"))
     monkeypatch.setenv("MEM_MODELS_DIR", str(tmp_path / "models"))
     monkeypatch.setenv("MEM_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.delenv("VISUAL", raising=False)
+    if request.node.get_closest_marker("models") is None:
+        install_fakes(monkeypatch)
     return tmp_path
+
+
+@pytest.fixture
+def fakes(monkeypatch):
+    """The fake compressor and embedder the current test uses (to inspect what they were given)."""
+    return install_fakes(monkeypatch)
 
 
 @pytest.fixture

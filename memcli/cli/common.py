@@ -6,7 +6,7 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import click
 
@@ -70,18 +70,28 @@ def output_options(func):
     return func
 
 
-def emit(rows: Iterable[dict], fmt: str | None, human: Callable[[dict], str], *, single: bool = False) -> int:
-    """Write rows to stdout in the chosen format; returns how many were written."""
-    count = 0
-    if fmt == "json":
-        rows = list(rows)
-        payload = rows[0] if single and rows else rows
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+def emit(items: Iterable, fmt: str | None, *, row: Callable[[Any], dict], human: Callable[[Any], str],
+         single: bool = False) -> int:
+    """Write items to stdout as contract rows (--json/--jsonl) or human text; returns how many."""
+    if fmt == "json" and single:
+        rows = [row(item) for item in items]
+        click.echo(json.dumps(rows[0] if rows else None, ensure_ascii=False, indent=2))
         return len(rows)
-    for row in rows:
-        if fmt == "jsonl":
-            click.echo(json.dumps(row, ensure_ascii=False))
-        else:
-            click.echo(human(row))
+    if fmt == "json":
+        # An array streamed one object per line: valid JSON, and the fast C encoder does the work.
+        count, pending = 0, None
+        click.echo("[")
+        for item in items:
+            if pending is not None:
+                click.echo(pending + ",")
+            pending = json.dumps(row(item), ensure_ascii=False)
+            count += 1
+        if pending is not None:
+            click.echo(pending)
+        click.echo("]")
+        return count
+    count = 0
+    for item in items:
+        click.echo(json.dumps(row(item), ensure_ascii=False) if fmt == "jsonl" else human(item))
         count += 1
     return count

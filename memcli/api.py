@@ -1,0 +1,275 @@
+"""The library behind the CLI and the MCP server: everything a command does, nothing it prints.
+
+`Mem` ties the store (files), the catalog (cache) and the engines (compressor, embedder) together,
+and keeps the promises the commands make: no lost write, no half file, no guess on an ambiguous id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from memcli import engines, ids
+from memcli.catalog import Catalog, Filters
+from memcli.errors import InputError, InvalidMemory, MemError, NotFound, StoreError
+from memcli.memory import Memory, content_key, normalise_tags, now_utc
+from memcli.store import Store, find_store
+
+log = logging.getLogger("memcli")
+
+
+@dataclass
+class AddResult:
+    memory: Memory
+    duplicate: bool = False
+
+
+@dataclass
+class ImportReport:
+    imported: int = 0
+    duplicates: int = 0
+    invalid: list[str] = field(default_factory=list)
+
+
+class Mem:
+    def __init__(self, store: Store):
+        self.store = store
+        self.catalog = Catalog(store)
+        self.created_store = False
+
+    @classmethod
+    def open(cls, explicit_dir: Path | None = None) -> "Mem":
+        return cls(Store(find_store(explicit_dir)))
+
+    @property
+    def settings(self):
+        return self.store.settings
+
+    def _ensure_store(self) -> None:
+        if not self.store.exists:
+            self.created_store = self.store.init()
+
+    def _readable(self) -> bool:
+        """A store that does not exist yet reads as empty, and reading it creates nothing."""
+        if not self.store.exists:
+            return False
+        self.catalog.refresh()
+        return True
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def add(
+        self,
+        text: str,
+        *,
+        tags: Iterable[str] = (),
+        source: str | None = None,
+        written_by: str = "cli",
+        allow_duplicate: bool = False,
+        compress: bool = True,
+        defer: bool = False,
+        method: str | None = None,
+        ratio: float | None = None,
+    ) -> AddResult:
+        raw = _clean_input(text)
+        if len(raw.encode("utf-8")) > self.settings.max_input_bytes:
+            raise InputError(f"the text is larger than the limit of {self.settings.max_input_bytes} bytes")
+        tag_list = normalise_tags(list(tags))
+        self._ensure_store()
+        key = content_key(raw)
+        if not allow_duplicate:
+            existing = self._duplicate_of(key)
+            if existing:
+                return AddResult(existing, duplicate=True)
+        compressed, info = self._compression_for(raw, compress=compress, defer=defer, method=method, ratio=ratio)
+        stamp = now_utc()
+        memory = Memory(
+            id=ids.new_id(), created_at=stamp, updated_at=stamp, raw=raw, tags=tag_list,
+            source=source, written_by=written_by, compressed=compressed, compression=info,
+        )
+        with self.store.lock():
+            if not allow_duplicate:
+                # Another process may have added the same text while this one was compressing.
+                existing = self._duplicate_of(key)
+                if existing:
+                    return AddResult(existing, duplicate=True)
+            self._save(memory)
+        return AddResult(memory)
+
+    def _duplicate_of(self, key: str) -> Memory | None:
+        self.catalog.refresh()
+        found = self.catalog.find_content(key)
+        return self.catalog.get(found) if found else None
+
+    def _save(self, memory: Memory, old_relpath: str | None = None) -> None:
+        """Write the file and tell the catalog; the caller holds the lock."""
+        relpath = self.store.write(memory)
+        if old_relpath and old_relpath != relpath:
+            self.store.delete(old_relpath)
+            self.catalog.record_delete(old_relpath)
+        sha = hashlib.sha256(self.store.file_path(relpath).read_bytes()).hexdigest()
+        self.catalog.record_write(relpath, memory, sha)
+
+    def _compression_for(self, raw: str, *, compress: bool, defer: bool, method: str | None, ratio: float | None):
+        """(compressed text or None, the `compression` mapping). Never raises: a write must not fail here."""
+        settings = self.settings
+        if not compress:
+            return None, {"status": "skipped", "reason": "compression turned off"}
+        if len(raw) < settings.compress_min_chars:
+            return None, {"status": "skipped", "reason": f"shorter than {settings.compress_min_chars} characters"}
+        if defer:
+            return None, {"status": "pending"}
+        try:
+            result = engines.compressor()(
+                raw,
+                method=method or settings.compress_method,
+                ratio=ratio or settings.compress_target,
+                model=settings.compress_model,
+                min_chars=settings.compress_min_chars,
+                timeout_s=settings.compress_timeout_s,
+            )
+            compressed, info = result.text, dict(result.info)
+        except Exception as exc:  # fail-open: the memory lands raw and `mem compress --failed` can retry
+            compressed, info = None, {"status": "failed", "reason": f"{type(exc).__name__}: {exc}"}
+        if info.get("status") == "failed":
+            log.warning("compression failed (%s); stored the raw text only, retry with `mem compress --failed`",
+                        info.get("reason", "unknown reason"))
+        return compressed, info
+
+    def remove(self, memories: list[Memory]) -> None:
+        with self.store.lock():
+            for memory in memories:
+                relpath = self._relpath_of(memory.id)
+                self.store.delete(relpath)
+                self.catalog.record_delete(relpath)
+
+    def _relpath_of(self, memory_id: str) -> str:
+        return self.catalog.resolve(memory_id)[1]
+
+    def edit_text(self, memory: Memory) -> str:
+        return self.store.read(self._relpath_of(memory.id)).to_yaml()
+
+    def save_edit(self, memory: Memory, text: str) -> Memory | None:
+        """Validate an edited file and save it; None when nothing changed. Raises before writing anything."""
+        edited = Memory.from_yaml(text, f"edited memory {memory.id}")
+        if edited.id != memory.id:
+            raise InvalidMemory(f"the id cannot be changed (was {memory.id}, now {edited.id})")
+        if edited.to_dict() == memory.to_dict():
+            return None
+        if edited.raw != memory.raw:
+            edited.raw = _clean_input(edited.raw)
+            if edited.compressed == memory.compressed:
+                # The old short form describes the old text; make a new one.
+                edited.compressed, edited.compression = self._compression_for(
+                    edited.raw, compress=True, defer=False, method=None, ratio=None)
+        edited.updated_at = now_utc()
+        with self.store.lock():
+            self._save(edited, old_relpath=self._relpath_of(memory.id))
+        return edited
+
+    def import_jsonl(self, lines: Iterable[str], *, compress: bool = True, defer: bool = False) -> ImportReport:
+        """Take exported JSON lines: ids and timestamps kept, exact duplicates skipped, bad lines reported."""
+        report = ImportReport()
+        self._ensure_store()
+        for number, text in enumerate(lines, 1):
+            if not text.strip():
+                continue
+            try:
+                memory = self._imported(text, number)
+            except MemError as exc:
+                report.invalid.append(str(exc))
+                continue
+            key = content_key(memory.raw)
+            if self._known_id(memory.id) or self._duplicate_of(key):
+                report.duplicates += 1
+                continue
+            if memory.compressed is None and memory.status != "skipped":
+                memory.compressed, memory.compression = self._compression_for(
+                    memory.raw, compress=compress, defer=defer, method=None, ratio=None)
+            with self.store.lock():
+                if self._known_id(memory.id) or self._duplicate_of(key):
+                    report.duplicates += 1
+                    continue
+                self._save(memory)
+            report.imported += 1
+        return report
+
+    def _imported(self, text: str, line: int) -> Memory:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidMemory(f"line {line}: not JSON ({exc.msg})") from None
+        if not isinstance(data, dict):
+            raise InvalidMemory(f"line {line}: expected a JSON object")
+        record = dict(data)
+        if "raw" not in record and isinstance(record.get("content_raw"), str):
+            record["raw"] = record["content_raw"]
+        if isinstance(record.get("raw"), str):
+            try:
+                record["raw"] = _clean_input(record["raw"])
+            except InputError as exc:
+                raise InvalidMemory(f"line {line}: {exc}") from None
+        record.setdefault("id", ids.new_id())
+        record.setdefault("created_at", now_utc())
+        record.setdefault("written_by", "import")
+        for key in ("content", "content_raw", "optimized", "score", "query"):
+            record.pop(key, None)
+        memory = Memory.from_dict(record, f"line {line}")
+        if len(memory.raw.encode("utf-8")) > self.settings.max_input_bytes:
+            raise InputError(f"line {line}: text larger than {self.settings.max_input_bytes} bytes")
+        return memory
+
+    def _known_id(self, memory_id: str) -> bool:
+        try:
+            self.catalog.get(memory_id)
+        except MemError:
+            return False
+        return True
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def get(self, prefix: str) -> Memory:
+        return self.resolve([prefix])[0]
+
+    def resolve(self, prefixes: Iterable[str]) -> list[Memory]:
+        """All or nothing: every prefix must name exactly one memory."""
+        prefixes = list(prefixes)
+        if not self._readable():
+            raise NotFound(f"no memory with id {prefixes[0]!r} (the store at {self.store.root} is empty)")
+        found, seen = [], set()
+        for prefix in prefixes:
+            memory_id, _ = self.catalog.resolve(prefix)
+            if memory_id not in seen:
+                seen.add(memory_id)
+                found.append(self.catalog.get(memory_id))
+        return found
+
+    def list(self, filters: Filters = Filters(), limit: int | None = None) -> Iterator[Memory]:
+        if not self._readable():
+            return iter(())
+        return self.catalog.list(filters, limit)
+
+    def export(self) -> Iterator[dict]:
+        if not self._readable():
+            return iter(())
+        return (memory.to_dict() for memory in self.catalog.list(Filters(), newest_first=False))
+
+    def reindex(self, progress=None) -> int:
+        if not self.store.exists:
+            raise StoreError(f"no store at {self.store.root}; run `mem init` first")
+        self.catalog.rebuild(progress)
+        return self.catalog.count()
+
+
+def _clean_input(text: str) -> str:
+    """The text as given, minus the trailing newline(s) that `echo` and files add; never empty."""
+    raw = text.rstrip("\r\n")
+    if not raw.strip():
+        raise InputError("nothing to add: the text is empty")
+    if "\x00" in raw:
+        raise InputError("the text contains NUL bytes; mem stores text only")
+    return raw

@@ -1,0 +1,328 @@
+"""The catalog: a SQLite cache of every memory file, refreshed from the files by mtime and size.
+
+Reading 10k YAML files for every `mem ls` would be slow, so each file's record is cached here with
+its stat and hash, plus a full-text index over the raw text and tags. Before every read the catalog
+compares the files on disk with what it knows (a stat per file, no parsing) and takes in only what
+changed: new files, edited files, deleted files, whatever git or an editor did behind mem's back.
+Anything here can be thrown away; `rebuild()` makes it again from the files alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+from memcli.errors import AmbiguousId, InvalidMemory, NotFound, StoreError
+from memcli.ids import normalise_prefix
+from memcli.memory import KEY_ORDER, Memory, content_key
+from memcli.store import Store
+
+log = logging.getLogger("memcli")
+
+SCHEMA_VERSION = "1"
+FILE = "catalog.sqlite"
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE memories (
+    label INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    path TEXT NOT NULL UNIQUE,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    sha TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    source TEXT,
+    status TEXT,
+    content_key TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX memories_created ON memories (created_at);
+CREATE INDEX memories_content ON memories (content_key);
+CREATE TABLE broken (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, error TEXT);
+CREATE VIRTUAL TABLE fts USING fts5 (raw, tags, tokenize = 'porter unicode61 remove_diacritics 2');
+"""
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class Changes:
+    """What one refresh took in; labels let the vector index follow."""
+
+    added: list[int] = field(default_factory=list)
+    removed: list[int] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.broken)
+
+
+@dataclass
+class Filters:
+    tags: tuple[str, ...] = ()
+    since: str | None = None
+    until: str | None = None
+    source: str | None = None
+
+    def sql(self, alias: str = "m") -> tuple[str, list]:
+        clauses, params = [], []
+        for tag in self.tags:
+            clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
+            params.append(tag)
+        if self.since:
+            clauses.append(f"{alias}.created_at >= ?")
+            params.append(self.since)
+        if self.until:
+            clauses.append(f"{alias}.created_at <= ?")
+            params.append(self.until)
+        if self.source:
+            clauses.append(f"{alias}.source GLOB ?")
+            params.append(self.source)
+        return (" AND ".join(clauses) or "1"), params
+
+
+class Catalog:
+    def __init__(self, store: Store):
+        self.store = store
+        self.path = store.index_dir / FILE
+        self._db: sqlite3.Connection | None = None
+        self._refreshed = False
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = self._open()
+        return self._db
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            self.store.index_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create {self.store.index_dir}: {exc.strerror or exc}") from None
+        for attempt in range(2):
+            db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            try:
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA synchronous = NORMAL")
+                version = self._schema_version(db)
+                if version == SCHEMA_VERSION:
+                    return db
+                if version is None:
+                    with self.store.lock():
+                        if self._schema_version(db) is None:
+                            db.executescript("BEGIN;" + SCHEMA + "COMMIT;")
+                            db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                    return db
+            except sqlite3.DatabaseError as exc:
+                log.warning("the index at %s is damaged (%s); rebuilding it from the files", self.path, exc)
+            db.close()
+            if attempt == 0:
+                self._discard()
+        raise StoreError(f"cannot open or rebuild the index at {self.path}")
+
+    @staticmethod
+    def _schema_version(db: sqlite3.Connection) -> str | None:
+        has_meta = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone()
+        if not has_meta:
+            return None
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        return row[0] if row else "unknown"
+
+    def _discard(self) -> None:
+        with self.store.lock():
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    (self.path.parent / (self.path.name + suffix)).unlink()
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def rebuild(self, progress: Progress | None = None) -> Changes:
+        self.close()
+        self._discard()
+        self._refreshed = False
+        return self.refresh(progress)
+
+    # -- keeping up with the files ---------------------------------------------------------------
+
+    def refresh(self, progress: Progress | None = None) -> Changes:
+        """Take in what changed on disk since last time; cheap when nothing did (no lock, no parse)."""
+        if self._refreshed:
+            return Changes()
+        changes = self._diff()
+        if changes[0] or changes[1]:
+            with self.store.lock():
+                result = self._apply(*self._diff(), progress)
+        else:
+            result = Changes()
+        for path, error in self.db.execute("SELECT path, error FROM broken ORDER BY path"):
+            log.warning("skipped unreadable memory file %s: %s", path, error)
+        self._refreshed = True
+        return result
+
+    def _diff(self) -> tuple[list[tuple[str, int, int]], list[str]]:
+        known = {path: (mtime, size) for path, mtime, size in self.db.execute(
+            "SELECT path, mtime_ns, size FROM memories UNION ALL SELECT path, mtime_ns, size FROM broken")}
+        fresh = []
+        for path, mtime, size in self.store.scan():
+            if known.pop(path, None) != (mtime, size):
+                fresh.append((path, mtime, size))
+        return fresh, list(known)
+
+    def _apply(self, fresh, gone, progress: Progress | None) -> Changes:
+        changes = Changes()
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for path in gone:
+                changes.removed.extend(self._forget(path))
+            total = len(fresh)
+            for done, (path, mtime, size) in enumerate(fresh, 1):
+                self._take_in(path, mtime, size, changes)
+                if progress and (done % 200 == 0 or done == total):
+                    progress(done, total)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return changes
+
+    def _forget(self, path: str) -> list[int]:
+        db = self.db
+        db.execute("DELETE FROM broken WHERE path = ?", (path,))
+        row = db.execute("SELECT label FROM memories WHERE path = ?", (path,)).fetchone()
+        if not row:
+            return []
+        db.execute("DELETE FROM memories WHERE label = ?", row)
+        db.execute("DELETE FROM fts WHERE rowid = ?", row)
+        return [row[0]]
+
+    def _take_in(self, path: str, mtime: int, size: int, changes: Changes) -> None:
+        db = self.db
+        try:
+            data = self.store.file_path(path).read_bytes()
+            sha = hashlib.sha256(data).hexdigest()
+            row = db.execute("SELECT label, sha FROM memories WHERE path = ?", (path,)).fetchone()
+            if row and row[1] == sha:
+                db.execute("UPDATE memories SET mtime_ns = ?, size = ? WHERE label = ?", (mtime, size, row[0]))
+                return
+            memory = Memory.from_yaml(data.decode("utf-8"), path)
+            other = db.execute("SELECT path FROM memories WHERE id = ? AND path != ?", (memory.id, path)).fetchone()
+            if other:
+                raise InvalidMemory(f"duplicate id {memory.id}, also in {other[0]}")
+        except (InvalidMemory, StoreError, UnicodeDecodeError, OSError) as exc:
+            changes.removed.extend(self._forget(path))
+            reason = str(exc).removeprefix(f"{path}: ")
+            db.execute("INSERT INTO broken VALUES (?, ?, ?, ?)", (path, mtime, size, reason))
+            changes.broken.append(path)
+            return
+        changes.removed.extend(self._forget(path))
+        changes.added.append(self._insert(path, mtime, size, sha, memory))
+
+    def _insert(self, path: str, mtime: int, size: int, sha: str, memory: Memory) -> int:
+        cursor = self.db.execute(
+            "INSERT INTO memories (id, path, mtime_ns, size, sha, created_at, updated_at, tags, source, status,"
+            " content_key, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (memory.id, path, mtime, size, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
+             memory.source, memory.status, content_key(memory.raw), memory.to_json()),
+        )
+        label = cursor.lastrowid
+        self.db.execute("INSERT INTO fts (rowid, raw, tags) VALUES (?, ?, ?)", (label, memory.raw, " ".join(memory.tags)))
+        return label
+
+    def record_write(self, relpath: str, memory: Memory, text_sha: str | None = None) -> Changes:
+        """Take in a file mem itself just wrote (caller holds the lock), without rescanning the store."""
+        info = self.store.file_path(relpath).stat()
+        changes = Changes()
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("DELETE FROM broken WHERE path = ?", (relpath,))
+            row = self.db.execute("SELECT path FROM memories WHERE id = ?", (memory.id,)).fetchone()
+            if row:
+                changes.removed.extend(self._forget(row[0]))
+            sha = text_sha or hashlib.sha256(self.store.file_path(relpath).read_bytes()).hexdigest()
+            changes.added.append(self._insert(relpath, info.st_mtime_ns, info.st_size, sha, memory))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return changes
+
+    def record_delete(self, relpath: str) -> list[int]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            labels = self._forget(relpath)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return labels
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def resolve(self, prefix: str) -> tuple[str, str]:
+        """A unique id prefix → (id, path); unknown and ambiguous prefixes are errors, never guesses."""
+        norm = normalise_prefix(prefix)
+        if norm is None:
+            raise NotFound(f"{prefix!r} is not a memory id (ids are 26 letters and digits, like 01JDQ4R8ZK...)")
+        rows = self.db.execute(
+            "SELECT id, path FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT 50", (norm, norm + "~")
+        ).fetchall()
+        if not rows:
+            raise NotFound(f"no memory with id {prefix!r}")
+        if len(rows) > 1:
+            raise AmbiguousId(prefix, [r[0] for r in rows])
+        return rows[0]
+
+    def get(self, memory_id: str) -> Memory:
+        row = self.db.execute("SELECT record FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        if not row:
+            raise NotFound(f"no memory with id {memory_id!r}")
+        return _from_record(row[0])
+
+    def find_content(self, key: str) -> str | None:
+        row = self.db.execute("SELECT id FROM memories WHERE content_key = ? LIMIT 1", (key,)).fetchone()
+        return row[0] if row else None
+
+    def list(self, filters: Filters, limit: int | None = None, newest_first: bool = True) -> Iterator[Memory]:
+        where, params = filters.sql()
+        order = "DESC" if newest_first else "ASC"
+        sql = f"SELECT record FROM memories m WHERE {where} ORDER BY m.created_at {order}, m.id {order}"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        for (record,) in self.db.execute(sql, params):
+            yield _from_record(record)
+
+    def by_labels(self, labels: Iterable[int]) -> dict[int, Memory]:
+        labels = list(labels)
+        found: dict[int, Memory] = {}
+        for start in range(0, len(labels), 500):
+            chunk = labels[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for label, record in self.db.execute(f"SELECT label, record FROM memories WHERE label IN ({marks})", chunk):
+                found[label] = _from_record(record)
+        return found
+
+    def count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+
+    def broken_files(self) -> list[tuple[str, str]]:
+        return self.db.execute("SELECT path, error FROM broken ORDER BY path").fetchall()
+
+
+def _from_record(record: str) -> Memory:
+    """Records in the catalog were validated when their file was read; rebuild them without checks."""
+    data = json.loads(record)
+    known = {key: data.pop(key) for key in KEY_ORDER if key in data}
+    return Memory(**known, extra=data)

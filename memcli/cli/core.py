@@ -1,0 +1,255 @@
+"""The everyday commands: init, path, add, show, ls, rm, edit, export, import."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from memcli.cli import render
+from memcli.cli.common import Env, emit, output_options, pass_env
+from memcli.errors import InputError, InvalidMemory
+
+
+def interactive() -> bool:
+    """Whether a person is at the keyboard (prompts go to stderr only then)."""
+    return sys.stdin.isatty()
+
+
+def filter_options(func):
+    """The filters that `ls`, `search` and `context` share."""
+    func = click.option("--source", metavar="GLOB", help="Only memories whose source matches GLOB.")(func)
+    func = click.option("--until", metavar="WHEN", help="Created at or before WHEN (date, ISO time, 3d, yesterday).")(func)
+    func = click.option("--since", metavar="WHEN", help="Created at or after WHEN (date, ISO time, 3d, 2w, today).")(func)
+    func = click.option("-t", "--tag", "tags", multiple=True, metavar="TAG",
+                        help="Only memories with this tag (repeat for all of several).")(func)
+    return func
+
+
+def make_filters(tags, since, until, source):
+    from memcli.catalog import Filters
+    from memcli.memory import normalise_tags
+    from memcli.when import parse_when
+
+    return Filters(
+        tags=tuple(normalise_tags(list(tags))),
+        since=parse_when(since) if since else None,
+        until=parse_when(until, end_of_day=True) if until else None,
+        source=source,
+    )
+
+
+def announce_new_store(env: Env) -> None:
+    mem = env.mem()
+    if mem.created_store:
+        click.echo(f"mem: created a new store at {mem.store.root}", err=True)
+
+
+@click.command()
+@click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--git", is_flag=True, help="Also write .gitattributes for a store shared through git.")
+@click.pass_context
+def init(ctx: click.Context, directory: Path | None, git: bool) -> None:
+    """Create a store in DIRECTORY (default: --dir or $MEM_DIR if given, else ./.mem).
+
+    A store is mem.yaml (settings), memories/ (one YAML file per memory) and .index/ (caches,
+    git-ignored). Run it again on an existing store to repair a missing piece; nothing is lost.
+    """
+    import os
+
+    from memcli.store import Store
+
+    env: Env = ctx.obj
+    root = directory or env.store_dir or (Path(os.environ["MEM_DIR"]) if os.environ.get("MEM_DIR") else Path(".mem"))
+    store = Store(root.expanduser().resolve())
+    created = store.init(git=git)
+    click.echo(str(store.root))
+    click.echo(("initialised a new store at " if created else "store already exists at ") + str(store.root), err=True)
+
+
+@click.command()
+@pass_env
+def path(env: Env) -> None:
+    """Print the folder of the store mem would use here (and say why on stderr with -v)."""
+    mem = env.mem()
+    click.echo(str(mem.store.root))
+    if not mem.store.exists:
+        click.echo("mem: that store does not exist yet; `mem add` or `mem init` creates it", err=True)
+
+
+@click.command()
+@click.argument("text", nargs=-1)
+@click.option("-f", "--file", "file", type=click.Path(path_type=Path), help="Read the text from a file.")
+@click.option("-t", "--tag", "tags", multiple=True, metavar="TAG", help="Tag the memory (repeatable, or a,b).")
+@click.option("--source", metavar="PATH|URI", help="Where the memory came from (default: the --file path).")
+@click.option("--allow-duplicate", is_flag=True, help="Store it even if the same text is already stored.")
+@click.option("--no-compress", is_flag=True, help="Store the raw text only.")
+@click.option("--defer", is_flag=True, help="Store now, compress later with `mem compress --pending`.")
+@click.option("--json", "as_json", is_flag=True, help="Print the stored memory as JSON instead of its id.")
+@pass_env
+def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer, as_json) -> None:
+    """Remember TEXT (several words are joined; `-` or a pipe reads stdin).
+
+    Prints the new memory's id. If the same text is already stored, prints that id instead and
+    stores nothing. Long text (mem.yaml compress_min_chars, 400 by default) also gets a compressed
+    form made by the local model.
+
+    \b
+      mem add "We moved billing from Heroku to Fly.io in March" -t infra
+      git log -1 --format=%B | mem add -t build
+      mem add --file notes/scraper.md -t scraper
+    """
+    from memcli.textio import read_file, read_stream
+
+    mem = env.mem()
+    limit = mem.settings.max_input_bytes
+    if file is not None and text:
+        raise click.UsageError("give the text or --file, not both")
+    if file is not None:
+        body = read_file(file, limit)
+        source = source or str(file)
+    elif text == ("-",) or (not text and not interactive()):
+        body = read_stream(sys.stdin.buffer, "stdin", limit)
+    elif text:
+        body = " ".join(text)
+    else:
+        raise click.UsageError("nothing to add: give the text as arguments, pipe it in, or use --file")
+    result = mem.add(body, tags=tags, source=source, allow_duplicate=allow_duplicate,
+                     compress=not no_compress, defer=defer)
+    announce_new_store(env)
+    if result.duplicate:
+        click.echo(f"mem: already stored as {result.memory.id} (--allow-duplicate stores it again)", err=True)
+    if as_json:
+        payload = result.memory.to_contract() | {"duplicate": result.duplicate}
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        click.echo(result.memory.id)
+
+
+@click.command()
+@click.argument("memory_id", metavar="ID")
+@click.option("--raw", is_flag=True, help="Show the raw text instead of the compressed form.")
+@output_options
+@pass_env
+def show(env: Env, memory_id: str, raw: bool, fmt: str | None) -> None:
+    """Show one memory (ID may be any unique prefix)."""
+    memory = env.mem().get(memory_id)
+    emit([memory], fmt, row=lambda m: m.to_contract(raw=raw), human=lambda m: render.full(m, raw=raw), single=True)
+
+
+@click.command(name="ls")
+@filter_options
+@click.option("-n", "--limit", type=click.IntRange(min=1), help="At most N memories.")
+@click.option("--raw", is_flag=True, help="Show raw text instead of the compressed form.")
+@output_options
+@pass_env
+def ls(env: Env, tags, since, until, source, limit, raw, fmt) -> None:
+    """List memories, newest first."""
+    memories = env.mem().list(make_filters(tags, since, until, source), limit)
+    emit(memories, fmt, row=lambda m: m.to_contract(raw=raw), human=lambda m: render.line(m, raw=raw))
+
+
+@click.command()
+@click.argument("memory_ids", metavar="ID...", nargs=-1, required=True)
+@click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
+@pass_env
+def rm(env: Env, memory_ids, yes: bool) -> None:
+    """Delete memories. Every ID must name exactly one memory, or nothing is deleted."""
+    mem = env.mem()
+    memories = mem.resolve(memory_ids)
+    if not yes and interactive():
+        for memory in memories:
+            click.echo(render.line(memory), err=True)
+        noun = "memory" if len(memories) == 1 else "memories"
+        if not click.confirm(f"Delete {len(memories)} {noun}?", err=True):
+            raise click.exceptions.Exit(1)
+    mem.remove(memories)
+    for memory in memories:
+        click.echo(f"deleted {memory.id}", err=True)
+
+
+@click.command()
+@click.argument("memory_id", metavar="ID")
+@pass_env
+def edit(env: Env, memory_id: str) -> None:
+    """Open a memory's YAML file in $EDITOR; it is checked before it is saved.
+
+    If the raw text changed, a new compressed form is made. An invalid edit is never saved: on a
+    terminal you may reopen it, otherwise it is kept in a temp file and mem says where.
+    """
+    mem = env.mem()
+    memory = mem.get(memory_id)
+    text = mem.edit_text(memory)
+    while True:
+        edited = click.edit(text, extension=".yaml", require_save=True)
+        if edited is None:
+            click.echo("mem: no change", err=True)
+            return
+        try:
+            saved = mem.save_edit(memory, edited)
+        except (InvalidMemory, InputError) as exc:
+            click.echo(f"mem: error: {exc}", err=True)
+            if interactive() and click.confirm("Reopen the editor?", default=True, err=True):
+                text = edited
+                continue
+            kept = _keep(edited, memory.id)
+            raise InvalidMemory(f"the edit was not saved; it is kept in {kept}") from None
+        click.echo("mem: no change" if saved is None else f"saved {memory.id}", err=True)
+        return
+
+
+def _keep(text: str, memory_id: str) -> str:
+    handle = tempfile.NamedTemporaryFile("w", prefix=f"mem-edit-{memory_id}-", suffix=".yaml", delete=False,
+                                         encoding="utf-8")
+    with handle:
+        handle.write(text)
+    return handle.name
+
+
+@click.command()
+@pass_env
+def export(env: Env) -> None:
+    """Write every memory, with every field, as JSON lines (oldest first) to stdout."""
+    for record in env.mem().export():
+        click.echo(json.dumps(record, ensure_ascii=False))
+
+
+@click.command(name="import")
+@click.argument("source", required=False, default="-", metavar="[FILE|-]")
+@click.option("--no-compress", is_flag=True, help="Store records without a compressed form as raw only.")
+@click.option("--defer", is_flag=True, help="Queue compression for `mem compress --pending`.")
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+@pass_env
+def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool) -> None:
+    """Read memories as JSON lines (as `mem export` writes them) from FILE or stdin.
+
+    Ids and timestamps are kept; a memory whose id or text is already stored is skipped. Lines that
+    are not valid records are reported with their line number; the others are still imported.
+    """
+    mem = env.mem()
+    if source == "-":
+        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8")
+    else:
+        file = Path(source)
+        if not file.is_file():
+            raise InputError(f"no such file: {source}")
+        stream = file.open(encoding="utf-8")
+    with stream:
+        report = mem.import_jsonl(stream, compress=not no_compress, defer=defer)
+    announce_new_store(env)
+    for error in report.invalid:
+        click.echo(f"mem: skipped {error}", err=True)
+    summary = {"imported": report.imported, "duplicates": report.duplicates, "invalid": len(report.invalid)}
+    if as_json:
+        click.echo(json.dumps(summary))
+    click.echo(f"imported {report.imported}, skipped {report.duplicates} already stored, "
+               f"{len(report.invalid)} invalid", err=True)
+    if report.invalid:
+        raise click.exceptions.Exit(3)
+
+
+COMMANDS = [init, path, add, show, ls, rm, edit, export, import_]

@@ -1,0 +1,62 @@
+"""Human-readable text for memories: compact lines for listings, a full view for `mem show`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import sys
+
+import click
+
+from memcli.memory import Memory
+
+
+def local_time(stamp: str) -> str:
+    moment = dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 10)] + "…"
+
+
+def line(memory: Memory, *, raw: bool = False, score: float | None = None) -> str:
+    """Two lines: id, date, tags (and score) in bold-ish header; the content, cut to the terminal on a tty."""
+    head = [click.style(memory.id, fg="yellow"), local_time(memory.created_at)]
+    if score is not None:
+        head.append(f"score {score:.3f}")
+    if memory.tags:
+        head.append(" ".join(f"#{tag}" for tag in memory.tags))
+    body = one_line(memory.raw if raw else memory.content)
+    if sys.stdout.isatty():
+        body = _fit(body, shutil.get_terminal_size((100, 20)).columns - 4)
+    return "  ".join(head) + "\n    " + body
+
+
+def full(memory: Memory, *, raw: bool = False) -> str:
+    info = memory.compression or {}
+    rows = [("id", memory.id), ("created", local_time(memory.created_at))]
+    if memory.updated_at != memory.created_at:
+        rows.append(("updated", local_time(memory.updated_at)))
+    if memory.tags:
+        rows.append(("tags", ", ".join(memory.tags)))
+    if memory.source:
+        rows.append(("source", memory.source))
+    rows.append(("written by", memory.written_by))
+    rows.append(("compression", _compression_summary(info)))
+    rows.append(("showing", "raw text" if raw or not memory.optimized else "compressed form (--raw for the text)"))
+    width = max(len(key) for key, _ in rows)
+    header = "\n".join(f"{key + ':':<{width + 1}} {value}" for key, value in rows)
+    return header + "\n\n" + (memory.raw if raw else memory.content)
+
+
+def _compression_summary(info: dict) -> str:
+    status = info.get("status", "none")
+    if status == "done":
+        return f"{info.get('tokens')} of {info.get('raw_tokens')} tokens ({info.get('method')}, {info.get('model')})"
+    reason = info.get("reason")
+    return f"{status} ({reason})" if reason else status

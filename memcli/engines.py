@@ -1,0 +1,21 @@
+"""The two model-backed parts the store calls on write: the compressor and the embedder.
+
+They are looked up here, at call time, so tests (and a future plugin) can swap in fakes with
+`monkeypatch.setattr(engines, "compressor", ...)` without the rest of mem knowing.
+"""
+
+from __future__ import annotations
+
+
+def compressor():
+    """A callable `compress(raw, *, method, ratio, model, min_chars, timeout_s) -> Compression`."""
+    from memcli.compress import compress
+
+    return compress
+
+
+def embedder(ref: str):
+    """An object with `embed(texts) -> float32 array (n, dim)`, `.dim` and `.model_id`."""
+    from memcli.llm import get_embedder
+
+    return get_embedder(ref)

@@ -1,0 +1,258 @@
+"""One memory: the record, its YAML file form (schema version 1) and its read-contract form.
+
+The file is written for people first: keys in a fixed order, the raw prose as a block scalar, the
+compression details on one line. Loading is forgiving about what a hand edit or a git merge may do
+(unquoted timestamps, a tag given as a string, keys mem does not know, which are kept) and strict
+about what would lose meaning (no id, no raw text).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+import yaml
+
+from memcli import ids
+from memcli.errors import InputError, InvalidMemory
+
+KEY_ORDER = ("id", "created_at", "updated_at", "tags", "source", "written_by", "raw", "compressed", "compression")
+COMPRESSION_ORDER = ("method", "model", "raw_tokens", "tokens", "status", "reason")
+STATUSES = ("done", "skipped", "pending", "failed")
+TAG_RE = re.compile(r"^[^\s,]+$")
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def now_utc() -> str:
+    return format_time(dt.datetime.now(dt.timezone.utc))
+
+
+def format_time(moment: dt.datetime) -> str:
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.timezone.utc)
+    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(value, what: str = "timestamp") -> str:
+    """Accept what YAML, JSON or a person may write for a moment; return the canonical UTC form."""
+    if isinstance(value, dt.datetime):
+        return format_time(value)
+    if isinstance(value, dt.date):
+        return format_time(dt.datetime(value.year, value.month, value.day))
+    if isinstance(value, str):
+        text = value.strip().replace(" ", "T", 1)
+        if text.endswith(("Z", "z")):
+            text = text[:-1] + "+00:00"
+        try:
+            return format_time(dt.datetime.fromisoformat(text))
+        except ValueError:
+            pass
+    raise InvalidMemory(f"{what} {value!r} is not an ISO 8601 date or time")
+
+
+def normalise_tags(values) -> list[str]:
+    """Tags are lower-case words; `-t a,b` is two tags; order kept, repeats dropped."""
+    if values is None:
+        return []
+    if isinstance(values, str):
+        values = [values]
+    tags: list[str] = []
+    for value in values:
+        for part in str(value).split(","):
+            tag = part.strip().lower()
+            if not tag:
+                continue
+            if not TAG_RE.match(tag):
+                raise InputError(f"tag {tag!r} may not contain spaces")
+            if tag not in tags:
+                tags.append(tag)
+    return tags
+
+
+def content_key(raw: str) -> str:
+    """The duplicate test: same text after Unicode, case and whitespace normalisation."""
+    folded = " ".join(unicodedata.normalize("NFC", raw).casefold().split())
+    return hashlib.sha256(folded.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Memory:
+    id: str
+    created_at: str
+    updated_at: str
+    raw: str
+    tags: list[str] = field(default_factory=list)
+    source: str | None = None
+    written_by: str = "cli"
+    compressed: str | None = None
+    compression: dict | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def optimized(self) -> bool:
+        return self.compressed is not None
+
+    @property
+    def content(self) -> str:
+        return self.compressed if self.compressed is not None else self.raw
+
+    @property
+    def status(self) -> str | None:
+        return (self.compression or {}).get("status")
+
+    def relpath(self) -> str:
+        """Where the file lives inside the store, from its creation month."""
+        return f"memories/{self.created_at[:4]}/{self.created_at[5:7]}/{self.id}.yaml"
+
+    def to_dict(self) -> dict:
+        """Every field, in file order (export, the catalog, `mem edit`)."""
+        data = {
+            "id": self.id,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "tags": list(self.tags),
+            "source": self.source,
+            "written_by": self.written_by,
+            "raw": self.raw,
+            "compressed": self.compressed,
+            "compression": _ordered_compression(self.compression),
+        }
+        data.update(self.extra)
+        return data
+
+    def to_contract(self, *, raw: bool = False, score: float | None = None) -> dict:
+        """The read contract shared by `--json`, `--jsonl` and MCP (see DESIGN.md)."""
+        data = {
+            "id": self.id,
+            "content": self.raw if raw else self.content,
+            "content_raw": self.raw,
+            "optimized": self.optimized,
+            "tags": list(self.tags),
+            "source": self.source,
+            "written_by": self.written_by,
+            "created_at": self.created_at,
+        }
+        if raw:
+            del data["content_raw"]
+        if score is not None:
+            data["score"] = round(float(score), 6)
+        return data
+
+    @classmethod
+    def from_dict(cls, data, origin: str = "record") -> "Memory":
+        if not isinstance(data, dict):
+            raise InvalidMemory(f"{origin}: expected a mapping of fields")
+        memory_id = data.get("id")
+        if not isinstance(memory_id, str) or not ids.is_valid(memory_id):
+            raise InvalidMemory(f"{origin}: missing or malformed id {memory_id!r}")
+        raw = data.get("raw")
+        if not isinstance(raw, str) or not raw.strip():
+            raise InvalidMemory(f"{origin}: 'raw' must be non-empty text")
+        created_at = data.get("created_at")
+        if created_at is None:
+            # A hand-written file may leave it out; the id knows when it was made.
+            created_at = dt.datetime.fromtimestamp(ids.created_ms(memory_id) / 1000, dt.timezone.utc)
+        created = parse_time(created_at, f"{origin}: created_at")
+        updated = parse_time(data.get("updated_at") or created, f"{origin}: updated_at")
+        compressed = data.get("compressed")
+        if compressed is not None and not isinstance(compressed, str):
+            raise InvalidMemory(f"{origin}: 'compressed' must be text or null")
+        compression = data.get("compression")
+        if compression is not None and not isinstance(compression, dict):
+            raise InvalidMemory(f"{origin}: 'compression' must be a mapping or null")
+        source = data.get("source")
+        try:
+            tags = normalise_tags(data.get("tags"))
+        except InputError as exc:
+            raise InvalidMemory(f"{origin}: {exc}") from None
+        return cls(
+            id=memory_id,
+            created_at=created,
+            updated_at=updated,
+            raw=raw,
+            tags=tags,
+            source=None if source is None else str(source),
+            written_by=str(data.get("written_by") or "cli"),
+            compressed=compressed or None,
+            compression=dict(compression) if compression else None,
+            extra={k: v for k, v in data.items() if k not in KEY_ORDER},
+        )
+
+    def to_yaml(self) -> str:
+        text = _dump(self, literal=True)
+        if _load(text).get("raw") != self.raw:
+            # Some text (a carriage return, trailing spaces before a line break) cannot survive a block
+            # scalar; the quoted form is uglier but exact.
+            text = _dump(self, literal=False)
+        return text
+
+    @classmethod
+    def from_yaml(cls, text: str, origin: str) -> "Memory":
+        try:
+            data = _load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" (line {mark.line + 1})" if mark is not None else ""
+            raise InvalidMemory(f"{origin}: not valid YAML{where}") from None
+        return cls.from_dict(data, origin)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+
+def _ordered_compression(info: dict | None) -> dict | None:
+    if not info:
+        return None
+    ordered = {key: info[key] for key in COMPRESSION_ORDER if key in info}
+    ordered.update({k: v for k, v in info.items() if k not in ordered})
+    return ordered
+
+
+def _load(text: str):
+    return yaml.load(text, Loader=_Loader)
+
+
+class _Literal(str):
+    pass
+
+
+class _Quoted(str):
+    pass
+
+
+class _Flow(list):
+    pass
+
+
+class _FlowMap(dict):
+    pass
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(_Literal, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", v, style="|"))
+_Dumper.add_representer(_Quoted, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", v, style="'"))
+_Dumper.add_representer(_Flow, lambda d, v: d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=True))
+_Dumper.add_representer(_FlowMap, lambda d, v: d.represent_mapping("tag:yaml.org,2002:map", v, flow_style=True))
+
+
+def _dump(memory: Memory, *, literal: bool) -> str:
+    data = memory.to_dict()
+    if data["source"] is None:
+        del data["source"]
+    data["created_at"] = _Quoted(data["created_at"])
+    data["updated_at"] = _Quoted(data["updated_at"])
+    data["tags"] = _Flow(data["tags"])
+    data["raw"] = _Literal(data["raw"]) if literal else data["raw"]
+    if data["compressed"] is not None:
+        data["compressed"] = _Quoted(data["compressed"])
+    if data["compression"] is not None:
+        data["compression"] = _FlowMap(data["compression"])
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 30)

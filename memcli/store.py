@@ -1,0 +1,196 @@
+"""The store on disk: where it is, its settings, its memory files, atomic writes and the lock.
+
+Files are the truth; everything under .index/ can be rebuilt from them. A write goes to a temp file
+in the same folder and is renamed into place, so a reader or a crash never sees half a memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import time
+from pathlib import Path
+from typing import Iterator
+
+import yaml
+
+from memcli.config import Settings, user_store_dir
+from memcli.errors import StoreError
+from memcli.memory import Memory
+
+SETTINGS_FILE = "mem.yaml"
+MEMORIES = "memories"
+INDEX = ".index"
+LOCK_TIMEOUT_S = 60.0
+
+SETTINGS_HEADER = """\
+# mem store settings; commit this file with the store. See `mem --help` and README.md.
+# models: registry names (`mem models list`) or paths to .gguf files.
+"""
+
+
+def find_store(explicit: Path | None = None, cwd: Path | None = None) -> Path:
+    """--dir, then $MEM_DIR, then the nearest project store upward, then the user store."""
+    if explicit is not None:
+        return Path(explicit).expanduser().resolve()
+    env = os.environ.get("MEM_DIR")
+    if env:
+        return Path(env).expanduser().resolve()
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".mem" / SETTINGS_FILE).is_file():
+            return folder / ".mem"
+        if (folder / SETTINGS_FILE).is_file():
+            return folder
+    return user_store_dir()
+
+
+class Store:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.settings_path = self.root / SETTINGS_FILE
+        self.memories_dir = self.root / MEMORIES
+        self.index_dir = self.root / INDEX
+        self._settings: Settings | None = None
+        self._lock_depth = 0
+
+    @property
+    def exists(self) -> bool:
+        return self.settings_path.is_file()
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = self._read_settings()
+        return self._settings
+
+    def _read_settings(self) -> Settings:
+        if not self.exists:
+            return Settings()
+        try:
+            data = yaml.safe_load(self.settings_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise StoreError(f"cannot read {self.settings_path}: {exc}") from None
+        return Settings.from_yaml_dict(data, str(self.settings_path))
+
+    def init(self, *, git: bool = False) -> bool:
+        """Create the layout (idempotent); True when mem.yaml was new."""
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError(f"{self.root} exists and is not a folder")
+        try:
+            self.memories_dir.mkdir(parents=True, exist_ok=True)
+            self.index_dir.mkdir(exist_ok=True)
+            created = not self.exists
+            if created:
+                body = yaml.safe_dump(Settings().to_yaml_dict(), sort_keys=False, allow_unicode=True)
+                atomic_write(self.settings_path, SETTINGS_HEADER + body)
+            _ensure_lines(self.root / ".gitignore", [".index/"])
+            if git:
+                # YAML memories merge as text; mark them so diffs stay readable and line endings fixed.
+                _ensure_lines(self.root / ".gitattributes", ["memories/**/*.yaml text eol=lf diff", "mem.yaml text eol=lf"])
+        except OSError as exc:
+            raise StoreError(f"cannot create a store at {self.root}: {exc.strerror or exc}") from None
+        return created
+
+    def file_path(self, relpath: str) -> Path:
+        """Absolute path of a file inside the store; refuses anything that would land outside memories/."""
+        path = (self.root / relpath).resolve()
+        if self.memories_dir.resolve() not in path.parents:
+            raise StoreError(f"refusing a path outside the store: {relpath}")
+        return path
+
+    def write(self, memory: Memory) -> str:
+        """Write (or overwrite) a memory's file atomically; returns its path relative to the root."""
+        relpath = memory.relpath()
+        path = self.file_path(relpath)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, memory.to_yaml())
+        except OSError as exc:
+            raise StoreError(f"cannot write {relpath}: {exc.strerror or exc}") from None
+        return relpath
+
+    def read(self, relpath: str) -> Memory:
+        text = self.file_path(relpath).read_text(encoding="utf-8")
+        return Memory.from_yaml(text, relpath)
+
+    def delete(self, relpath: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.file_path(relpath).unlink()
+
+    def scan(self) -> Iterator[tuple[str, int, int]]:
+        """Every memory file under memories/ as (relpath, mtime_ns, size); cheap enough for 100k files."""
+        root_len = len(str(self.root)) + 1
+        stack = [str(self.memories_dir)]
+        while stack:
+            try:
+                entries = list(os.scandir(stack.pop()))
+            except FileNotFoundError:
+                continue
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.name.endswith(".yaml") and entry.is_file(follow_symlinks=False):
+                    info = entry.stat(follow_symlinks=False)
+                    yield entry.path[root_len:], info.st_mtime_ns, info.st_size
+
+    @contextlib.contextmanager
+    def lock(self, timeout: float = LOCK_TIMEOUT_S):
+        """One writer at a time for files and index; other processes wait, then give up clearly.
+
+        Re-entrant within a process, so a write may refresh the index while it holds the lock.
+        """
+        if self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
+        try:
+            self.index_dir.mkdir(parents=True, exist_ok=True)
+            handle = open(self.index_dir / "lock", "a+")
+        except OSError as exc:
+            raise StoreError(f"cannot lock {self.index_dir}: {exc.strerror or exc}") from None
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                        raise
+                    if time.monotonic() > deadline:
+                        raise StoreError(f"the store {self.root} is locked by another mem process") from None
+                    time.sleep(0.02)
+            self._lock_depth = 1
+            yield
+        finally:
+            self._lock_depth = 0
+            handle.close()
+
+
+def atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def _ensure_lines(path: Path, lines: list[str]) -> None:
+    existing = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    missing = [line for line in lines if line not in existing]
+    if missing:
+        atomic_write(path, "\n".join(existing + missing) + "\n")

@@ -1,0 +1,65 @@
+"""Deterministic stand-ins for the models, so fast tests need no GGUF file."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass
+class FakeCompression:
+    text: str | None
+    info: dict = field(default_factory=dict)
+
+
+class FakeCompressor:
+    """Drops every lower-case word of three letters or fewer; records what it was asked to compress."""
+
+    def __init__(self):
+        self.seen: list[str] = []
+
+    def __call__(self, raw, *, method="prune", ratio=0.6, model="fake", min_chars=400, timeout_s=30.0):
+        self.seen.append(raw)
+        if len(raw) < min_chars:
+            return FakeCompression(None, {"status": "skipped", "reason": "short"})
+        kept = [w for w in raw.split() if not (w.islower() and len(w) <= 3)]
+        text = " ".join(kept)
+        return FakeCompression(text, {"method": method, "model": "fake", "raw_tokens": len(raw.split()),
+                                      "tokens": len(kept), "status": "done"})
+
+
+class FakeEmbedder:
+    """Bag of hashed words in 64 dimensions: texts sharing words are near, others far."""
+
+    dim = 64
+    model_id = "fake-embedder-64"
+
+    def embed(self, texts):
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in WORD.findall(text.lower()):
+                bucket = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "big")
+                out[row, bucket % self.dim] += 1.0
+            norm = float(np.linalg.norm(out[row])) or 1.0
+            out[row] /= norm
+        return out
+
+
+def install(monkeypatch=None):
+    """Swap the engines for fakes (through pytest's monkeypatch, or for good in a subprocess)."""
+    from memcli import engines
+
+    compressor = FakeCompressor()
+    embedder = FakeEmbedder()
+    replacements = {"compressor": lambda: compressor, "embedder": lambda ref: embedder}
+    for name, value in replacements.items():
+        if monkeypatch is not None:
+            monkeypatch.setattr(engines, name, value)
+        else:
+            setattr(engines, name, value)
+    return compressor, embedder

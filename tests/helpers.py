@@ -1,0 +1,47 @@
+"""Running `mem` in-process the way a user would, and reading what it left on disk."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+from memcli.cli import main
+
+
+def run(*args, input=None, env=None):
+    """Invoke the CLI; a Python exception that escaped the CLI's error mapping fails the test."""
+    result = CliRunner().invoke(main, [str(a) for a in args], input=input, env=env)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def ok(*args, input=None, env=None):
+    result = run(*args, input=input, env=env)
+    assert result.exit_code == 0, f"mem {' '.join(map(str, args))} failed: {result.stderr}"
+    return result
+
+
+def add(text, *args) -> str:
+    """Add a memory from the command line and return the id it printed."""
+    return ok("add", text, *args).stdout.strip()
+
+
+def store_root() -> Path:
+    return Path(os.environ["MEM_DIR"])
+
+
+def memory_files(root: Path | None = None) -> list[Path]:
+    return sorted((root or store_root()).glob("memories/*/*/*.yaml"))
+
+
+def load_file(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def jsonl(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
