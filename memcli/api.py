@@ -40,6 +40,22 @@ class Mem:
         self.store = store
         self.catalog = Catalog(store)
         self.created_store = False
+        self._vectors = None
+        self._embedder = None
+
+    @property
+    def vectors(self):
+        if self._vectors is None:
+            from memcli.vectors import VectorIndex
+
+            self._vectors = VectorIndex(self.catalog)
+        return self._vectors
+
+    def embedder(self):
+        """The embedding model, loaded once per process (MCP and `mem search -` reuse it)."""
+        if self._embedder is None:
+            self._embedder = engines.embedder(self.settings.embed_model)
+        return self._embedder
 
     @classmethod
     def open(cls, explicit_dir: Path | None = None) -> "Mem":
@@ -86,6 +102,7 @@ class Mem:
             if existing:
                 return AddResult(existing, duplicate=True)
         compressed, info = self._compression_for(raw, compress=compress, defer=defer, method=method, ratio=ratio)
+        vector = self._embed_for_write(raw)
         stamp = now_utc()
         memory = Memory(
             id=ids.new_id(), created_at=stamp, updated_at=stamp, raw=raw, tags=tag_list,
@@ -97,7 +114,7 @@ class Mem:
                 existing = self._duplicate_of(key)
                 if existing:
                     return AddResult(existing, duplicate=True)
-            self._save(memory)
+            self._save(memory, vector)
         return AddResult(memory)
 
     def _duplicate_of(self, key: str) -> Memory | None:
@@ -105,14 +122,27 @@ class Mem:
         found = self.catalog.find_content(key)
         return self.catalog.get(found) if found else None
 
-    def _save(self, memory: Memory, old_relpath: str | None = None) -> None:
-        """Write the file and tell the catalog; the caller holds the lock."""
+    def _save(self, memory: Memory, vector, old_relpath: str | None = None) -> None:
+        """Write the file, tell the catalog, index the vector; the caller holds the lock."""
         relpath = self.store.write(memory)
         if old_relpath and old_relpath != relpath:
             self.store.delete(old_relpath)
             self.catalog.record_delete(old_relpath)
         sha = hashlib.sha256(self.store.file_path(relpath).read_bytes()).hexdigest()
-        self.catalog.record_write(relpath, memory, sha)
+        [label] = self.catalog.record_write(relpath, memory, sha).added
+        if vector is not None:
+            self.vectors.add(label, vector, self._embedder)
+
+    def _embed_for_write(self, raw: str):
+        """The vector of a new text, or None (with a warning) when no embedder can be had: the write goes on
+        and the next search embeds what is missing."""
+        try:
+            return self.embedder().embed([raw])[0]
+        except MemError as exc:
+            log.warning("not indexed for meaning search yet: %s", exc)
+        except Exception as exc:  # a broken model must not lose the write
+            log.warning("not indexed for meaning search yet: %s: %s", type(exc).__name__, exc)
+        return None
 
     def _compression_for(self, raw: str, *, compress: bool, defer: bool, method: str | None, ratio: float | None):
         """(compressed text or None, the `compression` mapping). Never raises: a write must not fail here."""
@@ -167,8 +197,9 @@ class Mem:
                 edited.compressed, edited.compression = self._compression_for(
                     edited.raw, compress=True, defer=False, method=None, ratio=None)
         edited.updated_at = now_utc()
+        vector = self._embed_for_write(edited.raw)
         with self.store.lock():
-            self._save(edited, old_relpath=self._relpath_of(memory.id))
+            self._save(edited, vector, old_relpath=self._relpath_of(memory.id))
         return edited
 
     def import_jsonl(self, lines: Iterable[str], *, compress: bool = True, defer: bool = False) -> ImportReport:
@@ -190,11 +221,12 @@ class Mem:
             if memory.compressed is None and memory.status != "skipped":
                 memory.compressed, memory.compression = self._compression_for(
                     memory.raw, compress=compress, defer=defer, method=None, ratio=None)
+            vector = self._embed_for_write(memory.raw)
             with self.store.lock():
                 if self._known_id(memory.id) or self._duplicate_of(key):
                     report.duplicates += 1
                     continue
-                self._save(memory)
+                self._save(memory, vector)
             report.imported += 1
         return report
 
@@ -258,10 +290,52 @@ class Mem:
             return iter(())
         return (memory.to_dict() for memory in self.catalog.list(Filters(), newest_first=False))
 
+    def search(self, query: str, *, k: int = 10, mode: str = "hybrid", filters: Filters = Filters(),
+               min_score: float | None = None, progress=None) -> list:
+        """Best memories first, as `Hit`s; `score` is fused rank (hybrid), cosine (vector) or BM25 (text)."""
+        from memcli.search import CANDIDATES, Hit, fuse, text_ranking
+
+        if not query.strip():
+            raise InputError("the search query is empty")
+        if not self._readable():
+            return []
+        rankings = {}
+        if mode in ("hybrid", "text"):
+            rankings["text"] = text_ranking(self.catalog, query, max(CANDIDATES, k), filters)
+        if mode in ("hybrid", "vector"):
+            try:
+                rankings["vector"] = self._vector_ranking(query, max(CANDIDATES, k), filters, progress)
+            except MemError as exc:
+                if mode == "vector":
+                    raise
+                log.warning("meaning search unavailable (%s); showing word matches only", exc)
+        ranked = fuse(rankings) if len(rankings) > 1 else next(iter(rankings.values()))
+        if min_score is not None:
+            ranked = [(label, score) for label, score in ranked if score >= min_score]
+        ranked = ranked[:k]
+        memories = self.catalog.by_labels(label for label, _ in ranked)
+        return [Hit(memories[label], score) for label, score in ranked if label in memories]
+
+    def _vector_ranking(self, query: str, limit: int, filters: Filters, progress) -> list[tuple[int, float]]:
+        embedder = self.embedder()
+        self.index_vectors(progress)
+        allowed = self.catalog.labels(filters) if filters else None
+        return self.vectors.query(embedder.embed([query])[0], limit, allowed)
+
+    def index_vectors(self, progress=None) -> int:
+        """Embed whatever has no vector yet and fold a large delta into the graph; cheap when in step."""
+        embedded = self.vectors.sync(self.embedder(), progress)
+        self.vectors.maybe_fold()
+        return embedded
+
     def reindex(self, progress=None) -> int:
+        """Rebuild every cache from the files alone: catalog, vectors, graph."""
         if not self.store.exists:
             raise StoreError(f"no store at {self.store.root}; run `mem init` first")
         self.catalog.rebuild(progress)
+        self._vectors = None
+        self.vectors.sync(self.embedder(), progress)
+        self.vectors.fold(progress)
         return self.catalog.count()
 
 

@@ -24,8 +24,9 @@ from memcli.store import Store
 
 log = logging.getLogger("memcli")
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 FILE = "catalog.sqlite"
+HNSW_FILE = "vectors.hnsw"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -48,9 +49,12 @@ CREATE INDEX memories_created ON memories (created_at);
 CREATE INDEX memories_content ON memories (content_key);
 CREATE TABLE broken (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, error TEXT);
 CREATE VIRTUAL TABLE fts USING fts5 (raw, tags, tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE TABLE vectors (label INTEGER PRIMARY KEY, vec BLOB NOT NULL, in_hnsw INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX vectors_delta ON vectors (in_hnsw);
+CREATE TABLE hnsw_dead (label INTEGER PRIMARY KEY);
 """
 
-Progress = Callable[[int, int], None]
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
 @dataclass
@@ -71,6 +75,9 @@ class Filters:
     since: str | None = None
     until: str | None = None
     source: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.tags or self.since or self.until or self.source)
 
     def sql(self, alias: str = "m") -> tuple[str, list]:
         clauses, params = [], []
@@ -118,6 +125,8 @@ class Catalog:
                 if version is None:
                     with self.store.lock():
                         if self._schema_version(db) is None:
+                            with contextlib.suppress(FileNotFoundError):
+                                (self.store.index_dir / HNSW_FILE).unlink()
                             db.executescript("BEGIN;" + SCHEMA + "COMMIT;")
                             db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
                     return db
@@ -137,10 +146,11 @@ class Catalog:
         return row[0] if row else "unknown"
 
     def _discard(self) -> None:
+        """Delete the catalog and what depends on its labels (the hnsw file)."""
         with self.store.lock():
-            for suffix in ("", "-wal", "-shm"):
+            for name in (FILE, FILE + "-wal", FILE + "-shm", HNSW_FILE):
                 with contextlib.suppress(FileNotFoundError):
-                    (self.path.parent / (self.path.name + suffix)).unlink()
+                    (self.store.index_dir / name).unlink()
 
     def close(self) -> None:
         if self._db is not None:
@@ -190,7 +200,7 @@ class Catalog:
             for done, (path, mtime, size) in enumerate(fresh, 1):
                 self._take_in(path, mtime, size, changes)
                 if progress and (done % 200 == 0 or done == total):
-                    progress(done, total)
+                    progress("reading memory files", done, total)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -205,6 +215,9 @@ class Catalog:
             return []
         db.execute("DELETE FROM memories WHERE label = ?", row)
         db.execute("DELETE FROM fts WHERE rowid = ?", row)
+        # A vector already folded into the hnsw file stays there until the next fold marks it deleted.
+        db.execute("INSERT OR IGNORE INTO hnsw_dead SELECT label FROM vectors WHERE label = ? AND in_hnsw = 1", row)
+        db.execute("DELETE FROM vectors WHERE label = ?", row)
         return [row[0]]
 
     def _take_in(self, path: str, mtime: int, size: int, changes: Changes) -> None:
@@ -313,6 +326,10 @@ class Catalog:
             for label, record in self.db.execute(f"SELECT label, record FROM memories WHERE label IN ({marks})", chunk):
                 found[label] = _from_record(record)
         return found
+
+    def labels(self, filters: Filters) -> set[int]:
+        where, params = filters.sql()
+        return {label for (label,) in self.db.execute(f"SELECT label FROM memories m WHERE {where}", params)}
 
     def count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]

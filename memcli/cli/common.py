@@ -95,3 +95,30 @@ def emit(items: Iterable, fmt: str | None, *, row: Callable[[Any], dict], human:
         click.echo(json.dumps(row(item), ensure_ascii=False) if fmt == "jsonl" else human(item))
         count += 1
     return count
+
+
+class ProgressBars:
+    """A progress callback for the library: one bar per phase on stderr, only for work worth watching."""
+
+    def __init__(self, threshold: int = 200):
+        self.threshold = threshold
+        self.bars: dict[str, Any] = {}
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if total < self.threshold:
+            return
+        bar = self.bars.get(phase)
+        if bar is None:
+            bar = self.bars[phase] = click.progressbar(length=total, label=phase, file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+        if done >= total:
+            bar.__exit__(None, None, None)
+
+    def __enter__(self) -> "ProgressBars":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for bar in self.bars.values():
+            if not bar.finished:
+                bar.__exit__(None, None, None)

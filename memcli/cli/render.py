@@ -5,10 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import shutil
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
-from memcli.memory import Memory
+if TYPE_CHECKING:
+    from memcli.memory import Memory
 
 
 def local_time(stamp: str) -> str:

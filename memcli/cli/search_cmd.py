@@ -1,0 +1,69 @@
+"""Finding memories: search (one query, or many from stdin) and reindex."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from memcli.cli import render
+from memcli.cli.common import Env, ProgressBars, emit, output_options, pass_env
+from memcli.cli.core import filter_options, make_filters
+from memcli.search import MODES
+
+
+@click.command()
+@click.argument("query")
+@click.option("-k", "--limit", "k", type=click.IntRange(min=1), default=10, show_default=True,
+              help="How many results.")
+@filter_options
+@click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
+              help="hybrid: words and meaning; vector: meaning only; text: words only (BM25).")
+@click.option("--min-score", type=float, metavar="X",
+              help="Drop results scoring below X (hybrid 0-1, vector cosine -1-1, text BM25 0+).")
+@click.option("--raw", is_flag=True, help="Give the raw text instead of the compressed form.")
+@output_options
+@pass_env
+def search(env: Env, query, k, tags, since, until, source, mode, min_score, raw, fmt) -> None:
+    """Find memories by words and meaning; best first. Exits 1 when nothing is found (like grep).
+
+    QUERY `-` reads one query per line from stdin and writes JSON lines, each result carrying its
+    `query`, so a thousand queries cost one process and one model load.
+
+    \b
+      mem search "rate limiting"
+      mem search "how do we deploy" --tag ops -k 3 --raw
+      printf 'proxies\\nbilling\\n' | mem search - | jq -r .id
+    """
+    mem = env.mem()
+    filters = make_filters(tags, since, until, source)
+    found = 0
+    with ProgressBars() as progress:
+        if query == "-":
+            for line in sys.stdin:
+                text = line.strip()
+                if not text:
+                    continue
+                for hit in mem.search(text, k=k, mode=mode, filters=filters, min_score=min_score, progress=progress):
+                    row = {"query": text} | hit.memory.to_contract(raw=raw, score=hit.score)
+                    click.echo(json.dumps(row, ensure_ascii=False))
+                    found += 1
+        else:
+            hits = mem.search(query, k=k, mode=mode, filters=filters, min_score=min_score, progress=progress)
+            found = emit(hits, fmt, row=lambda h: h.memory.to_contract(raw=raw, score=h.score),
+                         human=lambda h: render.line(h.memory, raw=raw, score=h.score))
+    if not found:
+        raise click.exceptions.Exit(1)
+
+
+@click.command()
+@pass_env
+def reindex(env: Env) -> None:
+    """Rebuild every cache in .index/ from the memory files alone (catalog, words, vectors)."""
+    with ProgressBars() as progress:
+        count = env.mem().reindex(progress)
+    click.echo(f"indexed {count} memories", err=True)
+
+
+COMMANDS = [search, reindex]

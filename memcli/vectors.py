@@ -1,0 +1,266 @@
+"""Meaning search: one embedding per memory, in SQLite (the durable copy) and an hnswlib graph.
+
+Rewriting the hnsw file on every `mem add` would cost ~0.5 s at 100k memories, so new vectors wait
+in the catalog ("the delta", in_hnsw = 0) and are searched by brute force next to the graph; once
+the delta or the set of deleted labels grows past FOLD_AT, the next reader folds them into the file
+under the lock and replaces it atomically. The file can always be rebuilt from the stored vectors,
+and the vectors from the files, so losing either costs time, never memories.
+
+Every vector comes from one model: the catalog records its id, and a different model means all
+vectors are dropped and made again, never mixed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from typing import Callable, Iterable
+
+from memcli.catalog import HNSW_FILE, Catalog
+
+log = logging.getLogger("memcli")
+
+FOLD_AT = 2000
+EMBED_BATCH = 64
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 200
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+
+class VectorIndex:
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+        self.path = catalog.store.index_dir / HNSW_FILE
+        self._graph = None
+        self._graph_stamp = None
+
+    @property
+    def db(self):
+        return self.catalog.db
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # -- keeping vectors in step with the catalog --------------------------------------------------
+
+    def in_step(self, embedder) -> bool:
+        """Cheap test: same model, and a vector for every memory (vectors ⊆ memories by construction)."""
+        if self._meta("embed_model") != embedder.model_id:
+            return False
+        counts = self.db.execute("SELECT (SELECT COUNT(*) FROM memories), (SELECT COUNT(*) FROM vectors)").fetchone()
+        return counts[0] == counts[1]
+
+    def sync(self, embedder, progress: Progress | None = None) -> int:
+        """Embed the memories that have no vector yet (all of them after a model change); returns how many."""
+        if self.in_step(embedder):
+            return 0
+        with self.catalog.store.lock():
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                if self._meta("embed_model") != embedder.model_id:
+                    if self._meta("embed_model") is not None:
+                        log.warning("the embedding model changed (%s → %s); re-embedding every memory",
+                                    self._meta("embed_model"), embedder.model_id)
+                    self._drop_all()
+                    self._set_meta("embed_model", embedder.model_id)
+                    self._set_meta("embed_dim", str(embedder.dim))
+                missing = self.db.execute(
+                    "SELECT m.label, json_extract(m.record, '$.raw') FROM memories m"
+                    " LEFT JOIN vectors v ON v.label = m.label WHERE v.label IS NULL ORDER BY m.label").fetchall()
+                for start in range(0, len(missing), EMBED_BATCH):
+                    batch = missing[start:start + EMBED_BATCH]
+                    self._insert([label for label, _ in batch], embedder.embed([text for _, text in batch]))
+                    if progress:
+                        progress("embedding memories", min(start + EMBED_BATCH, len(missing)), len(missing))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+        return len(missing)
+
+    def add(self, label: int, vector, embedder) -> None:
+        """Store the vector of a memory just written (the caller holds the lock)."""
+        if self._meta("embed_model") not in (None, embedder.model_id):
+            return  # the next sync re-embeds everything with the new model, this one included
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if self._meta("embed_model") is None:
+                self._set_meta("embed_model", embedder.model_id)
+                self._set_meta("embed_dim", str(embedder.dim))
+            self._insert([label], vector.reshape(1, -1))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def _insert(self, labels: list[int], vectors) -> None:
+        import numpy as np
+
+        rows = [(label, np.asarray(vec, dtype=np.float32).tobytes()) for label, vec in zip(labels, vectors)]
+        self.db.executemany("INSERT OR REPLACE INTO vectors (label, vec, in_hnsw) VALUES (?, ?, 0)", rows)
+
+    def _drop_all(self) -> None:
+        self.db.execute("DELETE FROM vectors")
+        self.db.execute("DELETE FROM hnsw_dead")
+        self._graph = None
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+    # -- folding the delta into the graph ----------------------------------------------------------
+
+    def maybe_fold(self) -> None:
+        delta, dead = self.db.execute(
+            "SELECT (SELECT COUNT(*) FROM vectors WHERE in_hnsw = 0), (SELECT COUNT(*) FROM hnsw_dead)").fetchone()
+        if delta >= FOLD_AT or dead >= FOLD_AT:
+            self.fold()
+
+    def fold(self, progress: Progress | None = None) -> None:
+        """Write every stored vector into the hnsw file; rebuilds it from scratch when it is missing or bad."""
+        import numpy as np
+
+        with self.catalog.store.lock():
+            dim = int(self._meta("embed_dim") or 0)
+            if not dim:
+                return
+            graph = self._load_graph(dim)
+            if graph is None:
+                self.db.execute("UPDATE vectors SET in_hnsw = 0")
+                self.db.execute("DELETE FROM hnsw_dead")
+                self._set_meta("hnsw_deleted", "0")
+                graph = _new_graph(dim, 1024)
+            dead = [label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")]
+            marked = int(self._meta("hnsw_deleted") or 0)
+            for label in dead:
+                with contextlib.suppress(RuntimeError):
+                    graph.mark_deleted(label)
+                    marked += 1
+            rows = self.db.execute("SELECT label, vec FROM vectors WHERE in_hnsw = 0").fetchall()
+            if rows:
+                needed = graph.element_count + len(rows)
+                if needed > graph.max_elements:
+                    graph.resize_index(max(needed, int(graph.max_elements * 1.5)))
+                for start in range(0, len(rows), 5000):
+                    chunk = rows[start:start + 5000]
+                    data = np.frombuffer(b"".join(vec for _, vec in chunk), dtype=np.float32).reshape(len(chunk), dim)
+                    graph.add_items(data, [label for label, _ in chunk])
+                    if progress:
+                        progress("building the vector graph", min(start + 5000, len(rows)), len(rows))
+            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+            graph.save_index(str(tmp))
+            os.replace(tmp, self.path)
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute("UPDATE vectors SET in_hnsw = 1 WHERE in_hnsw = 0")
+            self.db.execute("DELETE FROM hnsw_dead")
+            self._set_meta("hnsw_deleted", str(marked))
+            self.db.execute("COMMIT")
+            self._graph, self._graph_stamp = graph, _stamp(self.path)
+
+    def _load_graph(self, dim: int):
+        import hnswlib
+
+        stamp = _stamp(self.path)
+        if stamp is None:
+            return None
+        if self._graph is not None and self._graph_stamp == stamp:
+            return self._graph
+        graph = hnswlib.Index(space="cosine", dim=dim)
+        try:
+            graph.load_index(str(self.path))
+        except (RuntimeError, ValueError, OSError) as exc:
+            log.warning("the vector index %s is damaged (%s); rebuilding it", self.path, exc)
+            return None
+        if graph.dim != dim:
+            return None
+        self._graph, self._graph_stamp = graph, stamp
+        return graph
+
+    # -- querying ----------------------------------------------------------------------------------
+
+    def query(self, vector, k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
+        """The k nearest labels by cosine similarity, best first; `allowed` restricts them (filters)."""
+        import numpy as np
+
+        dim = int(self._meta("embed_dim") or 0)
+        if not dim:
+            return []
+        vector = np.asarray(vector, dtype=np.float32).reshape(-1)
+        self.db.execute("BEGIN")
+        try:
+            if allowed is not None and len(allowed) <= FOLD_AT:
+                # Exact and faster than the graph when the filters leave few candidates.
+                rows = self._vectors_for(allowed)
+                graph = None
+            else:
+                # Delta first, then the file: a fold in between can only duplicate a label, never lose it.
+                rows = self.db.execute("SELECT label, vec FROM vectors WHERE in_hnsw = 0").fetchall()
+                dead = {label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")}
+                marked = int(self._meta("hnsw_deleted") or 0)
+                graph = self._load_graph(dim)
+                if graph is None and self.db.execute("SELECT 1 FROM vectors WHERE in_hnsw = 1 LIMIT 1").fetchone():
+                    rows = self.db.execute("SELECT label, vec FROM vectors").fetchall()
+        finally:
+            self.db.execute("COMMIT")
+        scores: dict[int, float] = {}
+        if rows:
+            labels = [label for label, _ in rows]
+            if allowed is not None:
+                keep = [i for i, label in enumerate(labels) if label in allowed]
+                labels, rows = [labels[i] for i in keep], [rows[i] for i in keep]
+            if rows:
+                matrix = np.frombuffer(b"".join(vec for _, vec in rows), dtype=np.float32).reshape(len(rows), dim)
+                sims = matrix @ vector
+                for i in np.argsort(-sims)[:k]:
+                    scores[labels[i]] = float(sims[i])
+        if graph is not None:
+            fetch = min(k + len(dead), graph.element_count - marked)
+            if fetch > 0:
+                graph.set_ef(max(64, fetch * 2))
+                accept = (lambda label: label in allowed) if allowed is not None else None
+                for label, similarity in _knn(graph, vector, fetch, accept):
+                    if label not in dead:
+                        scores.setdefault(label, similarity)
+        return sorted(scores.items(), key=lambda item: -item[1])[:k]
+
+    def _vectors_for(self, labels: Iterable[int]) -> list:
+        labels = list(labels)
+        rows = []
+        for start in range(0, len(labels), 500):
+            chunk = labels[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows += self.db.execute(f"SELECT label, vec FROM vectors WHERE label IN ({marks})", chunk).fetchall()
+        return rows
+
+
+def _knn(graph, vector, k: int, accept) -> list[tuple[int, float]]:
+    """hnswlib refuses k larger than what passes the filter; ask for fewer until it answers."""
+    while k > 0:
+        try:
+            found, distances = graph.knn_query(vector, k=k, filter=accept)
+        except RuntimeError:
+            k //= 2
+            continue
+        return [(int(label), 1.0 - float(distance)) for label, distance in zip(found[0], distances[0])]
+    return []
+
+
+def _new_graph(dim: int, capacity: int):
+    import hnswlib
+
+    graph = hnswlib.Index(space="cosine", dim=dim)
+    graph.init_index(max_elements=capacity, ef_construction=HNSW_EF_CONSTRUCTION, M=HNSW_M)
+    graph.set_num_threads(2)
+    return graph
+
+
+def _stamp(path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    return info.st_mtime_ns, info.st_size

@@ -1,0 +1,189 @@
+"""Search through the CLI with the fake embedder: what a user sees after adds, edits, git and damage."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from helpers import add, jsonl, memory_files, ok, run, store_root
+from memcli import engines, ids, vectors
+from memcli.errors import ModelError
+
+NOTES = {
+    "proxy": "Amazon blocks IPs after about 30 requests per second, so the scraper rotates proxies",
+    "billing": "We moved the billing service from Heroku to Fly.io in March",
+    "linting": "I prefer uv for dependency management and ruff for linting",
+    "cat": "My cat Whiskers likes tuna and sleeps on the keyboard",
+}
+
+
+def add_notes():
+    return {key: add(text, "-t", key) for key, text in NOTES.items()}
+
+
+def ids_of(stdout: str) -> list[str]:
+    return [row["id"] for row in jsonl(stdout)]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "text"])
+def test_add_then_search_finds_it(mode):
+    added = add_notes()
+    result = ok("search", "billing service Heroku", "--mode", mode, "--jsonl")
+    rows = jsonl(result.stdout)
+    assert rows[0]["id"] == added["billing"]
+    assert rows[0]["content"] == NOTES["billing"]
+    assert set(rows[0]) == {"id", "content", "content_raw", "optimized", "tags", "source", "written_by",
+                            "created_at", "score"}
+    assert all(rows[i]["score"] >= rows[i + 1]["score"] for i in range(len(rows) - 1))
+
+
+def test_search_exit_codes_and_human_output():
+    add_notes()
+    found = ok("search", "whiskers tuna")
+    assert "score" in found.stdout and "Whiskers" in found.stdout
+    nothing = run("search", "zebra xylophone quantum", "--mode", "text")
+    assert nothing.exit_code == 1 and nothing.stdout == ""
+    assert run("search", "   ").exit_code == 2
+    assert run("search", "x", "--mode", "fuzzy").exit_code == 2
+    assert run("search", "anything").exit_code in (0, 1)
+
+
+def test_search_on_a_store_that_does_not_exist_finds_nothing():
+    result = run("search", "anything")
+    assert result.exit_code == 1
+    assert not store_root().exists()
+
+
+def test_raw_and_limit_and_min_score():
+    added = add_notes()
+    rows = jsonl(ok("search", "scraper proxies", "-k", "1", "--raw", "--jsonl").stdout)
+    assert len(rows) == 1 and rows[0]["id"] == added["proxy"] and "content_raw" not in rows[0]
+    high = jsonl(ok("search", "scraper proxies", "--min-score", "0.99", "--jsonl").stdout)
+    assert [r["id"] for r in high] == [added["proxy"]]
+    assert run("search", "scraper proxies", "--mode", "vector", "--min-score", "1.5").exit_code == 1
+
+
+def test_filters_narrow_the_results():
+    added = add_notes()
+    assert ids_of(ok("search", "the", "--mode", "vector", "-t", "cat", "--jsonl").stdout) == [added["cat"]]
+    old = {"id": ids.new_id(), "created_at": "2024-05-01T10:00:00Z", "raw": "an old billing note about invoices",
+           "source": "archive/2024.md"}
+    ok("import", input=json.dumps(old))
+    assert ids_of(ok("search", "billing", "--until", "2024-12-31", "--jsonl").stdout) == [old["id"]]
+    assert old["id"] not in ids_of(ok("search", "billing", "--since", "2025-01-01", "--jsonl").stdout)
+    assert ids_of(ok("search", "billing", "--source", "archive/*", "--jsonl").stdout) == [old["id"]]
+
+
+def test_batch_queries_from_stdin_write_jsonl_with_the_query():
+    added = add_notes()
+    result = ok("search", "-", "-k", "1", input="cat tuna\n\nbilling Heroku\n")
+    rows = jsonl(result.stdout)
+    assert [(r["query"], r["id"]) for r in rows] == [("cat tuna", added["cat"]), ("billing Heroku", added["billing"])]
+    assert run("search", "-", "--mode", "text", input="zebra xylophone\n").exit_code == 1
+
+
+def test_changes_behind_mems_back_reach_the_index():
+    added = add_notes()
+    files = {p.stem: p for p in memory_files()}
+    edited = files[added["linting"]]
+    edited.write_text(edited.read_text().replace("ruff for linting", "black for formatting"))
+    files[added["cat"]].unlink()
+    new_id = ids.new_id()
+    copied = store_root() / "memories" / "2026" / "01" / f"{new_id}.yaml"
+    copied.parent.mkdir(parents=True, exist_ok=True)
+    copied.write_text(f"id: {new_id}\ncreated_at: '2026-01-02T03:04:05Z'\nraw: Kubernetes cluster upgrade to 1.31\n")
+    for mode in ("text", "vector"):
+        assert ids_of(ok("search", "black formatting", "--mode", mode, "--jsonl").stdout)[0] == added["linting"]
+        assert added["cat"] not in ids_of(run("search", "whiskers tuna", "--mode", mode, "--jsonl").stdout)
+        assert ids_of(ok("search", "kubernetes upgrade", "--mode", mode, "--jsonl").stdout)[0] == new_id
+    assert added["linting"] not in ids_of(run("search", "ruff", "--mode", "text", "--jsonl").stdout)
+
+
+def test_a_deleted_or_damaged_index_is_rebuilt():
+    added = add_notes()
+    shutil.rmtree(store_root() / ".index")
+    assert ids_of(ok("search", "billing Heroku", "--jsonl").stdout)[0] == added["billing"]
+    (store_root() / ".index" / "catalog.sqlite").write_bytes(b"\x00garbage" * 512)
+    assert ids_of(ok("search", "billing Heroku", "--jsonl").stdout)[0] == added["billing"]
+
+
+def test_two_stores_merged_by_copying_files(tmp_path):
+    mine = add_notes()
+    other = tmp_path / "other"
+    theirs = ok("--dir", other, "add", "Postgres 16 upgrade is scheduled for Friday").stdout.strip()
+    ok("--dir", other, "search", "postgres")
+    for path in (other / "memories").rglob("*.yaml"):
+        target = store_root() / path.relative_to(other)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+    assert ids_of(ok("search", "postgres upgrade friday", "--jsonl").stdout)[0] == theirs
+    assert ids_of(ok("search", "billing Heroku", "--jsonl").stdout)[0] == mine["billing"]
+    assert len(jsonl(ok("ls", "--jsonl").stdout)) == 5
+
+
+def test_a_broken_file_does_not_stop_search():
+    added = add_notes()
+    (store_root() / "memories" / "2026" / "11").mkdir(parents=True, exist_ok=True)
+    broken = store_root() / "memories" / "2026" / "11" / "01KZZZZZZZZZZZZZZZZZZZZZZZ.yaml"
+    broken.write_text("{{{ not yaml")
+    result = ok("search", "billing Heroku", "--jsonl")
+    assert ids_of(result.stdout)[0] == added["billing"]
+    assert broken.name in result.stderr
+
+
+def test_deleting_with_rm_removes_from_results():
+    added = add_notes()
+    ok("rm", "-y", added["cat"])
+    assert added["cat"] not in ok("search", "whiskers tuna keyboard", "--jsonl", "--mode", "vector").stdout
+
+
+def test_the_graph_fold_keeps_results_right(monkeypatch):
+    monkeypatch.setattr(vectors, "FOLD_AT", 3)
+    added = add_notes()
+    ok("search", "anything at all")
+    assert (store_root() / ".index" / "vectors.hnsw").is_file()
+    ok("rm", "-y", added["billing"])
+    more = [add(f"extra note number {n} about gardening tomatoes") for n in range(4)]
+    rows = ids_of(ok("search", "billing service Heroku", "--mode", "vector", "-k", "10", "--jsonl").stdout)
+    assert added["billing"] not in rows
+    assert set(more) <= set(ids_of(ok("search", "gardening tomatoes", "--mode", "vector", "--jsonl").stdout))
+    (store_root() / ".index" / "vectors.hnsw").write_bytes(b"broken graph")
+    assert ids_of(ok("search", "whiskers tuna", "--mode", "vector", "--jsonl").stdout)[0] == added["cat"]
+
+
+def test_a_different_embedding_model_means_a_full_rebuild(monkeypatch, fakes):
+    _, embedder = fakes
+    added = add_notes()
+    ok("search", "billing")
+
+    class Other(type(embedder)):
+        model_id = "another-model"
+        dim = 256
+
+    monkeypatch.setattr(engines, "embedder", lambda ref: Other())
+    result = ok("search", "billing Heroku", "--mode", "vector", "--jsonl")
+    assert "embedding model changed" in result.stderr
+    assert ids_of(result.stdout)[0] == added["billing"]
+
+
+def test_reindex_rebuilds_from_files():
+    add_notes()
+    result = ok("reindex")
+    assert "indexed 4 memories" in result.stderr
+    assert (store_root() / ".index" / "vectors.hnsw").is_file()
+    assert len(jsonl(ok("search", "billing", "--jsonl").stdout)) >= 1
+
+
+def test_without_an_embedding_model_hybrid_falls_back_to_words(monkeypatch):
+    def missing(ref):
+        raise ModelError("model all-minilm-l6-v2 is not installed; run `mem models pull all-minilm-l6-v2`")
+
+    monkeypatch.setattr(engines, "embedder", missing)
+    added = add("Fly.io deploys need flyctl 0.2 or newer")
+    result = ok("search", "flyctl deploys", "--jsonl")
+    assert ids_of(result.stdout) == [added]
+    assert "word matches only" in result.stderr
+    vector = run("search", "flyctl", "--mode", "vector")
+    assert vector.exit_code == 6 and "mem models pull" in vector.stderr
