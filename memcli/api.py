@@ -102,6 +102,7 @@ class Mem:
             if existing:
                 return AddResult(existing, duplicate=True)
         compressed, info = self._compression_for(raw, compress=compress, defer=defer, method=method, ratio=ratio)
+        self._compression_warning(info)
         vector = self._embed_for_write(raw)
         stamp = now_utc()
         memory = Memory(
@@ -129,9 +130,9 @@ class Mem:
             self.store.delete(old_relpath)
             self.catalog.record_delete(old_relpath)
         sha = hashlib.sha256(self.store.file_path(relpath).read_bytes()).hexdigest()
-        [label] = self.catalog.record_write(relpath, memory, sha).added
-        if vector is not None:
-            self.vectors.add(label, vector, self._embedder)
+        added = self.catalog.record_write(relpath, memory, sha).added
+        if added and vector is not None:
+            self.vectors.add(added[0], vector, self._embedder)
 
     def _embed_for_write(self, raw: str):
         """The vector of a new text, or None (with a warning) when no embedder can be had: the write goes on
@@ -165,10 +166,37 @@ class Mem:
             compressed, info = result.text, dict(result.info)
         except Exception as exc:  # fail-open: the memory lands raw and `mem compress --failed` can retry
             compressed, info = None, {"status": "failed", "reason": f"{type(exc).__name__}: {exc}"}
+        return compressed, info
+
+    def _compression_warning(self, info: dict) -> None:
         if info.get("status") == "failed":
             log.warning("compression failed (%s); stored the raw text only, retry with `mem compress --failed`",
                         info.get("reason", "unknown reason"))
-        return compressed, info
+
+    def to_compress(self, *, pending: bool = False, failed: bool = False, every: bool = False) -> list[Memory]:
+        """The memories a `mem compress` run should (re)do, oldest first."""
+        if not self._readable():
+            return []
+        wanted = {status for status, on in (("pending", pending), ("failed", failed)) if on}
+        return [m for m in self.catalog.list(Filters(), newest_first=False) if every or m.status in wanted]
+
+    def compress(self, memories: list[Memory], *, method: str | None = None, ratio: float | None = None,
+                 progress=None) -> dict[str, int]:
+        """(Re)compress memories one by one, each saved as soon as it is done, so an interrupted run loses
+        nothing and a re-run picks up what is left. Returns how many ended in each status."""
+        outcome: dict[str, int] = {}
+        for done, memory in enumerate(memories, 1):
+            compressed, info = self._compression_for(memory.raw, compress=True, defer=False, method=method,
+                                                     ratio=ratio)
+            with self.store.lock():
+                current = self._current(memory.id)
+                if current is not None and current.raw == memory.raw:
+                    current.compressed, current.compression = compressed, info
+                    self._save(current, None)
+                    outcome[info["status"]] = outcome.get(info["status"], 0) + 1
+            if progress:
+                progress("compressing", done, len(memories))
+        return outcome
 
     def remove(self, memories: list[Memory]) -> None:
         with self.store.lock():
@@ -196,6 +224,7 @@ class Mem:
                 # The old short form describes the old text; make a new one.
                 edited.compressed, edited.compression = self._compression_for(
                     edited.raw, compress=True, defer=False, method=None, ratio=None)
+                self._compression_warning(edited.compression)
         edited.updated_at = now_utc()
         vector = self._embed_for_write(edited.raw)
         with self.store.lock():
@@ -255,6 +284,13 @@ class Mem:
             raise InputError(f"line {line}: text larger than {self.settings.max_input_bytes} bytes")
         return memory
 
+    def _current(self, memory_id: str) -> Memory | None:
+        """The memory as its file says now (another process or a person may have changed it)."""
+        try:
+            return self.store.read(self._relpath_of(memory_id))
+        except (MemError, OSError):
+            return None
+
     def _known_id(self, memory_id: str) -> bool:
         try:
             self.catalog.get(memory_id)
@@ -284,6 +320,42 @@ class Mem:
         if not self._readable():
             return iter(())
         return self.catalog.list(filters, limit)
+
+    def stats(self) -> dict:
+        """What compression saves a reader: tokens of the raw text against tokens actually read."""
+        counter = None
+        totals = {"memories": 0, "optimized": 0, "raw_tokens": 0, "read_tokens": 0}
+        by_status: dict[str, int] = {}
+        by_method: dict[str, dict] = {}
+        for memory in self.list():
+            info = memory.compression or {}
+            status = info.get("status", "none")
+            by_status[status] = by_status.get(status, 0) + 1
+            if memory.optimized and isinstance(info.get("raw_tokens"), int) and isinstance(info.get("tokens"), int):
+                raw_tokens, read_tokens = info["raw_tokens"], info["tokens"]
+                method = by_method.setdefault(str(info.get("method")), {"memories": 0, "raw_tokens": 0, "tokens": 0})
+                method["memories"] += 1
+                method["raw_tokens"] += raw_tokens
+                method["tokens"] += read_tokens
+                totals["optimized"] += 1
+            else:
+                if counter is None:
+                    counter = engines.token_counter(self.settings.compress_model)
+                raw_tokens = read_tokens = counter(memory.raw)
+            totals["memories"] += 1
+            totals["raw_tokens"] += raw_tokens
+            totals["read_tokens"] += read_tokens
+        for method in by_method.values():
+            method["saved_percent"] = _percent(method["raw_tokens"] - method["tokens"], method["raw_tokens"])
+        return {
+            **totals,
+            "optimized_percent": _percent(totals["optimized"], totals["memories"]),
+            "saved_tokens": totals["raw_tokens"] - totals["read_tokens"],
+            "saved_percent": _percent(totals["raw_tokens"] - totals["read_tokens"], totals["raw_tokens"]),
+            "by_status": by_status,
+            "by_method": by_method,
+            "tokenizer": self.settings.compress_model,
+        }
 
     def export(self) -> Iterator[dict]:
         if not self._readable():
@@ -347,3 +419,7 @@ def _clean_input(text: str) -> str:
     if "\x00" in raw:
         raise InputError("the text contains NUL bytes; mem stores text only")
     return raw
+
+
+def _percent(part: float, whole: float) -> float:
+    return round(100.0 * part / whole, 1) if whole else 0.0

@@ -239,32 +239,44 @@ class Catalog:
             db.execute("INSERT INTO broken VALUES (?, ?, ?, ?)", (path, mtime, size, reason))
             changes.broken.append(path)
             return
-        changes.removed.extend(self._forget(path))
-        changes.added.append(self._insert(path, mtime, size, sha, memory))
+        self._upsert(path, mtime, size, sha, memory, changes)
 
-    def _insert(self, path: str, mtime: int, size: int, sha: str, memory: Memory) -> int:
-        cursor = self.db.execute(
+    def _upsert(self, path: str, mtime: int, size: int, sha: str, memory: Memory, changes: Changes) -> None:
+        """Insert a memory, or update it in place when its text is unchanged, so its label and vector stay."""
+        db = self.db
+        db.execute("DELETE FROM broken WHERE path = ?", (path,))
+        occupant = db.execute("SELECT id FROM memories WHERE path = ?", (path,)).fetchone()
+        if occupant and occupant[0] != memory.id:
+            changes.removed.extend(self._forget(path))
+        key = content_key(memory.raw)
+        row = db.execute("SELECT label, path, content_key FROM memories WHERE id = ?", (memory.id,)).fetchone()
+        if row and row[2] == key:
+            db.execute(
+                "UPDATE memories SET path = ?, mtime_ns = ?, size = ?, sha = ?, created_at = ?, updated_at = ?,"
+                " tags = ?, source = ?, status = ?, record = ? WHERE label = ?",
+                (path, mtime, size, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
+                 memory.source, memory.status, memory.to_json(), row[0]))
+            db.execute("UPDATE fts SET tags = ? WHERE rowid = ?", (" ".join(memory.tags), row[0]))
+            return
+        if row:
+            changes.removed.extend(self._forget(row[1]))
+        cursor = db.execute(
             "INSERT INTO memories (id, path, mtime_ns, size, sha, created_at, updated_at, tags, source, status,"
             " content_key, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (memory.id, path, mtime, size, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
-             memory.source, memory.status, content_key(memory.raw), memory.to_json()),
+             memory.source, memory.status, key, memory.to_json()),
         )
-        label = cursor.lastrowid
-        self.db.execute("INSERT INTO fts (rowid, raw, tags) VALUES (?, ?, ?)", (label, memory.raw, " ".join(memory.tags)))
-        return label
+        db.execute("INSERT INTO fts (rowid, raw, tags) VALUES (?, ?, ?)",
+                   (cursor.lastrowid, memory.raw, " ".join(memory.tags)))
+        changes.added.append(cursor.lastrowid)
 
-    def record_write(self, relpath: str, memory: Memory, text_sha: str | None = None) -> Changes:
+    def record_write(self, relpath: str, memory: Memory, sha: str) -> Changes:
         """Take in a file mem itself just wrote (caller holds the lock), without rescanning the store."""
         info = self.store.file_path(relpath).stat()
         changes = Changes()
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            self.db.execute("DELETE FROM broken WHERE path = ?", (relpath,))
-            row = self.db.execute("SELECT path FROM memories WHERE id = ?", (memory.id,)).fetchone()
-            if row:
-                changes.removed.extend(self._forget(row[0]))
-            sha = text_sha or hashlib.sha256(self.store.file_path(relpath).read_bytes()).hexdigest()
-            changes.added.append(self._insert(relpath, info.st_mtime_ns, info.st_size, sha, memory))
+            self._upsert(relpath, info.st_mtime_ns, info.st_size, sha, memory, changes)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")

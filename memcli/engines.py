@@ -19,3 +19,10 @@ def embedder(ref: str):
     from memcli.llm import get_embedder
 
     return get_embedder(ref)
+
+
+def token_counter(ref: str):
+    """A callable `count(text) -> int` with the compression model's tokenizer (what `raw_tokens` means)."""
+    from memcli.llm import get_lm
+
+    return get_lm(ref).count_tokens

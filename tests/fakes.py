@@ -56,7 +56,8 @@ def install(monkeypatch=None):
 
     compressor = FakeCompressor()
     embedder = FakeEmbedder()
-    replacements = {"compressor": lambda: compressor, "embedder": lambda ref: embedder}
+    replacements = {"compressor": lambda: compressor, "embedder": lambda ref: embedder,
+                    "token_counter": lambda ref: lambda text: len(text.split())}
     for name, value in replacements.items():
         if monkeypatch is not None:
             monkeypatch.setattr(engines, name, value)

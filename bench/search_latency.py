@@ -1,0 +1,90 @@
+"""Search latency on synthetic stores of 10k and 100k memories, with the real embedding model.
+
+    .venv/bin/python bench/search_latency.py [--sizes 10000 100000] [--runs 7]
+
+Prints medians of: a cold `mem search` process (start, load model and index, one query), one query
+inside `mem search -` (150 queries minus 50 queries in one process, per query), a no-change refresh (stat every file,
+compare with the catalog, check the vectors are in step; in-process), and a full `mem reindex`
+(catalog, embeddings, graph; fewer runs at 100k because it takes minutes). `mem --version` is the
+baseline process start measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from store import WORDS, make_store  # noqa: E402
+
+QUERIES = [f"{WORDS[i % len(WORDS)]} {WORDS[(i * 7 + 3) % len(WORDS)]} {WORDS[(i * 13 + 5) % len(WORDS)]}"
+           for i in range(150)]
+
+
+def wall(cmd: list[str], env: dict, stdin: str | None = None) -> float:
+    began = time.perf_counter()
+    subprocess.run(cmd, env=env, input=stdin, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - began
+
+
+def no_change_refresh(root: Path, runs: int) -> float:
+    from memcli.api import Mem
+    from memcli.store import Store
+
+    samples = []
+    for _ in range(runs):
+        mem = Mem(Store(root))
+        embedder = mem.embedder()
+        began = time.perf_counter()
+        mem.catalog.refresh()
+        assert mem.vectors.in_step(embedder)
+        samples.append(time.perf_counter() - began)
+        mem.catalog.close()
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000])
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    mem = [sys.executable, "-m", "memcli"]
+    work = Path(tempfile.mkdtemp(prefix="mem-bench-latency-"))
+    try:
+        env = dict(os.environ)
+        baseline = statistics.median(wall(mem + ["--version"], env) for _ in range(args.runs))
+        print(f"baseline `mem --version`: {baseline * 1000:.1f} ms")
+        print(f"{'memories':>9} {'what':<34} {'median':>12} {'runs':>5}")
+        for size in args.sizes:
+            root = work / f"store-{size}"
+            make_store(root, size)
+            env["MEM_DIR"] = str(root)
+            reindex_runs = 1 if size > 20000 else 3
+            reindex = statistics.median(wall(mem + ["reindex"], env) for _ in range(reindex_runs))
+            cold = statistics.median(wall(mem + ["search", q, "--json"], env) for q in QUERIES[: args.runs])
+            # The marginal cost of a query: 150 queries minus 50 queries in one process, over 100.
+            few = wall(mem + ["search", "-"], env, "\n".join(QUERIES[:50]) + "\n")
+            many = wall(mem + ["search", "-"], env, "\n".join(QUERIES) + "\n")
+            per_query = (many - few) / 100
+            refresh = no_change_refresh(root, args.runs)
+            rows = (("full reindex", reindex, "s", reindex_runs),
+                    ("cold `mem search` process", cold, "ms", args.runs),
+                    ("per query in `mem search -`", per_query, "ms", 1),
+                    ("no-change refresh (in-process)", refresh, "ms", args.runs))
+            for label, value, unit, runs in rows:
+                shown = f"{value:.1f} s" if unit == "s" else f"{value * 1000:.1f} ms"
+                print(f"{size:>9} {label:<34} {shown:>12} {runs:>5}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""Compression after the fact: `mem compress` (the queue, retries, re-dos) and `mem stats`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from memcli.cli.common import Env, ProgressBars, pass_env
+
+
+@click.command()
+@click.argument("memory_ids", metavar="[ID...]", nargs=-1)
+@click.option("--pending", is_flag=True, help="Memories queued by `mem add --defer`.")
+@click.option("--failed", is_flag=True, help="Memories whose compression failed (to retry).")
+@click.option("--all", "every", is_flag=True, help="Every memory (e.g. after changing the model or ratio).")
+@click.option("--method", type=click.Choice(["prune", "facts"]), help="Override compress_method from mem.yaml.")
+@click.option("--ratio", type=click.FloatRange(0.05, 0.95), help="Share of the raw tokens to keep (default 0.6).")
+@pass_env
+def compress(env: Env, memory_ids, pending, failed, every, method, ratio) -> None:
+    """(Re)make the compressed form of memories.
+
+    Each memory is saved as soon as it is done: interrupting is safe, and running the same command
+    again continues with what is left. Prints a summary on stderr.
+
+    \b
+      mem add --defer "..."   then later:   mem compress --pending
+      mem compress --failed --method prune
+    """
+    mem = env.mem()
+    if not (memory_ids or pending or failed or every):
+        raise click.UsageError("say which memories: IDs, --pending, --failed or --all")
+    chosen = mem.resolve(memory_ids) if memory_ids else []
+    if pending or failed or every:
+        seen = {m.id for m in chosen}
+        chosen += [m for m in mem.to_compress(pending=pending, failed=failed, every=every) if m.id not in seen]
+    with ProgressBars(threshold=2) as progress:
+        outcome = mem.compress(chosen, method=method, ratio=ratio, progress=progress)
+    summary = ", ".join(f"{count} {status}" for status, count in sorted(outcome.items())) or "nothing to do"
+    click.echo(f"compressed {len(chosen)} memories: {summary}", err=True)
+    if outcome.get("failed"):
+        raise click.exceptions.Exit(3)
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@pass_env
+def stats(env: Env, as_json: bool) -> None:
+    """How many tokens compression saves a reader, overall and by method."""
+    figures = env.mem().stats()
+    if as_json:
+        click.echo(json.dumps(figures, indent=2))
+        return
+    click.echo(f"memories:        {figures['memories']} ({figures['optimized']} compressed, "
+               f"{figures['optimized_percent']}%)")
+    click.echo(f"raw tokens:      {figures['raw_tokens']}")
+    click.echo(f"tokens to read:  {figures['read_tokens']} (saves {figures['saved_tokens']} tokens, "
+               f"{figures['saved_percent']}%)")
+    for method, row in sorted(figures["by_method"].items()):
+        click.echo(f"  {method:<8} {row['memories']} memories, {row['raw_tokens']} → {row['tokens']} tokens "
+                   f"({row['saved_percent']}% fewer)")
+    click.echo("status:          " + ", ".join(f"{k} {v}" for k, v in sorted(figures["by_status"].items())))
+    click.echo(f"tokens counted with {figures['tokenizer']}")
+
+
+COMMANDS = [compress, stats]

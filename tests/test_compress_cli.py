@@ -1,0 +1,89 @@
+"""Compression as the store uses it: on add, deferred, failing open, retried, and counted by `mem stats`."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import add, load_file, memory_files, ok, run
+from memcli import engines
+
+LONG = ("The billing service moved from Heroku to Fly.io in March 2026 because the dyno bill had reached "
+        "$1,200 a month. We kept Postgres 16 on Crunchy Bridge and did not move the database. The cut-over "
+        "took 40 minutes on a Sunday night and nobody noticed. Next we want to move the cron jobs off the "
+        "old box and onto Fly machines that start on a schedule, which should save another $90 a month. The "
+        "runbook lives in docs/billing.md.")
+
+
+def status_of(memory_id: str) -> dict:
+    [path] = [p for p in memory_files() if p.stem == memory_id]
+    return load_file(path)
+
+
+def test_defer_then_compress_pending(fakes):
+    compressor, _ = fakes
+    memory_id = add(LONG, "--defer")
+    assert compressor.seen == []
+    data = status_of(memory_id)
+    assert data["compressed"] is None and data["compression"] == {"status": "pending"}
+    result = ok("compress", "--pending")
+    assert "compressed 1 memories: 1 done" in result.stderr
+    data = status_of(memory_id)
+    assert data["compression"]["status"] == "done" and len(data["compressed"]) < len(LONG)
+    assert json.loads(ok("show", memory_id, "--json").stdout)["optimized"] is True
+    assert "nothing to do" in ok("compress", "--pending").stderr
+
+
+def test_a_raising_compressor_never_loses_the_write(monkeypatch, fakes):
+    def broken():
+        def compress(raw, **kwargs):
+            raise RuntimeError("model exploded")
+        return compress
+
+    monkeypatch.setattr(engines, "compressor", broken)
+    result = ok("add", LONG)
+    memory_id = result.stdout.strip()
+    assert result.stderr.count("compression failed") == 1 and "mem compress --failed" in result.stderr
+    data = status_of(memory_id)
+    assert data["raw"] == LONG and data["compressed"] is None
+    assert data["compression"]["status"] == "failed" and "model exploded" in data["compression"]["reason"]
+    still_broken = run("compress", "--failed")
+    assert still_broken.exit_code == 3 and "1 failed" in still_broken.stderr
+    compressor, _ = fakes
+    monkeypatch.setattr(engines, "compressor", lambda: compressor)
+    assert "1 done" in ok("compress", "--failed").stderr
+    assert status_of(memory_id)["compression"]["status"] == "done"
+
+
+def test_compress_needs_a_selection_and_takes_ids(fakes):
+    assert run("compress").exit_code == 2
+    memory_id = add(LONG, "--no-compress")
+    assert status_of(memory_id)["compression"]["status"] == "skipped"
+    assert "1 done" in ok("compress", memory_id[:20], "--ratio", "0.5").stderr
+    compressor, _ = fakes
+    assert compressor.seen == [LONG]
+    ok("compress", "--all")
+    assert len(compressor.seen) == 2
+
+
+def test_compressing_keeps_the_memory_findable():
+    memory_id = add(LONG, "--defer")
+    ok("compress", "--pending")
+    rows = [json.loads(line) for line in ok("search", "Crunchy Bridge Postgres", "--jsonl").stdout.splitlines()]
+    assert rows[0]["id"] == memory_id and rows[0]["optimized"] is True
+
+
+def test_stats_counts_the_tokens_saved():
+    add(LONG)
+    add("a short note of six words", "-t", "x")
+    add(LONG + " And one more sentence.", "--defer")
+    figures = json.loads(ok("stats", "--json").stdout)
+    long_words = len(LONG.split())
+    kept = len([w for w in LONG.split() if not (w.islower() and len(w) <= 3)])
+    assert figures["memories"] == 3 and figures["optimized"] == 1
+    assert figures["raw_tokens"] == long_words + 6 + long_words + 4
+    assert figures["read_tokens"] == kept + 6 + long_words + 4
+    assert figures["saved_tokens"] == long_words - kept
+    assert figures["by_method"]["prune"]["memories"] == 1
+    assert figures["by_status"] == {"done": 1, "skipped": 1, "pending": 1}
+    human = ok("stats").stdout
+    assert "tokens to read" in human and f"saves {long_words - kept} tokens" in human
