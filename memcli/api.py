@@ -381,7 +381,7 @@ class Mem:
                 if mode == "vector":
                     raise
                 log.warning("meaning search unavailable (%s); showing word matches only", exc)
-        ranked = fuse(rankings) if len(rankings) > 1 else next(iter(rankings.values()))
+        ranked = fuse(rankings["text"], rankings["vector"]) if len(rankings) > 1 else next(iter(rankings.values()))
         if min_score is not None:
             ranked = [(label, score) for label, score in ranked if score >= min_score]
         ranked = ranked[:k]

@@ -60,7 +60,7 @@ def test_raw_and_limit_and_min_score():
     added = add_notes()
     rows = jsonl(ok("search", "scraper proxies", "-k", "1", "--raw", "--jsonl").stdout)
     assert len(rows) == 1 and rows[0]["id"] == added["proxy"] and "content_raw" not in rows[0]
-    high = jsonl(ok("search", "scraper proxies", "--min-score", "0.99", "--jsonl").stdout)
+    high = jsonl(ok("search", "scraper proxies", "--min-score", "0.5", "--jsonl").stdout)
     assert [r["id"] for r in high] == [added["proxy"]]
     assert run("search", "scraper proxies", "--mode", "vector", "--min-score", "1.5").exit_code == 1
 
