@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import os
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
@@ -165,9 +166,13 @@ class Catalog:
 
     # -- keeping up with the files ---------------------------------------------------------------
 
-    def refresh(self, progress: Progress | None = None) -> Changes:
-        """Take in what changed on disk since last time; cheap when nothing did (no lock, no parse)."""
-        if self._refreshed:
+    def refresh(self, progress: Progress | None = None, *, force: bool = False) -> Changes:
+        """Take in what changed on disk since last time; cheap when nothing did (no lock, no parse).
+
+        Once per process unless `force`: a long-lived process (the MCP server) forces it before each
+        request, so it sees what other processes, an editor or git did in between.
+        """
+        if self._refreshed and not force:
             return Changes()
         changes = self._diff()
         if changes[0] or changes[1]:
@@ -179,6 +184,11 @@ class Catalog:
             log.warning("skipped unreadable memory file %s: %s", path, error)
         self._refreshed = True
         return result
+
+    def behind(self) -> tuple[int, int]:
+        """How far the catalog is behind the files, without catching up: (new or changed, removed)."""
+        fresh, gone = self._diff()
+        return len(fresh), len(gone)
 
     def _diff(self) -> tuple[list[tuple[str, int, int]], list[str]]:
         known = {path: (mtime, size) for path, mtime, size in self.db.execute(
@@ -308,6 +318,15 @@ class Catalog:
         if len(rows) > 1:
             raise AmbiguousId(prefix, [r[0] for r in rows])
         return rows[0]
+
+    def short_id(self, memory_id: str, min_length: int = 8) -> str:
+        """The shortest prefix (at least min_length) that names only this memory today, like git's
+        short hashes: what a prompt shows to save tokens, and what `mem show` and MCP accept back."""
+        neighbours = self.db.execute(
+            "SELECT (SELECT id FROM memories WHERE id < ?1 ORDER BY id DESC LIMIT 1),"
+            " (SELECT id FROM memories WHERE id > ?1 ORDER BY id LIMIT 1)", (memory_id,)).fetchone()
+        shared = max((len(os.path.commonprefix([memory_id, other])) for other in neighbours if other), default=0)
+        return memory_id[:max(min_length, shared + 1)]
 
     def get(self, memory_id: str) -> Memory:
         row = self.db.execute("SELECT record FROM memories WHERE id = ?", (memory_id,)).fetchone()
