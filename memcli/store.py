@@ -86,9 +86,11 @@ class Store:
             if created:
                 body = yaml.safe_dump(Settings().to_yaml_dict(), sort_keys=False, allow_unicode=True)
                 atomic_write(self.settings_path, SETTINGS_HEADER + body)
-            _ensure_lines(self.root / ".gitignore", [".index/"])
+            # The caches, and the temp files an interrupted atomic write may leave, are never shared.
+            _ensure_lines(self.root / ".gitignore", [".index/", ".*.tmp"])
             if git:
-                # YAML memories merge as text; mark them so diffs stay readable and line endings fixed.
+                # Memories are text with LF line ends on every machine, so a checkout on Windows does not
+                # rewrite every file and diffs stay line by line.
                 _ensure_lines(self.root / ".gitattributes", ["memories/**/*.yaml text eol=lf diff", "mem.yaml text eol=lf"])
         except OSError as exc:
             raise StoreError(f"cannot create a store at {self.root}: {exc.strerror or exc}") from None
