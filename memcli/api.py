@@ -77,10 +77,11 @@ class Mem:
             self.created_store = self.store.init()
 
     def refresh(self) -> None:
-        """Look at the files again. A one-shot command looks once; a long-lived process (the MCP server)
-        calls this before each request so it sees what other processes, an editor or git changed."""
+        """Catch up with the files. A one-shot command looks once; a long-lived process (the MCP server)
+        calls this before each request so it sees what other processes, an editor or git changed
+        (Catalog.catch_up says how, and how cheaply)."""
         if self.store.exists:
-            self.catalog.refresh(force=True)
+            self.catalog.catch_up()
 
     def _readable(self) -> bool:
         """A store that does not exist yet reads as empty, and reading it creates nothing."""

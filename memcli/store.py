@@ -122,14 +122,22 @@ class Store:
         with contextlib.suppress(FileNotFoundError):
             self.file_path(relpath).unlink()
 
-    def scan(self) -> Iterator[tuple[str, int, int]]:
-        """Every memory file under memories/ as (relpath, mtime_ns, size); cheap enough for 100k files."""
+    def scan(self, folders: dict[str, int | None] | None = None) -> Iterator[tuple[str, int, int]]:
+        """Every memory file under memories/ as (relpath, mtime_ns, size); cheap enough for 100k files.
+
+        `folders`, when given, gets the mtime of every folder walked (None for a missing memories/).
+        """
         root_len = len(str(self.root)) + 1
         stack = [str(self.memories_dir)]
         while stack:
+            folder = stack.pop()
             try:
-                entries = list(os.scandir(stack.pop()))
+                if folders is not None:
+                    folders[folder] = os.stat(folder).st_mtime_ns
+                entries = list(os.scandir(folder))
             except FileNotFoundError:
+                if folders is not None:
+                    folders[folder] = None
                 continue
             for entry in entries:
                 if entry.name.startswith("."):

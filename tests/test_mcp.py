@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -15,7 +17,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import Implementation
 
 from helpers import add, memory_files, ok, run, store_root
-from memcli import ids
+from memcli import catalog, ids, vectors
 from memcli.api import Mem
 
 TESTS = Path(__file__).parent
@@ -226,13 +228,68 @@ def test_a_missing_mcp_package_is_a_clear_error(monkeypatch):
     assert "pip install 'memcli[mcp]'" in result.stderr and result.stdout == ""
 
 
-def test_a_long_lived_mem_sees_other_writers_after_refresh():
-    """The library side of the server's promise (a `Mem` stays open for hours)."""
+class Clock:
+    """Stands in for the catalog's `time` module: real wall time, monotonic time moved by hand."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def time_ns(self) -> int:
+        return time.time_ns()
+
+
+def settle(root: Path) -> None:
+    """As if the store's folders last changed an hour ago (a just-changed folder is never trusted)."""
+    past = time.time() - 3600
+    for folder in [root / "memories", *(p for p in (root / "memories").rglob("*") if p.is_dir())]:
+        os.utime(folder, (past, past))
+
+
+def test_a_long_lived_mem_catches_up_with_other_writers(monkeypatch):
+    """The library side of the server's promise: a `Mem` open for hours still sees the files as they are."""
+    clock = Clock()
+    monkeypatch.setattr(catalog, "time", clock)
     first = add("first note about caching")
     mem = Mem.open()
     assert [m.id for m in mem.list()] == [first]
+    settle(store_root())
+    mem.refresh()
+
     second = write_file_behind_its_back("second note about caching")
     assert [m.id for m in mem.list()] == [first], "a one-shot command looks at the files once"
     mem.refresh()
     assert {m.id for m in mem.list()} == {first, second}
+    next(p for p in memory_files() if p.stem == first).unlink()
+    mem.refresh()
+    assert [m.id for m in mem.list()] == [second]
 
+    settle(store_root())
+    mem.refresh()
+    edited = next(p for p in memory_files() if p.stem == second)
+    edited.write_text(edited.read_text().replace("caching", "queueing"))  # in place: no folder changes
+    clock.now += 0.5
+    mem.refresh()
+    assert "caching" in mem.get(second).raw, "within a second, only the folders are looked at"
+    clock.now += 1.0
+    mem.refresh()
+    assert "queueing" in mem.get(second).raw
+
+
+def test_a_long_lived_mem_survives_a_reindex_by_another_process(monkeypatch):
+    monkeypatch.setattr(vectors, "FOLD_AT", 3)  # the vectors go into the graph file, whose labels a rebuild renumbers
+    texts = ["deploy billing on friday", "rotate the scraper proxies", "whiskers the cat likes tuna",
+             "postgres upgrade next sprint"]
+    notes = {text: add(text) for text in texts}
+    mem = Mem.open()
+    assert mem.search("scraper proxies", mode="vector")[0].memory.id == notes["rotate the scraper proxies"]
+    next(p for p in memory_files() if p.stem == notes[texts[0]]).unlink()
+    shutil.rmtree(store_root() / ".index")
+    ok("reindex")
+    mem.refresh()
+    for text in texts[1:]:
+        assert mem.search(text, mode="vector", k=1)[0].memory.id == notes[text]
+    later = mem.add("a note written after the reindex").memory
+    assert later.id in ok("search", "written after the reindex", "--mode", "text").stdout
