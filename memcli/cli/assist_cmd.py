@@ -8,6 +8,7 @@ import click
 
 from memcli.cli.common import Env, ProgressBars, pass_env
 from memcli.cli.core import filter_options, make_filters
+from memcli.search import MODES
 
 
 @click.command()
@@ -17,12 +18,14 @@ from memcli.cli.core import filter_options, make_filters
 @click.option("-k", "--limit", "k", type=click.IntRange(min=1), default=20, show_default=True,
               help="How many search results to consider.")
 @filter_options
-@click.option("--min-score", type=float, metavar="X", help="Leave out results scoring below X (hybrid 0-1).")
+@click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
+              help="How to search, as in `mem search`.")
+@click.option("--min-score", type=float, metavar="X", help="Leave out results scoring below X (as in `mem search`).")
 @click.option("--raw", is_flag=True, help="Pack the raw text instead of the compressed form.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print {text, tokens, budget, memories} with the chosen memories and their scores.")
 @pass_env
-def context(env: Env, query, budget, k, tags, since, until, source, min_score, raw, as_json) -> None:
+def context(env: Env, query, budget, k, tags, since, until, source, mode, min_score, raw, as_json) -> None:
     """Print the memories that best answer QUERY, packed into at most TOKENS tokens, ready to paste
     into a prompt. Exits 1 when nothing was found or nothing fits.
 
@@ -36,8 +39,8 @@ def context(env: Env, query, budget, k, tags, since, until, source, min_score, r
       mem context "scraper limits" --budget 200 -t scraper --json | jq .tokens
     """
     with ProgressBars() as progress:
-        packed = env.mem().context(query, budget, raw=raw, k=k, filters=make_filters(tags, since, until, source),
-                                   min_score=min_score, progress=progress)
+        packed = env.mem().context(query, budget, raw=raw, k=k, mode=mode, min_score=min_score, progress=progress,
+                                   filters=make_filters(tags, since, until, source))
     if as_json:
         click.echo(json.dumps(packed.to_contract(raw=raw), ensure_ascii=False, indent=2))
     else:
