@@ -2,8 +2,8 @@
 
 One `Mem` per server process, so the models stay loaded and a search costs what the query costs.
 Every call runs on one worker thread (the catalog's SQLite connection and the models belong to it,
-and the event loop stays free to answer pings while a write compresses) and starts by looking at the
-files again, so the server sees what other processes, an editor or git changed in between. Library
+and the event loop stays free to answer pings while a write compresses) and starts by catching up with
+the files (Catalog.catch_up), so the server sees what other processes, an editor or git changed. Library
 errors come back as MCP tool errors; stdout carries the protocol only (the SDK points fd 1 at stderr
 while it serves, and our logs go to stderr).
 """
@@ -35,8 +35,8 @@ remembering (one idea per memory, with tags). Results carry `content` (a shorter
 one; ask `raw: true` for the full prose) and an `id` that memory_get and memory_delete take (any
 unique prefix works). memory_context returns a block that fits a token budget."""
 
-Tags = Annotated[list[str] | str | None, Field(description="Tags, e.g. [\"infra\", \"billing\"]; a memory must "
-                                                           "have all of them (for filters).")]
+Tags = Annotated[list[str] | str | None, Field(description='Tags to file it under, e.g. ["infra", "billing"].')]
+TagFilter = Annotated[list[str] | str | None, Field(description="Only memories that have all of these tags.")]
 Raw = Annotated[bool, Field(description="Give the raw prose in `content` instead of the compressed form.")]
 
 
@@ -53,7 +53,7 @@ class Worker:
         def load():
             try:
                 self.mem.embedder()
-            except Exception as exc:  # noqa: BLE001 - reported by the first call that needs it
+            except Exception as exc:  # reported by the first call that needs the model
                 log.debug("embedding model not loaded at start: %s", exc)
 
         self.pool.submit(load)
@@ -108,7 +108,7 @@ def build_server(mem: Mem) -> tuple[MCPServer, Worker]:
         query: Annotated[str, Field(description="What to look for, in words.")],
         limit: Annotated[int, Field(ge=1, le=100, description="How many results at most.")] = 10,
         raw: Raw = False,
-        tags: Tags = None,
+        tags: TagFilter = None,
     ) -> dict[str, Any]:
         """Find memories by words and meaning, best first, each with a `score`."""
         hits = await worker(lambda: mem.search(query, k=limit, filters=tag_filter(tags)))
@@ -117,7 +117,7 @@ def build_server(mem: Mem) -> tuple[MCPServer, Worker]:
     @server.tool()
     async def memory_list(
         limit: Annotated[int, Field(ge=1, le=1000, description="How many memories at most.")] = 20,
-        tags: Tags = None,
+        tags: TagFilter = None,
     ) -> dict[str, Any]:
         """The newest memories first."""
         memories = await worker(lambda: list(mem.list(tag_filter(tags), limit)))
@@ -150,7 +150,7 @@ def build_server(mem: Mem) -> tuple[MCPServer, Worker]:
         query: Annotated[str, Field(description="What the memories should be about.")],
         budget: Annotated[int, Field(ge=1, description="The most tokens the block may take.")],
         raw: Raw = False,
-        tags: Tags = None,
+        tags: TagFilter = None,
     ) -> dict[str, Any]:
         """The memories that best answer the query, packed into at most `budget` tokens: `text` is one
         line per memory (`[id date] content`), best first; `tokens` is what the whole text costs."""
