@@ -194,6 +194,10 @@ def test_doctor_on_a_store_without_a_git_repository(tmp_path):
     assert ".gitignore does not leave out .index/" in result.stdout and f"mem init {store}" in result.stdout
     ok("init", store)
     assert mem(store, "doctor").exit_code == 0
+    settings = (store / "mem.yaml").read_text()
+    (store / "mem.yaml").write_text(settings + "compress_target: 7\n")  # as a bad merge might leave it
+    broken = json.loads(run("--dir", store, "doctor", "--json").stdout)["findings"]
+    assert [(f["check"], f["ok"]) for f in broken] == [("store", False)] and "compress_target" in broken[0]["message"]
 
 
 def test_doctor_reports_missing_models_pending_compression_and_a_stale_index(monkeypatch, fakes):
