@@ -42,6 +42,7 @@ class Mem:
         self.created_store = False
         self._vectors = None
         self._embedder = None
+        self._counter = None
 
     @property
     def vectors(self):
@@ -57,6 +58,12 @@ class Mem:
             self._embedder = engines.embedder(self.settings.embed_model)
         return self._embedder
 
+    def token_counter(self):
+        """`count(text) -> int` with the compression model's tokenizer, loaded once per process."""
+        if self._counter is None:
+            self._counter = engines.token_counter(self.settings.compress_model)
+        return self._counter
+
     @classmethod
     def open(cls, explicit_dir: Path | None = None) -> "Mem":
         return cls(Store(find_store(explicit_dir)))
@@ -68,6 +75,13 @@ class Mem:
     def _ensure_store(self) -> None:
         if not self.store.exists:
             self.created_store = self.store.init()
+
+    def refresh(self) -> None:
+        """Catch up with the files. A one-shot command looks once; a long-lived process (the MCP server)
+        calls this before each request so it sees what other processes, an editor or git changed
+        (Catalog.catch_up says how, and how cheaply)."""
+        if self.store.exists:
+            self.catalog.catch_up()
 
     def _readable(self) -> bool:
         """A store that does not exist yet reads as empty, and reading it creates nothing."""
@@ -323,7 +337,6 @@ class Mem:
 
     def stats(self) -> dict:
         """What compression saves a reader: tokens of the raw text against tokens actually read."""
-        counter = None
         totals = {"memories": 0, "optimized": 0, "raw_tokens": 0, "read_tokens": 0}
         by_status: dict[str, int] = {}
         by_method: dict[str, dict] = {}
@@ -339,9 +352,7 @@ class Mem:
                 method["tokens"] += read_tokens
                 totals["optimized"] += 1
             else:
-                if counter is None:
-                    counter = engines.token_counter(self.settings.compress_model)
-                raw_tokens = read_tokens = counter(memory.raw)
+                raw_tokens = read_tokens = self.token_counter()(memory.raw)
             totals["memories"] += 1
             totals["raw_tokens"] += raw_tokens
             totals["read_tokens"] += read_tokens
@@ -387,6 +398,18 @@ class Mem:
         ranked = ranked[:k]
         memories = self.catalog.by_labels(label for label, _ in ranked)
         return [Hit(memories[label], score) for label, score in ranked if label in memories]
+
+    def context(self, query: str, budget: int, *, raw: bool = False, k: int = 20, mode: str = "hybrid",
+                filters: Filters = Filters(), min_score: float | None = None, progress=None):
+        """The best of the top k memories that fit in `budget` tokens, as a block for a prompt (a `Packed`;
+        memcli/context.py says exactly what counts)."""
+        from memcli.context import Packed, check_budget, pack
+
+        check_budget(budget)
+        hits = self.search(query, k=k, mode=mode, filters=filters, min_score=min_score, progress=progress)
+        if not hits:
+            return Packed("", 0, budget)
+        return pack(hits, budget, self.token_counter(), raw=raw, label=self.catalog.short_id)
 
     def _vector_ranking(self, query: str, limit: int, filters: Filters, progress) -> list[tuple[int, float]]:
         embedder = self.embedder()

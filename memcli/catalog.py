@@ -13,7 +13,9 @@ import contextlib
 import hashlib
 import json
 import logging
+import os
 import sqlite3
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
@@ -23,6 +25,14 @@ from memcli.memory import KEY_ORDER, Memory, content_key
 from memcli.store import Store
 
 log = logging.getLogger("memcli")
+
+# A folder whose mtime is this recent may change again within the same clock tick unnoticed, so it
+# is not trusted yet (as git treats a "racily clean" file).
+SETTLED_NS = 2_000_000_000
+# A file rewritten in place changes no folder's mtime; a long-lived process looks at every file when its
+# last full look is older than this many times what that look cost (and at least FULL_LOOK_MIN_S).
+FULL_LOOK_EVERY = 10
+FULL_LOOK_MIN_S = 1.0
 
 SCHEMA_VERSION = "2"
 FILE = "catalog.sqlite"
@@ -101,12 +111,16 @@ class Catalog:
         self.store = store
         self.path = store.index_dir / FILE
         self._db: sqlite3.Connection | None = None
+        self._identity: tuple[int, int] | None = None
         self._refreshed = False
+        self._folders: dict[str, int | None] = {}
+        self._full_look = (0.0, 0.0)  # (monotonic time, seconds it took)
 
     @property
     def db(self) -> sqlite3.Connection:
         if self._db is None:
             self._db = self._open()
+            self._identity = _identity(self.path)
         return self._db
 
     def _open(self) -> sqlite3.Connection:
@@ -165,11 +179,46 @@ class Catalog:
 
     # -- keeping up with the files ---------------------------------------------------------------
 
-    def refresh(self, progress: Progress | None = None) -> Changes:
-        """Take in what changed on disk since last time; cheap when nothing did (no lock, no parse)."""
-        if self._refreshed:
+    def catch_up(self) -> Changes:
+        """For a long-lived process (the MCP server), before each request: take in what other processes,
+        an editor or git changed since its last look, at the cost of one stat per folder when nothing did.
+
+        Adding, deleting or renaming a file into place (git, other mem processes, editors that save by
+        renaming) changes its folder's mtime, and any such change means a full look at every file. A
+        file rewritten in place changes no folder: it is seen at the next full look, which happens once
+        the last one is older than FULL_LOOK_EVERY times its cost (about a second at 10k memories). A
+        catalog that another process rebuilt (`mem reindex`) is reopened.
+        """
+        if self._db is not None and _identity(self.path) != self._identity:
+            self.close()
+            self._refreshed = False
+        if self._refreshed and self._folders_unchanged() and not self._full_look_due():
             return Changes()
-        changes = self._diff()
+        return self.refresh(force=True)
+
+    def _folders_unchanged(self) -> bool:
+        for folder, mtime in self._folders.items():
+            try:
+                now = os.stat(folder).st_mtime_ns
+            except FileNotFoundError:
+                now = None
+            if now != mtime:
+                return False
+        return True
+
+    def _full_look_due(self) -> bool:
+        at, took = self._full_look
+        return time.monotonic() - at > max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * took)
+
+    def refresh(self, progress: Progress | None = None, *, force: bool = False) -> Changes:
+        """Take in what changed on disk since last time; cheap when nothing did (no lock, no parse).
+
+        Once per process unless `force` (see catch_up for a long-lived process).
+        """
+        if self._refreshed and not force:
+            return Changes()
+        began, started_ns, folders = time.monotonic(), time.time_ns(), {}
+        changes = self._diff(folders)
         if changes[0] or changes[1]:
             with self.store.lock():
                 result = self._apply(*self._diff(), progress)
@@ -178,13 +227,22 @@ class Catalog:
         for path, error in self.db.execute("SELECT path, error FROM broken ORDER BY path"):
             log.warning("skipped unreadable memory file %s: %s", path, error)
         self._refreshed = True
+        # -1 matches no mtime: a folder that changed just before the look is looked at again next time.
+        self._folders = {folder: -1 if mtime is not None and mtime >= started_ns - SETTLED_NS else mtime
+                         for folder, mtime in folders.items()}
+        self._full_look = (began, time.monotonic() - began)
         return result
 
-    def _diff(self) -> tuple[list[tuple[str, int, int]], list[str]]:
+    def behind(self) -> tuple[int, int]:
+        """How far the catalog is behind the files, without catching up: (new or changed, removed)."""
+        fresh, gone = self._diff()
+        return len(fresh), len(gone)
+
+    def _diff(self, folders: dict | None = None) -> tuple[list[tuple[str, int, int]], list[str]]:
         known = {path: (mtime, size) for path, mtime, size in self.db.execute(
             "SELECT path, mtime_ns, size FROM memories UNION ALL SELECT path, mtime_ns, size FROM broken")}
         fresh = []
-        for path, mtime, size in self.store.scan():
+        for path, mtime, size in self.store.scan(folders):
             if known.pop(path, None) != (mtime, size):
                 fresh.append((path, mtime, size))
         return fresh, list(known)
@@ -309,6 +367,15 @@ class Catalog:
             raise AmbiguousId(prefix, [r[0] for r in rows])
         return rows[0]
 
+    def short_id(self, memory_id: str, min_length: int = 8) -> str:
+        """The shortest prefix (at least min_length) that names only this memory today, like git's
+        short hashes: what a prompt shows to save tokens, and what `mem show` and MCP accept back."""
+        neighbours = self.db.execute(
+            "SELECT (SELECT id FROM memories WHERE id < ?1 ORDER BY id DESC LIMIT 1),"
+            " (SELECT id FROM memories WHERE id > ?1 ORDER BY id LIMIT 1)", (memory_id,)).fetchone()
+        shared = max((len(os.path.commonprefix([memory_id, other])) for other in neighbours if other), default=0)
+        return memory_id[:max(min_length, shared + 1)]
+
     def get(self, memory_id: str) -> Memory:
         row = self.db.execute("SELECT record FROM memories WHERE id = ?", (memory_id,)).fetchone()
         if not row:
@@ -355,3 +422,12 @@ def _from_record(record: str) -> Memory:
     data = json.loads(record)
     known = {key: data.pop(key) for key in KEY_ORDER if key in data}
     return Memory(**known, extra=data)
+
+
+def _identity(path) -> tuple[int, int] | None:
+    """Which file the path names now; another process's rebuild replaces the catalog with a new file."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return info.st_dev, info.st_ino

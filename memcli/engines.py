@@ -1,4 +1,4 @@
-"""The two model-backed parts the store calls on write: the compressor and the embedder.
+"""The model-backed parts mem calls: the compressor, the embedder, the tokenizer, and where models are.
 
 They are looked up here, at call time, so tests (and a future plugin) can swap in fakes with
 `monkeypatch.setattr(engines, "compressor", ...)` without the rest of mem knowing.
@@ -26,3 +26,10 @@ def token_counter(ref: str):
     from memcli.llm import get_lm
 
     return get_lm(ref).count_tokens
+
+
+def locate_model(ref: str, role: str):
+    """The file a model reference (registry name or path) stands for; ModelError when it is not there."""
+    from memcli.llm import resolve
+
+    return resolve(ref, role)

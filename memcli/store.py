@@ -86,9 +86,11 @@ class Store:
             if created:
                 body = yaml.safe_dump(Settings().to_yaml_dict(), sort_keys=False, allow_unicode=True)
                 atomic_write(self.settings_path, SETTINGS_HEADER + body)
-            _ensure_lines(self.root / ".gitignore", [".index/"])
+            # The caches, and the temp files an interrupted atomic write may leave, are never shared.
+            _ensure_lines(self.root / ".gitignore", [".index/", ".*.tmp"])
             if git:
-                # YAML memories merge as text; mark them so diffs stay readable and line endings fixed.
+                # Memories are text with LF line ends on every machine, so a checkout on Windows does not
+                # rewrite every file and diffs stay line by line.
                 _ensure_lines(self.root / ".gitattributes", ["memories/**/*.yaml text eol=lf diff", "mem.yaml text eol=lf"])
         except OSError as exc:
             raise StoreError(f"cannot create a store at {self.root}: {exc.strerror or exc}") from None
@@ -120,14 +122,22 @@ class Store:
         with contextlib.suppress(FileNotFoundError):
             self.file_path(relpath).unlink()
 
-    def scan(self) -> Iterator[tuple[str, int, int]]:
-        """Every memory file under memories/ as (relpath, mtime_ns, size); cheap enough for 100k files."""
+    def scan(self, folders: dict[str, int | None] | None = None) -> Iterator[tuple[str, int, int]]:
+        """Every memory file under memories/ as (relpath, mtime_ns, size); cheap enough for 100k files.
+
+        `folders`, when given, gets the mtime of every folder walked (None for a missing memories/).
+        """
         root_len = len(str(self.root)) + 1
         stack = [str(self.memories_dir)]
         while stack:
+            folder = stack.pop()
             try:
-                entries = list(os.scandir(stack.pop()))
+                if folders is not None:
+                    folders[folder] = os.stat(folder).st_mtime_ns
+                entries = list(os.scandir(folder))
             except FileNotFoundError:
+                if folders is not None:
+                    folders[folder] = None
                 continue
             for entry in entries:
                 if entry.name.startswith("."):

@@ -51,10 +51,12 @@ class VectorIndex:
 
     def in_step(self, embedder) -> bool:
         """Cheap test: same model, and a vector for every memory (vectors ⊆ memories by construction)."""
-        if self._meta("embed_model") != embedder.model_id:
-            return False
+        return self._meta("embed_model") == embedder.model_id and not self.missing()
+
+    def missing(self) -> int:
+        """How many memories have no vector yet (meaning search cannot find them until the next sync)."""
         counts = self.db.execute("SELECT (SELECT COUNT(*) FROM memories), (SELECT COUNT(*) FROM vectors)").fetchone()
-        return counts[0] == counts[1]
+        return counts[0] - counts[1]
 
     def sync(self, embedder, progress: Progress | None = None) -> int:
         """Embed the memories that have no vector yet (all of them after a model change); returns how many."""

@@ -57,7 +57,8 @@ def install(monkeypatch=None):
     compressor = FakeCompressor()
     embedder = FakeEmbedder()
     replacements = {"compressor": lambda: compressor, "embedder": lambda ref: embedder,
-                    "token_counter": lambda ref: lambda text: len(text.split())}
+                    "token_counter": lambda ref: lambda text: len(text.split()),
+                    "locate_model": lambda ref, role: f"fake-{role}-model.gguf"}
     for name, value in replacements.items():
         if monkeypatch is not None:
             monkeypatch.setattr(engines, name, value)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from memcli import __version__
-from memcli.cli import compress_cmd, core, search_cmd
+from memcli.cli import assist_cmd, compress_cmd, core, doctor_cmd, search_cmd
 from memcli.cli.common import Env, MemGroup, setup_logging
 
 
@@ -36,5 +36,6 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
     ctx.obj = Env(store_dir, verbose)
 
 
-for command in core.COMMANDS + search_cmd.COMMANDS + compress_cmd.COMMANDS:
+for command in (core.COMMANDS + search_cmd.COMMANDS + compress_cmd.COMMANDS + assist_cmd.COMMANDS
+                + doctor_cmd.COMMANDS):
     main.add_command(command)

@@ -1,0 +1,72 @@
+"""For AI assistants: a token-budgeted context block (`mem context`) and the MCP server (`mem mcp`)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from memcli.cli.common import Env, ProgressBars, pass_env
+from memcli.cli.core import filter_options, make_filters
+from memcli.search import MODES
+
+
+@click.command()
+@click.argument("query")
+@click.option("--budget", type=click.IntRange(min=1), required=True, metavar="TOKENS",
+              help="The most tokens the printed block may take (counted by the compression model's tokenizer).")
+@click.option("-k", "--limit", "k", type=click.IntRange(min=1), default=20, show_default=True,
+              help="How many search results to consider.")
+@filter_options
+@click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
+              help="How to search, as in `mem search`.")
+@click.option("--min-score", type=float, metavar="X", help="Leave out results scoring below X (as in `mem search`).")
+@click.option("--raw", is_flag=True, help="Pack the raw text instead of the compressed form.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {text, tokens, budget, memories} with the chosen memories and their scores.")
+@pass_env
+def context(env: Env, query, budget, k, tags, since, until, source, mode, min_score, raw, as_json) -> None:
+    """Print the memories that best answer QUERY, packed into at most TOKENS tokens, ready to paste
+    into a prompt. Exits 1 when nothing was found or nothing fits.
+
+    One line per memory, best first: `[ID DATE] text`, with the shortest unique id prefix and the
+    creation date (UTC). The compressed form is used unless --raw. The budget covers the whole
+    block exactly as printed: every `[ID DATE] ` prefix, every newline including the last; there is
+    no header. A memory that does not fit is skipped and smaller ones after it are still tried.
+
+    \b
+      mem context "how do we deploy billing" --budget 300
+      mem context "scraper limits" --budget 200 -t scraper --json | jq .tokens
+    """
+    with ProgressBars() as progress:
+        packed = env.mem().context(query, budget, raw=raw, k=k, mode=mode, min_score=min_score, progress=progress,
+                                   filters=make_filters(tags, since, until, source))
+    if as_json:
+        click.echo(json.dumps(packed.to_contract(raw=raw), ensure_ascii=False, indent=2))
+    else:
+        click.echo(packed.text, nl=False)
+    if packed.skipped:
+        click.echo(f"mem: {packed.skipped} more results did not fit in {budget} tokens", err=True)
+    if not packed.hits:
+        raise click.exceptions.Exit(1)
+
+
+@click.command(name="mcp")
+@pass_env
+def mcp(env: Env) -> None:
+    """Serve this store to AI assistants over MCP on stdin/stdout.
+
+    Tools: memory_write, memory_search, memory_list, memory_get, memory_delete and memory_context.
+    The models stay loaded between calls; each call first takes in what changed on disk (other
+    processes, an editor, git). Logs go to stderr. Needs the `mcp` extra: pip install 'memcli[mcp]'.
+
+    \b
+    A desktop assistant's configuration (e.g. claude_desktop_config.json):
+      {"mcpServers": {"mem": {"command": "mem", "args": ["mcp"]}}}
+    """
+    from memcli.mcp_server import serve
+
+    serve(env.mem())
+
+
+COMMANDS = [context, mcp]

@@ -1,0 +1,66 @@
+"""Packing the best memories into a token budget: a block an assistant can paste into its prompt.
+
+The block is one line per memory, best first, each line ending in a newline:
+
+    [01JDQ4R8 2026-11-29] Amazon blocks IPs after about 30 requests per second
+
+What counts toward the budget is the whole block exactly as it is printed: every `[id date] ` prefix,
+the text, and every newline, including the last one. There is no header. It is counted in one piece by
+the compression model's tokenizer, because tokens do not add up line by line (a tokenizer may merge
+across a line break); so each candidate is tried by counting the block with it added, and kept only
+when the whole still fits. A memory that does not fit is skipped and the smaller ones after it are
+still tried.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from memcli.errors import InputError
+from memcli.memory import Memory
+from memcli.search import Hit
+
+
+@dataclass
+class Packed:
+    text: str
+    tokens: int
+    budget: int
+    hits: list[Hit] = field(default_factory=list)
+    skipped: int = 0
+
+    def to_contract(self, *, raw: bool = False) -> dict:
+        """The JSON form (CLI --json, MCP): the block, its token count and the chosen memories."""
+        return {
+            "text": self.text,
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "memories": [hit.memory.to_contract(raw=raw, score=hit.score) for hit in self.hits],
+        }
+
+
+def line_for(memory: Memory, label: str, *, raw: bool = False) -> str:
+    body = " ".join((memory.raw if raw else memory.content).split())
+    return f"[{label} {memory.created_at[:10]}] {body}\n"
+
+
+def pack(hits: Sequence[Hit], budget: int, count: Callable[[str], int], *, raw: bool = False,
+         label: Callable[[str], str] = lambda memory_id: memory_id) -> Packed:
+    """Greedy by score: take each hit whose line still fits with everything taken so far."""
+    check_budget(budget)
+    text, tokens, chosen, skipped = "", 0, [], 0
+    for hit in hits:
+        candidate = text + line_for(hit.memory, label(hit.memory.id), raw=raw)
+        used = count(candidate)
+        if used <= budget:
+            text, tokens = candidate, used
+            chosen.append(hit)
+        else:
+            skipped += 1
+    return Packed(text, tokens, budget, chosen, skipped)
+
+
+def check_budget(budget: int) -> None:
+    if budget < 1:
+        raise InputError(f"the token budget must be at least 1 (got {budget})")

@@ -1,0 +1,161 @@
+"""`mem doctor`: what is wrong with a store, and the command that fixes each thing.
+
+A store shared through git meets things a private one does not: a merge that left conflict markers
+in a memory file, the same memory under two paths, caches committed by mistake, a teammate's store
+settings naming a model this machine has not pulled. Each check gives one finding per problem, with
+a fix a person can run; `healthy` means no check found a problem.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from memcli import engines
+from memcli.errors import MemError, StoreError
+from memcli.store import INDEX
+
+CONFLICT_MARKERS = ("<<<<<<< ", ">>>>>>> ")
+DUPLICATE = "duplicate id "  # how the catalog words a file it skipped because another file has its id
+
+
+@dataclass
+class Finding:
+    check: str
+    ok: bool
+    message: str
+    fix: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def diagnose(mem, progress=None) -> list[Finding]:
+    """Every check, in the order a person would fix things (a store that cannot be read stops here).
+
+    Like a search, it first catches the index up with the files (and embeds what has no vector, with
+    `progress` reporting), so what it calls stale is what could not be caught up."""
+    store = mem.store
+    if not store.exists:
+        return [Finding("store", False, f"no store at {store.root}", f"mem init {store.root}")]
+    try:
+        store.settings
+    except StoreError as exc:
+        return [Finding("store", False, str(exc), "repair mem.yaml by hand (`git diff mem.yaml` shows what changed)")]
+    behind = mem.catalog.behind()
+    mem.catalog.refresh()
+    findings = [Finding("store", True, f"{store.root} ({mem.catalog.count()} memories)")]
+    broken = mem.catalog.broken_files()
+    findings += _unreadable(store.root, [(p, e) for p, e in broken if not e.startswith(DUPLICATE)], mem.catalog.count())
+    findings += _duplicates([(p, e) for p, e in broken if e.startswith(DUPLICATE)])
+    findings.append(_index(mem, behind, progress))
+    findings += _models(mem.settings)
+    findings += _git(store.root)
+    findings += _compression(mem)
+    return findings
+
+
+def _unreadable(root: Path, broken: list[tuple[str, str]], readable: int) -> list[Finding]:
+    if not broken:
+        return [Finding("files", True, f"all {readable} memory files are readable")]
+    findings = []
+    for path, error in broken:
+        try:
+            text = (root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        if any(marker in text for marker in CONFLICT_MARKERS):
+            findings.append(Finding("files", False, f"{path}: unresolved git merge conflict",
+                                    f"edit {path} to keep the right text (or `git checkout --theirs -- {path}`), "
+                                    f"then `git add {path}`"))
+        else:
+            findings.append(Finding("files", False, f"{path}: {error} (skipped by every command)",
+                                    f"repair it by hand (mem edit cannot open it), or restore it: "
+                                    f"git checkout -- {path}"))
+    return findings
+
+
+def _duplicates(duplicates: list[tuple[str, str]]) -> list[Finding]:
+    if not duplicates:
+        return [Finding("ids", True, "every memory id is unique")]
+    return [Finding("ids", False, f"{path}: {error}",
+                    f"the same memory is in two files: compare them, keep one, delete the other (git rm {path})")
+            for path, error in duplicates]
+
+
+def _index(mem, behind: tuple[int, int], progress) -> Finding:
+    changed, removed = behind
+    done = [f"{changed} new or changed and {removed} removed files"] if any(behind) else []
+    missing = mem.vectors.missing()
+    if missing:
+        try:
+            mem.index_vectors(progress)
+        except Exception as exc:  # a missing model, or a broken one that crashes
+            return Finding("index", False, f"{missing} memories have no vector, so meaning search misses them "
+                                           f"({type(exc).__name__}: {exc})",
+                           "get the embedding model working (see the models check), then: mem reindex")
+        done.append(f"embedded {missing} memories")
+    return Finding("index", True, "up to date" + (f" (caught up: {'; '.join(done)})" if done else ""))
+
+
+def _models(settings) -> list[Finding]:
+    findings = []
+    for role, ref in (("embed", settings.embed_model), ("compress", settings.compress_model)):
+        try:
+            path = engines.locate_model(ref, role)
+        except ImportError:
+            return [Finding("models", False, "cannot check the models: this installation of mem has no model layer",
+                            "reinstall mem (pip install --force-reinstall memcli)")]
+        except MemError as exc:
+            pull = ref if not ref.endswith(".gguf") else None
+            findings.append(Finding("models", False, f"{role} model: {exc}",
+                                    f"mem models pull {pull}" if pull else f"fix models.{role} in mem.yaml"))
+            continue
+        findings.append(Finding("models", True, f"{role} model {ref} is at {path}"))
+    return findings
+
+
+def _git(root: Path) -> list[Finding]:
+    inside = _git_output(root, "rev-parse", "--is-inside-work-tree")
+    if inside is None or inside.strip() != "true":
+        lines = (root / ".gitignore").read_text(encoding="utf-8").splitlines() if (root / ".gitignore").is_file() else []
+        if f"{INDEX}/" in lines or INDEX in lines:
+            return [Finding("git", True, "not in a git repository; .gitignore already leaves out .index/")]
+        return [Finding("git", False, ".gitignore does not leave out .index/ (the caches must not be shared)",
+                        f"mem init {root}   (adds .index/ to .gitignore)")]
+    findings = []
+    if _git_output(root, "check-ignore", "-q", f"{INDEX}/catalog.sqlite") is None:
+        findings.append(Finding("git", False, "git does not ignore .index/: the caches would be committed",
+                                f"mem init {root}   (adds .index/ to .gitignore), then commit .gitignore"))
+    tracked = (_git_output(root, "ls-files", "--", INDEX) or "").split()
+    if tracked:
+        findings.append(Finding("git", False, f".index/ is committed ({len(tracked)} files): every pull would fight "
+                                              "over the caches",
+                                f"git -C {root} rm -r --cached {INDEX} && git -C {root} commit -m 'Stop tracking the "
+                                "mem index'"))
+    return findings or [Finding("git", True, "in a git repository; .index/ is ignored and not committed")]
+
+
+def _git_output(root: Path, *args: str) -> str | None:
+    """git's stdout, or None when git is missing or says no."""
+    try:
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _compression(mem) -> list[Finding]:
+    findings = []
+    pending = mem.to_compress(pending=True)
+    if pending:
+        findings.append(Finding("compression", False, f"{len(pending)} memories wait to be compressed (mem add --defer)",
+                                "mem compress --pending"))
+    failed = mem.to_compress(failed=True)
+    if failed:
+        reason = (failed[-1].compression or {}).get("reason", "unknown reason")
+        findings.append(Finding("compression", False, f"{len(failed)} memories failed to compress "
+                                                      f"(latest: {failed[-1].id}: {reason})",
+                                "mem compress --failed"))
+    return findings or [Finding("compression", True, "nothing pending or failed")]

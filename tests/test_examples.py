@@ -1,0 +1,85 @@
+"""The scripts in examples/ run as a user would run them, with tests/fake_mem.py as the `mem` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import jsonl, ok
+
+ROOT = Path(__file__).parent.parent
+EXAMPLES = ROOT / "examples"
+FAKE_MEM = f"env PYTHONPATH={ROOT} {sys.executable} {ROOT / 'tests' / 'fake_mem.py'}"
+LINE = re.compile(r"^\[[0-9A-Z]{8,26} \d{4}-\d{2}-\d{2}\] \S")
+
+
+def run_example(*command, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    done = subprocess.run([str(part) for part in command], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env=os.environ | {"MEM": FAKE_MEM})
+    assert done.returncode == 0, f"{command} failed:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def test_pipelines_turn_git_history_into_memories_and_json_into_text(tmp_path):
+    repo = tmp_path / "project"
+    subjects = ["Rotate proxies when Amazon returns 503", "Move billing from Heroku to Fly.io",
+                "Add retry with exponential backoff to the scraper", "Document the release checklist"]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    for subject in subjects:
+        (repo / "log.txt").open("a").write(subject + "\n")
+        subprocess.run(["git", "-C", str(repo), "add", "log.txt"], check=True)
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=dev", "-c", "user.email=dev@example.com",
+                        "commit", "-q", "-m", subject], check=True)
+
+    done = run_example("bash", EXAMPLES / "pipelines.sh", repo)
+    out = done.stdout.splitlines()
+    assert "imported 3, skipped 1 already stored, 0 invalid" in done.stderr  # the last commit was added first
+    assert out[out.index("$ mem ls --tag git --jsonl | jq -s length") + 1] == "4"
+    search = next(i for i, line in enumerate(out) if line.startswith("$ mem search \""))
+    first = out[search + 1].split("\t")
+    assert first[0] == "100" and first[2] == subjects[-1]
+    assert [line for line in out if "  ->  " in line and not line.startswith("$")] == [
+        "Document the release...  ->  Document the release checklist",
+        "Add retry with...  ->  Add retry with exponential backoff to the scraper",
+        "Move billing from...  ->  Move billing from Heroku to Fly.io"]
+    block = out[next(i for i, line in enumerate(out) if line.startswith("$ mem context")) + 1:]
+    assert len(block) == 4 and all(LINE.match(line) for line in block)
+    assert len(" ".join(block).split()) <= 60
+    assert not list(tmp_path.glob("**/pipelines-store"))
+    assert ok("ls", "--jsonl").stdout == ""  # the user's own store was not touched
+
+
+def test_team_store_shares_memories_through_a_bare_repository():
+    out = run_example("bash", EXAMPLES / "team-store.sh").stdout
+    sections = {part.split("\n", 1)[0]: part.split("\n", 1)[1] for part in out.split("\n== ")[1:]}
+
+    def section(title: str) -> str:
+        return next(body for head, body in sections.items() if head.startswith(title))
+
+    assert [line for line in section("a bare repository").splitlines() if line.startswith(".mem/")] == [
+        ".mem/.gitattributes", ".mem/.gitignore", ".mem/mem.yaml"]
+    assert "Amazon blocks IPs after about 30 requests per second" in section("bob finds alice's memory")
+    assert "Billing moved from Heroku to Fly.io in March" in section("alice pulls and finds bob's")
+    assert section("alice deletes hers").strip() == "(nothing found)"
+    doctor = section("bob checks his store")
+    assert "ok    git          in a git repository; .index/ is ignored and not committed" in doctor
+    assert "FAIL" not in doctor
+
+
+def test_the_desktop_assistant_configuration_starts_a_working_server():
+    config = json.loads((EXAMPLES / "mcp" / "claude_desktop_config.json").read_text())
+    assert config == {"mcpServers": {"mem": {"command": "mem", "args": ["mcp"]}}}
+    out = run_example(sys.executable, EXAMPLES / "mcp" / "try_client.py").stdout.splitlines()
+    assert out[0] == f"server: {FAKE_MEM} mcp"
+    assert out[1] == ("tools: memory_write, memory_search, memory_list, memory_get, memory_delete, "
+                      "memory_context")
+    memory_id = re.match(r"memory_write -> (\w+) written_by=mcp:try-client duplicate=False$", out[2]).group(1)
+    assert out[3].startswith(f"memory_search -> {memory_id} score=1.000: The design review")
+    assert re.match(r"memory_context -> \d+ of 40 tokens:$", out[4]) and LINE.match(out[5])
+    assert out[6].startswith("memory_get of an unknown id -> error: ") and "no memory" in out[6]
+    stored = jsonl(ok("ls", "--jsonl").stdout)
+    assert [(m["id"], m["written_by"]) for m in stored] == [(memory_id, "mcp:try-client")]

@@ -1,0 +1,228 @@
+"""A store shared through git: clone, pull, merge, and `mem doctor` on what git can do to a store."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers import jsonl, memory_files, ok, run, store_root
+from memcli import engines, ids
+from memcli.errors import ModelError
+
+
+def git_run(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    """git as in a fresh account: no system or user configuration leaks into the test."""
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                          env=os.environ | {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull})
+
+
+def git(repo: Path, *args: str) -> str:
+    done = git_run(repo, *args)
+    assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
+    return done.stdout
+
+
+def clone(bare: Path, target: Path, name: str) -> Path:
+    git(bare.parent, "clone", "-q", str(bare), str(target))
+    git(target, "config", "user.name", name)
+    git(target, "config", "user.email", f"{name}@example.com")
+    return target
+
+
+def mem(store: Path, *args):
+    return ok("--dir", store, *args)
+
+
+def added(store: Path, text: str, *args) -> str:
+    return mem(store, "add", text, *args).stdout.strip()
+
+
+def found(store: Path, query: str, *args) -> list[str]:
+    result = run("--dir", store, "search", query, "--jsonl", *args)
+    assert result.exit_code in (0, 1), result.stderr
+    return [row["id"] for row in jsonl(result.stdout)]
+
+
+def commit_all(repo: Path, message: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+@pytest.fixture
+def team(tmp_path):
+    """A bare repository on disk holding a store, and two clones of it (alice's and bob's)."""
+    bare = tmp_path / "team.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    alice = clone(bare, tmp_path / "alice", "alice")
+    ok("init", alice, "--git")
+    commit_all(alice, "Start a shared mem store")
+    git(alice, "push", "-q", "origin", "main")
+    bob = clone(bare, tmp_path / "bob", "bob")
+    return alice, bob
+
+
+def test_two_clones_share_memories_through_push_and_pull(team):
+    alice, bob = team
+    rate = added(alice, "Amazon blocks IPs after about 30 requests per second", "-t", "scraper")
+    commit_all(alice, "Remember the Amazon rate limit")
+    git(alice, "push", "-q")
+
+    git(bob, "pull", "-q", "--no-rebase")
+    assert not (bob / ".index").exists() or not any((bob / ".index").iterdir())
+    assert found(bob, "amazon rate limit") == [rate]  # the index builds itself after a clone or pull
+
+    # Both add at the same time; the second to push merges, and nothing conflicts.
+    deploy = added(alice, "Billing deploys need a migration check first", "-t", "billing")
+    commit_all(alice, "Remember the deploy check")
+    git(alice, "push", "-q")
+    proxies = added(bob, "We rotate through 12 residential proxies", "-t", "scraper")
+    commit_all(bob, "Remember the proxy pool")
+    git(bob, "pull", "-q", "--no-rebase", "--no-edit")
+    git(bob, "push", "-q")
+    git(alice, "pull", "-q", "--no-rebase")
+    for store in (alice, bob):
+        assert found(store, "residential proxies")[0] == proxies
+        assert found(store, "billing deploy migration")[0] == deploy
+        assert len(jsonl(mem(store, "ls", "--jsonl").stdout)) == 3
+
+    # A change and a delete travel too, into an index that already knew the old state.
+    changed = next(p for p in memory_files(alice) if p.stem == rate)
+    changed.write_text(changed.read_text().replace("about 30 requests", "about 20 requests"))
+    mem(alice, "rm", "-y", deploy)
+    commit_all(alice, "Correct the rate limit; drop the deploy note")
+    git(alice, "push", "-q")
+    git(bob, "pull", "-q", "--no-rebase")
+    assert "about 20 requests" in json.loads(mem(bob, "show", rate, "--json").stdout)["content"]
+    assert deploy not in found(bob, "billing deploy migration")
+    assert run("--dir", bob, "show", deploy).exit_code == 4
+    assert found(bob, "20 requests", "--mode", "text") == [rate]
+
+    leftover = changed.with_name(f".{changed.name}.4242.tmp")  # what a write interrupted by a crash leaves
+    leftover.write_text("half a memory")
+    for store in (alice, bob):
+        assert git(store, "status", "--porcelain") == ""  # caches and temp files never show up as changes
+        assert mem(store, "doctor").exit_code == 0
+
+
+def test_two_branches_that_both_added_memories_merge_cleanly(team):
+    alice, _ = team
+    git(alice, "switch", "-q", "-c", "feature")
+    on_feature = [added(alice, f"feature branch note {n} about the parser") for n in range(3)]
+    commit_all(alice, "Notes from the feature branch")
+    git(alice, "switch", "-q", "main")
+    assert found(alice, "parser feature") == []
+    on_main = [added(alice, f"main branch note {n} about the release") for n in range(2)]
+    commit_all(alice, "Notes from main")
+    git(alice, "merge", "-q", "--no-edit", "feature")
+    assert git(alice, "diff", "--name-only", "--diff-filter=U") == ""
+    listed = {row["id"] for row in jsonl(mem(alice, "ls", "--jsonl").stdout)}
+    assert listed == set(on_feature + on_main)
+    assert set(found(alice, "parser feature", "--mode", "text")) == set(on_feature)
+
+
+def test_a_conflicting_edit_is_named_by_doctor_and_the_rest_still_works(team):
+    alice, bob = team
+    shared = added(alice, "The staging cluster is called kestrel")
+    other = added(alice, "Grafana lives at ops-2")
+    commit_all(alice, "Two notes")
+    git(alice, "push", "-q")
+    git(bob, "pull", "-q", "--no-rebase")
+    for store, name in ((alice, "falcon"), (bob, "osprey")):
+        path = next(p for p in memory_files(store) if p.stem == shared)
+        path.write_text(path.read_text().replace("kestrel", name))
+        commit_all(store, f"Rename staging to {name}")
+    git(alice, "push", "-q")
+    assert git_run(bob, "pull", "-q", "--no-rebase", "--no-edit").returncode != 0
+    conflicted = git(bob, "diff", "--name-only", "--diff-filter=U").strip()
+    assert conflicted.endswith(f"{shared}.yaml")
+
+    assert found(bob, "grafana ops") == [other]
+    report = run("--dir", bob, "doctor", "--json")
+    assert report.exit_code == 1
+    problems = [f for f in json.loads(report.stdout)["findings"] if not f["ok"]]
+    assert [(p["check"], p["message"]) for p in problems] == [("files", f"{conflicted}: unresolved git merge conflict")]
+    assert f"git add {conflicted}" in problems[0]["fix"]
+    git(bob, "checkout", "--theirs", "--", conflicted)
+    commit_all(bob, "Take alice's name")
+    assert mem(bob, "doctor").exit_code == 0
+    assert "falcon" in json.loads(mem(bob, "show", shared, "--json").stdout)["content"]
+
+
+def test_doctor_finds_duplicate_ids_and_committed_caches(tmp_path):
+    repo = tmp_path / "repo"
+    store = repo / ".mem"
+    ok("init", store)
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    first = added(store, "a note that will be copied")
+    original = memory_files(store)[0]
+    copy = store / "memories" / "2020" / "01" / original.name  # as a move in one branch and an edit in another
+    copy.parent.mkdir(parents=True)
+    copy.write_text(original.read_text())
+    (store / ".gitignore").write_text("")
+    git(repo, "config", "user.name", "carol")
+    git(repo, "config", "user.email", "carol@example.com")
+    commit_all(repo, "Commit everything, caches included")
+
+    report = json.loads(run("--dir", store, "doctor", "--json").stdout)
+    assert not report["healthy"]
+    problems = [(f["check"], f["message"]) for f in report["findings"] if not f["ok"]]
+    assert [check for check, _ in problems] == ["ids", "git", "git"]
+    assert problems[0][1].startswith(f"memories/2020/01/{original.name}: duplicate id {first}, also in memories/")
+    assert problems[1][1].startswith("git does not ignore .index/")
+    assert problems[2][1].startswith(".index/ is committed (")
+    assert json.loads(mem(store, "show", first, "--json").stdout)["id"] == first  # one copy still works
+
+    copy.unlink()
+    ok("init", store)
+    git(repo, "rm", "-r", "-q", "--cached", ".mem/.index")
+    commit_all(repo, "Stop tracking the mem index")
+    assert mem(store, "doctor").exit_code == 0
+
+
+def test_doctor_on_a_store_without_a_git_repository(tmp_path):
+    store = tmp_path / "plain"
+    assert run("--dir", store, "doctor").exit_code == 1  # no store yet
+    ok("init", store)
+    assert mem(store, "doctor").exit_code == 0
+    (store / ".gitignore").write_text("*.log\n")
+    result = run("--dir", store, "doctor")
+    assert result.exit_code == 1
+    assert ".gitignore does not leave out .index/" in result.stdout and f"mem init {store}" in result.stdout
+    ok("init", store)
+    assert mem(store, "doctor").exit_code == 0
+    settings = (store / "mem.yaml").read_text()
+    (store / "mem.yaml").write_text(settings + "compress_target: 7\n")  # as a bad merge might leave it
+    broken = json.loads(run("--dir", store, "doctor", "--json").stdout)["findings"]
+    assert [(f["check"], f["ok"]) for f in broken] == [("store", False)] and "compress_target" in broken[0]["message"]
+
+
+def test_doctor_reports_missing_models_pending_compression_and_a_stale_index(monkeypatch, fakes):
+    _, embedder = fakes
+    ok("add", "a short note")
+    ok("add", "x " * 300, "--defer")
+
+    def not_here(ref, role="embed"):
+        raise ModelError(f"model {ref} is not installed; run `mem models pull {ref}`")
+
+    monkeypatch.setattr(engines, "locate_model", not_here)
+    monkeypatch.setattr(engines, "embedder", not_here)
+    pulled = store_root() / "memories" / "2026" / "01" / f"{ids.new_id()}.yaml"
+    pulled.parent.mkdir(parents=True, exist_ok=True)
+    pulled.write_text(f"id: {pulled.stem}\nraw: arrived with a git pull\n")
+    report = json.loads(run("doctor", "--json").stdout)
+    problems = [f for f in report["findings"] if not f["ok"]]
+    assert [f["check"] for f in problems] == ["index", "models", "models", "compression"]
+    assert problems[0]["message"].startswith("1 memories have no vector, so meaning search misses them")
+    assert [f["fix"] for f in problems[1:]] == ["mem models pull all-minilm-l6-v2",
+                                                "mem models pull smollm2-135m-instruct-q4_1", "mem compress --pending"]
+
+    monkeypatch.setattr(engines, "locate_model", lambda ref, role: Path(f"/models/{role}.gguf"))
+    monkeypatch.setattr(engines, "embedder", lambda ref: embedder)
+    ok("compress", "--pending")
+    healthy = ok("doctor")
+    assert "up to date (caught up: embedded 1 memories)" in healthy.stdout
+    assert healthy.stderr.strip() == "mem: the store is healthy"

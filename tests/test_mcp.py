@@ -1,0 +1,295 @@
+"""`mem mcp` as an assistant meets it: the MCP package's own client over stdio, the server a subprocess
+running the real CLI with the fake models (tests/fake_mem.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import Implementation
+
+from helpers import add, memory_files, ok, run, store_root
+from memcli import catalog, ids, vectors
+from memcli.api import Mem
+
+TESTS = Path(__file__).parent
+FAKE_MEM = str(TESTS / "fake_mem.py")
+LONG = ("Rate limiting has been the hardest part of the scraper project. Amazon blocks IPs after about 30 "
+        "requests per second, so we rotate through a pool of 12 residential proxies and back off "
+        "exponentially starting at 250 ms. eBay is more lenient but returns HTTP 429 with a Retry-After "
+        "header that we now honour. We never scrape logged-in pages. The crawler runs on a single "
+        "Hetzner box with 4 cores and keeps its queue in Redis.")
+
+
+def server_env() -> dict[str, str]:
+    env = {key: os.environ[key] for key in ("MEM_DIR", "MEM_MODELS_DIR", "MEM_CONFIG_DIR")}
+    return env | {"PYTHONPATH": str(TESTS.parent)}
+
+
+def session(scenario, *, client: str = "test-assistant", mode: str = "auto"):
+    """Run `scenario(client)` against a fresh `mem mcp` subprocess; returns what the scenario returns."""
+    async def main():
+        params = StdioServerParameters(command=sys.executable, args=[FAKE_MEM, "mcp"], env=server_env())
+        async with Client(params, client_info=Implementation(name=client, version="1.0"), mode=mode,
+                          read_timeout_seconds=60) as connected:
+            return await scenario(connected)
+
+    return anyio.run(main)
+
+
+async def call(client, tool: str, **arguments) -> dict:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content[0].text
+    assert json.loads(result.content[0].text) == result.structured_content
+    return result.structured_content
+
+
+async def error(client, tool: str, **arguments) -> str:
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, result.structured_content
+    return result.content[0].text
+
+
+def write_file_behind_its_back(text: str) -> str:
+    """What a `git pull` or another machine does: a memory file appears in the store."""
+    memory_id = ids.new_id()
+    path = store_root() / "memories" / "2026" / "01" / f"{memory_id}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"id: {memory_id}\ncreated_at: '2026-01-02T03:04:05Z'\nraw: {text}\n")
+    return memory_id
+
+
+CONTRACT = {"id", "content", "content_raw", "optimized", "tags", "source", "written_by", "created_at"}
+
+
+def test_a_client_writes_searches_lists_gets_and_deletes():
+    async def scenario(client):
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        assert tools == {"memory_write", "memory_search", "memory_list", "memory_get", "memory_delete",
+                         "memory_context"}
+        short = await call(client, "memory_write", content="We moved billing from Heroku to Fly.io in March",
+                           tags=["infra", "Billing"], source="notes/infra.md")
+        assert set(short) == CONTRACT | {"duplicate"}
+        assert short["written_by"] == "mcp:test-assistant" and short["tags"] == ["infra", "billing"]
+        assert short["source"] == "notes/infra.md" and not short["duplicate"]
+        again = await call(client, "memory_write", content="we moved billing from heroku to fly.io in march")
+        assert again["duplicate"] and again["id"] == short["id"]
+        long = await call(client, "memory_write", content=LONG, tags="scraper")
+        assert long["optimized"] and long["content"] != LONG
+
+        found = (await call(client, "memory_search", query="Amazon proxies rate limit"))["memories"]
+        assert found[0]["id"] == long["id"] and set(found[0]) == CONTRACT | {"score"}
+        assert found[0]["content"] == long["content"] and found[0]["content_raw"] == LONG
+        raw = (await call(client, "memory_search", query="Amazon proxies rate limit", raw=True, limit=1))["memories"]
+        assert len(raw) == 1 and raw[0]["content"] == LONG and "content_raw" not in raw[0]
+        tagged = (await call(client, "memory_search", query="moved", tags=["infra"]))["memories"]
+        assert [m["id"] for m in tagged] == [short["id"]]
+
+        listed = (await call(client, "memory_list"))["memories"]
+        assert [m["id"] for m in listed] == [long["id"], short["id"]]
+        assert [m["id"] for m in (await call(client, "memory_list", limit=1))["memories"]] == [long["id"]]
+        assert [m["id"] for m in (await call(client, "memory_list", tags=["scraper"]))["memories"]] == [long["id"]]
+
+        got = await call(client, "memory_get", id=long["id"][:10].lower())
+        assert got["id"] == long["id"] and got["content"] == long["content"]
+        assert (await call(client, "memory_get", id=long["id"], raw=True))["content"] == LONG
+
+        assert (await call(client, "memory_delete", id=short["id"]))["deleted"] == short["id"]
+        assert "no memory" in await error(client, "memory_get", id=short["id"])
+        return long["id"]
+
+    long_id = session(scenario)
+    # What the assistant did is what the shell sees.
+    cli = [json.loads(line) for line in ok("ls", "--jsonl").stdout.splitlines()]
+    assert [(m["id"], m["written_by"]) for m in cli] == [(long_id, "mcp:test-assistant")]
+
+
+def test_the_server_sees_files_changed_behind_its_back():
+    kept = add("Postgres 16 upgrade is scheduled for Friday")
+    doomed = add("The staging cluster is called kestrel")
+
+    async def scenario(client):
+        assert len((await call(client, "memory_list"))["memories"]) == 2
+        assert (await call(client, "memory_search", query="kestrel staging"))["memories"][0]["id"] == doomed
+        pulled = write_file_behind_its_back("Kubernetes cluster upgrade to 1.31 next sprint")
+        next(p for p in memory_files() if p.stem == doomed).unlink()
+        from_shell = subprocess.run([sys.executable, FAKE_MEM, "add", "Grafana dashboards moved to ops-2"],
+                                    env=os.environ | server_env(), capture_output=True, text=True, check=True)
+        found = (await call(client, "memory_search", query="kubernetes upgrade"))["memories"]
+        assert found[0]["id"] == pulled
+        assert (await call(client, "memory_search", query="grafana dashboards"))["memories"][0]["id"] == \
+            from_shell.stdout.strip()
+        listed = {m["id"] for m in (await call(client, "memory_list"))["memories"]}
+        assert listed == {kept, pulled, from_shell.stdout.strip()}
+        assert "no memory" in await error(client, "memory_get", id=doomed)
+
+    session(scenario)
+
+
+def test_errors_come_back_as_tool_errors_and_the_server_keeps_serving():
+    first = add("deploy notes one")
+    add("deploy notes two")
+
+    async def scenario(client):
+        assert "no memory" in await error(client, "memory_get", id="7ZZZZZZZ")
+        assert "not a memory id" in await error(client, "memory_delete", id="not-an-id!")
+        assert "ambiguous" in await error(client, "memory_get", id=first[:2])
+        assert "empty" in await error(client, "memory_write", content="   ")
+        assert "spaces" in await error(client, "memory_write", content="x", tags=["two words"])
+        assert "empty" in await error(client, "memory_search", query=" ")
+        assert "budget" in await error(client, "memory_context", query="deploy", budget=0)
+        assert "limit" in await error(client, "memory_list", limit=0)
+        assert (await client.call_tool("no_such_tool", {})).is_error
+        return (await call(client, "memory_get", id=first))["id"]
+
+    assert session(scenario) == first
+
+
+def test_memory_context_keeps_to_the_budget():
+    for n in range(12):
+        add(f"deploy checklist item {n}: " + "check the billing queue and the proxies " * (n % 4 + 1))
+
+    async def scenario(client):
+        sizes = []
+        for budget in (1, 9, 15, 40, 100, 1000):
+            packed = await call(client, "memory_context", query="deploy billing proxies", budget=budget)
+            assert packed["budget"] == budget
+            assert packed["tokens"] == len(packed["text"].split()) <= budget
+            assert len(packed["memories"]) == len(packed["text"].splitlines())
+            scores = [m["score"] for m in packed["memories"]]
+            assert scores == sorted(scores, reverse=True)
+            sizes.append(len(packed["memories"]))
+        assert sizes[0] == 0 and sizes == sorted(sizes) and sizes[-1] == 12
+
+    session(scenario)
+
+
+def test_the_client_name_comes_from_the_handshake_of_an_older_client():
+    async def scenario(client):
+        return await call(client, "memory_write", content="written over the initialize handshake")
+
+    assert session(scenario, client="Claude Desktop", mode="legacy")["written_by"] == "mcp:Claude Desktop"
+
+
+def test_stdout_carries_only_the_protocol_and_logs_go_to_stderr():
+    """Spoken by hand, as a desktop assistant does: JSON-RPC lines in, JSON-RPC lines out."""
+    add("a note before the server starts")
+    broken = store_root() / "memories" / "2026" / "11" / f"{ids.new_id()}.yaml"
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_text("{{{ not yaml")  # every refresh warns about it, on stderr
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "hand-rolled", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "memory_write", "arguments": {"content": "spoken by hand"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "memory_get", "arguments": {"id": "0000"}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+         "params": {"name": "memory_list", "arguments": {}}},
+    ]
+    server = subprocess.Popen([sys.executable, FAKE_MEM, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=os.environ | server_env(), text=True)
+    replies, lines = {}, []
+    for message in messages:
+        server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+        while "id" in message and message["id"] not in replies:
+            lines.append(server.stdout.readline())
+            reply = json.loads(lines[-1])
+            assert reply["jsonrpc"] == "2.0"
+            replies[reply.get("id")] = reply
+    server.stdin.close()
+    lines += server.stdout.readlines()
+    stderr = server.stderr.read()
+    assert server.wait(timeout=60) == 0, stderr
+    assert all(json.loads(line)["jsonrpc"] == "2.0" for line in lines)
+    assert replies[1]["result"]["serverInfo"]["name"] == "mem"
+    assert replies[2]["result"]["structuredContent"]["written_by"] == "mcp:hand-rolled"
+    assert replies[3]["result"]["isError"] is True
+    assert len(replies[4]["result"]["structuredContent"]["memories"]) == 2
+    assert broken.name in stderr
+
+
+def test_a_missing_mcp_package_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "mcp.server.mcpserver", None)
+    monkeypatch.delitem(sys.modules, "memcli.mcp_server", raising=False)
+    result = run("mcp")
+    assert result.exit_code == 3
+    assert "pip install 'memcli[mcp]'" in result.stderr and result.stdout == ""
+
+
+class Clock:
+    """Stands in for the catalog's `time` module: real wall time, monotonic time moved by hand."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def time_ns(self) -> int:
+        return time.time_ns()
+
+
+def settle(root: Path) -> None:
+    """As if the store's folders last changed an hour ago (a just-changed folder is never trusted)."""
+    past = time.time() - 3600
+    for folder in [root / "memories", *(p for p in (root / "memories").rglob("*") if p.is_dir())]:
+        os.utime(folder, (past, past))
+
+
+def test_a_long_lived_mem_catches_up_with_other_writers(monkeypatch):
+    """The library side of the server's promise: a `Mem` open for hours still sees the files as they are."""
+    clock = Clock()
+    monkeypatch.setattr(catalog, "time", clock)
+    first = add("first note about caching")
+    mem = Mem.open()
+    assert [m.id for m in mem.list()] == [first]
+    settle(store_root())
+    mem.refresh()
+
+    second = write_file_behind_its_back("second note about caching")
+    assert [m.id for m in mem.list()] == [first], "a one-shot command looks at the files once"
+    mem.refresh()
+    assert {m.id for m in mem.list()} == {first, second}
+    next(p for p in memory_files() if p.stem == first).unlink()
+    mem.refresh()
+    assert [m.id for m in mem.list()] == [second]
+
+    settle(store_root())
+    mem.refresh()
+    edited = next(p for p in memory_files() if p.stem == second)
+    edited.write_text(edited.read_text().replace("caching", "queueing"))  # in place: no folder changes
+    clock.now += 0.5
+    mem.refresh()
+    assert "caching" in mem.get(second).raw, "within a second, only the folders are looked at"
+    clock.now += 1.0
+    mem.refresh()
+    assert "queueing" in mem.get(second).raw
+
+
+def test_a_long_lived_mem_survives_a_reindex_by_another_process(monkeypatch):
+    monkeypatch.setattr(vectors, "FOLD_AT", 3)  # the vectors go into the graph file, whose labels a rebuild renumbers
+    texts = ["deploy billing on friday", "rotate the scraper proxies", "whiskers the cat likes tuna",
+             "postgres upgrade next sprint"]
+    notes = {text: add(text) for text in texts}
+    mem = Mem.open()
+    assert mem.search("scraper proxies", mode="vector")[0].memory.id == notes["rotate the scraper proxies"]
+    next(p for p in memory_files() if p.stem == notes[texts[0]]).unlink()
+    shutil.rmtree(store_root() / ".index")
+    ok("reindex")
+    mem.refresh()
+    for text in texts[1:]:
+        assert mem.search(text, mode="vector", k=1)[0].memory.id == notes[text]
+    later = mem.add("a note written after the reindex").memory
+    assert later.id in ok("search", "written after the reindex", "--mode", "text").stdout
