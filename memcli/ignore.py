@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -70,22 +71,27 @@ class Match:
         return _display(self.source)
 
     def __str__(self) -> str:
-        return f"{self.source_name}:{self.line}:{self.pattern}\t{_display(self.path)}"
+        return f"{self.source_name}:{self.line}:{self.pattern}\t{self.path}"
 
 
 @dataclass(frozen=True)
 class _Rule:
-    pattern: object  # a pathspec gitignore pattern: .include (True, False, None) and .regex
+    regex: re.Pattern  # matches a relative path (folders with a trailing /) that the pattern names
+    ignores: bool  # False for a `!` pattern
     text: str
     source: Path | None
     line: int
 
-    def matches(self, rel: str) -> bool:
-        m = self.pattern.regex.match(rel)
-        if m is None:
-            return False
-        # pathspec's `dir/**` also matches `dir/` itself; in git it matches only what is inside.
-        return not (self.text.endswith("/**") and m.end() == len(rel))
+
+def _element_regex(pattern, text: str) -> re.Pattern:
+    """pathspec's regex also matches everything below a matching folder. mem decides each folder on the
+    way down itself (git's own algorithm), so a rule must match the path it is asked about exactly."""
+    source = pattern.regex.pattern
+    if source == ".":  # `*`, `**`, `/**`: everything
+        return re.compile(".")
+    if text.endswith("/**"):  # what is inside the folder, not the folder itself
+        return re.compile(f"(?:{source}).+\\Z")
+    return re.compile(f"(?:{source})\\Z")
 
 
 def _display(path: Path) -> str:
@@ -101,11 +107,16 @@ def _parse(lines: list[str], source: Path | None) -> list[_Rule]:
     numbered = [(no, line) for no, line in enumerate(lines, 1) if line.strip() and not line.startswith("#")]
     try:
         patterns = GitIgnoreSpec.from_lines([line for _, line in numbered]).patterns
-    except ValueError as exc:
-        where = BUILTIN_SOURCE if source is None else str(source)
-        raise StoreError(f"{where}: invalid ignore pattern: {exc}") from None
+    except ValueError:
+        for no, line in numbered:
+            try:
+                GitIgnoreSpec.from_lines([line])
+            except ValueError as exc:
+                where = BUILTIN_SOURCE if source is None else str(source)
+                raise StoreError(f"{where}:{no}: invalid ignore pattern {line.strip()!r} ({exc})") from None
+        raise
     return [
-        _Rule(pattern, line.strip(), source, no)
+        _Rule(_element_regex(pattern, line.strip()), pattern.include, line.strip(), source, no)
         for (no, line), pattern in zip(numbered, patterns)
         if pattern.include is not None
     ]
@@ -121,23 +132,31 @@ def _read_rules(file: Path) -> list[_Rule]:
     return _parse(text.splitlines(), file)
 
 
-def _absolute(path: Path | str) -> Path:
-    return Path(os.path.abspath(os.fspath(path)))
+def _absolute(path: Path | str) -> str:
+    return os.path.abspath(os.fspath(path))
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _relative(path: str, folder: str) -> str:
+    """`path` relative to `folder`, which contains it; plain strings because this runs per rule per file."""
+    return path[len(folder) :].lstrip("/")
 
 
 class IgnoreRules:
     """The denylist for one store and (optionally) one ingest walk."""
 
     def __init__(self, store_root: Path | None = None, walk_root: Path | None = None):
-        self.store_root = _absolute(store_root) if store_root else None
-        self.walk_root = _absolute(walk_root) if walk_root else None
+        self.store_root = Path(_absolute(store_root)) if store_root else None
+        self.walk_root = Path(_absolute(walk_root)) if walk_root else None
+        self._roots = [str(r) for r in (self.store_root, self.walk_root) if r is not None]
         self._global = _parse(list(DEFAULTS), None) + _read_rules(user_config_dir() / "ignore")
-        self._per_folder: dict[Path, list[_Rule]] = {}
-        self._dir_decisions: dict[tuple[Path, Path], Match | None] = {}
+        self._chains: dict[tuple[str, str], list[tuple[_Rule, str]]] = {}
+        self._dir_decisions: dict[tuple[str, str], _Rule | None] = {}
+        for root in self._roots:  # a broken root .memignore fails now, not halfway through a walk
+            self._chain(root, root)
 
     @classmethod
     def load(cls, store_root: Path | None = None, walk_root: Path | None = None) -> "IgnoreRules":
@@ -156,18 +175,22 @@ class IgnoreRules:
         given = Path(path)
         target = _absolute(given)
         if is_dir is None:
-            is_dir = target.is_dir()
+            is_dir = os.path.isdir(target)
         top = self._top(target)
-        for folder in reversed(target.parents):
-            if folder == top or not _inside(folder, top):
-                continue
-            decision = self._dir_decision(folder, top)
-            if decision is not None and decision.ignored:
-                return Match(True, decision.pattern, decision.source, decision.line, given)
-        decision = self._decide(target, top, is_dir)
-        if decision is None:
+        if target == top:
             return None
-        return Match(decision.ignored, decision.pattern, decision.source, decision.line, given)
+        folder = top
+        for part in _relative(os.path.dirname(target), top).split("/"):
+            if not part:
+                continue
+            folder = os.path.join(folder, part)
+            rule = self._dir_decision(folder, top)
+            if rule is not None and rule.ignores:
+                return Match(True, rule.text, rule.source, rule.line, given)
+        rule = self._decide(target, top, is_dir)
+        if rule is None:
+            return None
+        return Match(rule.ignores, rule.text, rule.source, rule.line, given)
 
     def walk(self) -> Iterator[tuple[Path, Match | None]]:
         """Every file under the walk root with the rule that decides it (None: no rule).
@@ -189,7 +212,7 @@ class IgnoreRules:
             return
         for entry in entries:
             path = folder / entry.name
-            if entry.is_symlink() and not _inside(_absolute(os.path.realpath(path)), self.walk_root):
+            if entry.is_symlink() and not _inside(os.path.realpath(path), str(self.walk_root)):
                 log.info("skipping %s: a link to outside %s", path, self.walk_root)
                 continue
             if entry.is_dir():
@@ -201,40 +224,39 @@ class IgnoreRules:
             elif entry.is_file() and entry.name != IGNORE_FILE:
                 yield path, self.match(path, is_dir=False)
 
-    def _top(self, target: Path) -> Path:
-        roots = [r for r in (self.store_root, self.walk_root) if r is not None and _inside(target, r)]
+    def _top(self, target: str) -> str:
+        """The folder that built-in and user patterns are relative to (see the module docstring)."""
+        roots = [r for r in self._roots if _inside(target, r)]
         if roots:
-            return min(roots, key=lambda r: len(r.parts))
-        cwd = _absolute(Path.cwd())
-        return cwd if _inside(target, cwd) else Path(target.anchor)
+            return min(roots, key=len)
+        cwd = os.getcwd()
+        return cwd if _inside(target, cwd) else os.path.splitdrive(target)[0] + os.sep
 
-    def _dir_decision(self, folder: Path, top: Path) -> Match | None:
+    def _dir_decision(self, folder: str, top: str) -> _Rule | None:
         key = (folder, top)
         if key not in self._dir_decisions:
             self._dir_decisions[key] = self._decide(folder, top, is_dir=True)
         return self._dir_decisions[key]
 
-    def _decide(self, target: Path, top: Path, is_dir: bool) -> Match | None:
-        """The last rule matching `target` itself, reading .memignore files from `top` down to its folder."""
-        if target == top:
-            return None
-        candidates = [(rule, top) for rule in self._global]
-        if top in (self.store_root, self.walk_root):  # .memignore files count only inside these
-            folders = [target.parent, *target.parent.parents]
-            for folder in reversed(folders):
-                if _inside(folder, top):
-                    candidates.extend((rule, folder) for rule in self._rules_in(folder))
-        decided = None
-        for rule, base in reversed(candidates):
-            rel = target.relative_to(base).as_posix() + ("/" if is_dir else "")
-            if rule.matches(rel):
-                decided = rule
-                break
-        if decided is None:
-            return None
-        return Match(bool(decided.pattern.include), decided.text, decided.source, decided.line, target)
+    def _decide(self, target: str, top: str, is_dir: bool) -> _Rule | None:
+        """The last rule matching `target` itself."""
+        for rule, base in reversed(self._chain(os.path.dirname(target), top)):
+            if rule.regex.search(_relative(target, base) + ("/" if is_dir else "")):
+                return rule
+        return None
 
-    def _rules_in(self, folder: Path) -> list[_Rule]:
-        if folder not in self._per_folder:
-            self._per_folder[folder] = _read_rules(folder / IGNORE_FILE)
-        return self._per_folder[folder]
+    def _chain(self, folder: str, top: str) -> list[tuple[_Rule, str]]:
+        """Rules that apply inside `folder`, in order, each with the folder its pattern is relative to.
+
+        .memignore files are read only within the store root or the walk root, from `top` down.
+        """
+        key = (folder, top)
+        if key not in self._chains:
+            if folder == top:
+                chain = [(rule, top) for rule in self._global]
+            else:
+                chain = list(self._chain(os.path.dirname(folder), top))
+            if top in self._roots:
+                chain += [(rule, folder) for rule in _read_rules(Path(folder) / IGNORE_FILE)]
+            self._chains[key] = chain
+        return self._chains[key]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -228,7 +229,7 @@ def test_paths_outside_every_root_still_get_the_defaults(tmp_path, store):
 def test_unreadable_memignore_is_a_store_error(store):
     (store / ".memignore").write_bytes(b"*.log\n\xff\xfe\n")
     with pytest.raises(StoreError, match=r"\.memignore"):
-        IgnoreRules.load(store).match("a.log")
+        IgnoreRules.load(store)
 
 
 def test_walk_needs_a_walk_root(store):
@@ -249,3 +250,46 @@ def test_the_documented_example_behaves_as_its_comments_say(store):
         "private/README.md": False, "config/credentials.json": True, "vault.kdbx": True,
     }
     assert {name: rules.is_ignored(store / name) for name in expected} == expected
+
+
+def test_invalid_pattern_names_file_and_line(store):
+    make(store, {".memignore": "*.log\n!\n"})
+    with pytest.raises(StoreError, match=r"\.memignore:2: invalid ignore pattern '!'"):
+        IgnoreRules.load(store)
+
+
+PATTERN_POOL = ["*.log", "!keep.md", "build/", "/only.txt", "docs/**", "!docs/keep.md", "**/tmp", "a/*", "!a/b",
+                "deep/**/x.log", "!*.log", "b", "/a/", "*.md", "!notes.md", "docs/*", "!.env.example", "tmp/",
+                "a/**", "!a/keep.md", "?.log", "[ab]", "**/docs/", "deep/*/", "x.log/", "!build/"]
+NAME_POOL = ["a", "b", "build", "docs", "keep.md", "x.log", "notes.md", "tmp", "deep", "only.txt", ".env.example"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_decisions_agree_with_git_check_ignore(tmp_path, seed):
+    """Random trees with random root and nested rule files, judged by mem and by git itself."""
+    import subprocess
+
+    from memcli.ignore import DEFAULTS
+
+    rng = random.Random(seed)
+    for trial in range(15):
+        root = tmp_path / f"t{trial}"
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        (root / ".git" / "info" / "exclude").write_text("\n".join(DEFAULTS) + "\n")
+        files = []
+        for _ in range(25):
+            name = "/".join(rng.choice(NAME_POOL) for _ in range(rng.randint(1, 4)))
+            path = root / name
+            if any(p.is_file() for p in [path, *path.parents]) or path.is_dir():
+                continue
+            make(root, {name: "x"})
+            files.append(name)
+        folders = sorted({str(Path(f).parent) for f in files if "/" in f})
+        for folder in [".", *rng.sample(folders, min(2, len(folders)))]:
+            rules_text = "\n".join(rng.sample(PATTERN_POOL, rng.randint(1, 6))) + "\n"
+            make(root / folder, {".memignore": rules_text, ".gitignore": rules_text})
+        out = subprocess.run(["git", "-C", str(root), "check-ignore", "--no-index", "--stdin"],
+                             input="\n".join(files), capture_output=True, text=True).stdout
+        by_git = {name: name in out.splitlines() for name in files}
+        rules = IgnoreRules.load(None, root)
+        assert {name: rules.is_ignored(root / name) for name in files} == by_git
