@@ -58,6 +58,10 @@ ADVERSARIAL = {
     "assignment keys": "token=" * 80_000,
     "quoted backslashes": 'password: "' + "a\\" * 250_000,
     "eyJ repeated": "eyJ" * 160_000,
+    "mysql repeated": "mysql " * 80_000,
+    "long --flag": "--" + "-" * 480_000,
+    "machine login repeated": "machine a login b " * 30_000,
+    "curl -u repeated": "-u a:" * 100_000,
 }
 
 

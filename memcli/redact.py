@@ -74,6 +74,7 @@ _PLACEHOLDER = re.compile(
       | change[_-]?me | replace[_-]?me | todo | tbd | fixme | placeholder | example | dummy | redacted
       | none | null | nil | true | false | undefined | nan | empty | required | optional
       | password | passwd | secret | token | api[_-]?key
+      | string | str | int | integer | number | bool | boolean | bytes | object | any   # a schema, not a value
     )$""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -83,6 +84,7 @@ _REFERENCE = re.compile(r"^(?:[a-z][a-z0-9+.-]*://.*|(?:~|\.{1,2})?/[\w.@/-]*)$"
 _CODE = re.compile(r"^(?:.*[(\[].*|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+)$")
 _SECRET_WORDS = (
     r"password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|secret[_-]?key|private[_-]?key|access[_-]?key"
+    r"|account[_-]?key|secret[_-]?key[_-]?base"
 )
 _SECRET_WORD = re.compile(_SECRET_WORDS, re.IGNORECASE)
 _PASSWORD_WORD = re.compile(r"pass|pwd", re.IGNORECASE)
@@ -102,7 +104,7 @@ def _real_secret(m: re.Match) -> bool:
 _ASSIGNMENT = re.compile(
     rf"""
     (?<![\w.-])(?P<key>[\w.-]*?(?:{_SECRET_WORDS}))(?![\w-])
-    ["']?                                               # the closing quote of a JSON or dict key
+    (?:["']\]?)?                                         # the closing quote of a JSON key or of env["KEY"]
     [ \t]*
     (?:
         (?::=|=>|=(?!=)|:[ \t]*[A-Za-z_][\w.\[\]|, ]*?[ \t]+=(?!=))    # = := => and `: str =`
@@ -124,11 +126,17 @@ _ASSIGNMENT = re.compile(
     """,
     re.IGNORECASE | re.VERBOSE | re.MULTILINE,
 )
+# A command-line flag named like a secret: `--password hunter2`, `--api-key=...`.
+_FLAG = re.compile(
+    rf"""(?<!\S)--(?P<key>[\w-]*?(?:{_SECRET_WORDS}))(?:=|[ \t]+)"""
+    r"""(?:"(?P<q1>[^"\n]*)"|'(?P<q2>[^'\n]*)'|(?P<bare1>[^\s"'<>|;&$-][^\s"'|;&]*))""",
+    re.IGNORECASE,
+)
 _VALUE_GROUPS = ("q1", "q2", "q3", "q4", "q5", "bare1", "bare2")
 
 
 def _value_group(m: re.Match) -> str:
-    return next(g for g in _VALUE_GROUPS if m.group(g) is not None)
+    return next(g for g in _VALUE_GROUPS if g in m.re.groupindex and m.group(g) is not None)
 
 
 def _assignment_accept(m: re.Match) -> bool:
@@ -137,6 +145,9 @@ def _assignment_accept(m: re.Match) -> bool:
     if _is_placeholder(value) or _REFERENCE.match(value):
         return False
     if group.startswith("bare") and _CODE.match(value):
+        return False
+    # `?token= to reset`: a space after '=' with none before it is prose, not an assignment.
+    if group.startswith("bare") and re.fullmatch(r"""["'\]]*=[ \t]+""", m.string[m.end("key") : m.start(group)]):
         return False
     # `password = password`, `token=auth_token`: one variable handed to another.
     return not (re.fullmatch(r"[A-Za-z_]\w*", value) and _SECRET_WORD.search(value))
@@ -206,6 +217,22 @@ BUILTIN: tuple[Detector, ...] = (
         _c(r"(?<![A-Za-z0-9+.-])(?i:[a-z][a-z0-9+.-]*)://[^\s:/?#@\[\]]*:(?P<secret>[^\s/?#]+)@(?=[A-Za-z0-9\[])"),
         _real_secret,
     ),
+    Detector(
+        "password",  # curl -u user:password
+        _c(r"""(?<!\S)(?:-u|--user)(?:=|[ \t]+)["']?[^\s:"'@]+:(?P<secret>[^\s"']+)"""),
+        _real_secret,
+    ),
+    Detector(
+        "password",  # mysql -u root -phunter2
+        _c(r"""\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s"'-][^\s"']*)"""),
+        _real_secret,
+    ),
+    Detector(
+        "password",  # ~/.netrc
+        _c(r"\bmachine\s+\S+\s+login\s+\S+\s+password\s+(?P<secret>\S+)"),
+        _real_secret,
+    ),
+    _AssignmentDetector("secret", _FLAG, _assignment_accept),
     _AssignmentDetector("secret", _ASSIGNMENT, _assignment_accept),
 )
 

@@ -68,6 +68,7 @@ PW = rand(16)
 RSA_BLOCK = pem("RSA PRIVATE KEY")
 OPENSSH_BLOCK = pem("OPENSSH PRIVATE KEY")
 PKCS8_ESCAPED = pem("PRIVATE KEY").replace("\n", "\\n")
+HEX = "0123456789abcdef"
 
 # (context line with {s} where the secret goes, secret, expected kind)
 SECRETS = [
@@ -116,6 +117,33 @@ SECRETS = [
     ("~/.ssh/id_ed25519 holds\n{s}\n", OPENSSH_BLOCK, "private-key"),
     ('{{"type": "service_account", "private_key": "{s}\\n", "client_email": "x@y.iam.gserviceaccount.com"}}',
      PKCS8_ESCAPED, "private-key"),
+    # Added after a held-out round (see the report): shapes the first tables did not have.
+    ("heroku config:set SENDGRID_API_KEY={s}", "SG." + rand(22) + "." + rand(43), "secret"),
+    ("//registry.npmjs.org/:_authToken={s}", "npm_" + rand(36), "secret"),
+    ("mysql -u root -p{s} production", PW, "password"),
+    ("PGPASSWORD={s} psql -h db.internal -U app", PW, "password"),
+    ('{{"user":"bob","password":"{s}"}}', PW, "password"),
+    ("Server=db;Database=app;User Id=sa;Password={s};", PW + "!", "password"),
+    ("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={s};EndpointSuffix=core.windows.net",
+     rand(86, B64) + "==", "secret"),
+    ("TWILIO_AUTH_TOKEN={s}", rand(32, HEX), "secret"),
+    ("auth: {{username: bob, password: {s}}}", PW, "password"),
+    ('os.environ["API_KEY"] = "{s}"', OPAQUE, "secret"),
+    ("Authorization: token {s}", GH_CLASSIC, "github-token"),
+    ("{s}", pem("EC PRIVATE KEY"), "private-key"),
+    ("{s}", pem("PGP PRIVATE KEY BLOCK"), "private-key"),
+    ("amqp://guest:{s}@rabbit:5672/", PW, "url-password"),
+    ("curl -d 'client_id=web&client_secret={s}&grant_type=client_credentials' https://auth.example.com/token",
+     OPAQUE, "secret"),
+    ('{{"refresh_token": "{s}"}}', "1//0g" + rand(60), "secret"),
+    ("curl -u admin:{s} https://jenkins.example.com/api/json", PW, "password"),
+    ("Cookie: theme=dark; session={s}", JWT, "jwt"),
+    ("secret_key_base: {s}", rand(128, HEX), "secret"),
+    ("AWS_SESSION_TOKEN={s}", "IQoJb3JpZ2luX2Vj" + rand(200, B64), "secret"),
+    ('const apiSecret = "{s}"', OPAQUE, "secret"),
+    ("machine api.github.com login bob password {s}", PW, "password"),
+    ("vault login -method=userpass username=ops --password {s}", PW, "password"),
+    ('gh secret set DEPLOY_KEY --api-token="{s}"', OPAQUE, "secret"),
 ]
 
 BENIGN = [
@@ -166,6 +194,33 @@ BENIGN = [
     "export PATH=$HOME/bin:$PATH",
     "The AWS region is us-east-1 and the bucket is s3://my-bucket/data",
     "secret: /run/secrets/db_password",
+    # Added after a held-out round.
+    "Use the `password` field of the login form.",
+    "Tokens: 1,234 / 8,192",
+    "| password | string | required |",
+    'SECRET_KEY = env("SECRET_KEY")',
+    'token = request.headers.get("X-Token")',
+    "password = form.cleaned_data['password']",
+    'if not api_key: raise ValueError("missing api key")',
+    "secret_santa_budget: 20",
+    "password_hash = bcrypt.hashpw(pw, salt)",
+    "kubectl create secret generic db --from-literal=password=$(cat pw.txt)",
+    "PASSWORD_MIN=12",
+    "sha1: da39a3ee5e6b4b0d3255bfef95601890afd80709",
+    "attr_accessor :password",
+    "password: !vault |",
+    "API_KEY=",
+    '"apiKey": ""',
+    "url: https://api.example.com/v1/token",
+    "token: string  # JWT from /login",
+    "def check_password(password: str) -> bool:",
+    "task-1234567890abcdefghijklmnopqrstuv is the job id",
+    "Go to https://example.com/reset?token= to reset",
+    "a machine learning password manager",
+    "mysql -u root -p",
+    "echo $PW | docker login --password-stdin -u ops registry.example.com",
+    'deploy --api-token "$API_TOKEN"',
+    "mkdir -p build/out && ssh -p 2222 host",
 ]
 
 
