@@ -13,6 +13,11 @@ when it is empty, a placeholder (`<your password>`, `changeme`, `****`), a refer
 `settings.SECRET`, `None`). Base64 images (`data:image/png;base64,...`) are left alone: no detector
 matches base64 without a token prefix or an assignment.
 
+Kinds: private-key, aws-access-key, aws-secret-key, github-token, gitlab-token, npm-token,
+huggingface-token, anthropic-key, openai-key, slack-token, slack-webhook, stripe-key, google-api-key,
+jwt, bearer-token, basic-auth, url-password, password (assignments, flags and command lines whose name
+says password/passwd/pwd/pass), secret (any other secret-named assignment: token, api_key, ...).
+
 The store's own patterns (mem.yaml `redact: [{name, regex}]`) run after the built-ins; a pattern
 with a group named `secret` redacts only that group, otherwise the whole match.
 """
@@ -103,7 +108,7 @@ def _real_secret(m: re.Match) -> bool:
 # Quoted values are literals; bare values may also be code, which is told apart in _assignment_accept.
 _ASSIGNMENT = re.compile(
     rf"""
-    (?<![\w.-])(?P<key>[\w.-]*?(?:{_SECRET_WORDS}))(?![\w-])
+    (?<![\w.-])(?P<key>[\w.-]*?(?:{_SECRET_WORDS}|(?<=[\w])[_.-]pass))(?![\w-])
     (?:["']\]?)?                                         # the closing quote of a JSON key or of env["KEY"]
     [ \t]*
     (?:
@@ -120,7 +125,7 @@ _ASSIGNMENT = re.compile(
         (?:
             "(?P<q4>[^"\\\n]*(?:\\.[^"\\\n]*)*)"
           | '(?P<q5>[^'\n]*)'
-          | (?P<bare2>[^\s"'`,;&|>{{\[\]*!][^\s,}}\]]*)(?=[ \t]*(?:$|[,}}\]"']|[ \t]\#))
+          | (?P<bare2>[^\s"'`,;&|>{{\[\]*!#][^\s,}}\]]*)(?=[ \t]*(?:$|[,}}\]"']|[ \t]\#))
         )
     )
     """,
@@ -146,9 +151,14 @@ def _assignment_accept(m: re.Match) -> bool:
         return False
     if group.startswith("bare") and _CODE.match(value):
         return False
-    # `?token= to reset`: a space after '=' with none before it is prose, not an assignment.
-    if group.startswith("bare") and re.fullmatch(r"""["'\]]*=[ \t]+""", m.string[m.end("key") : m.start(group)]):
-        return False
+    if group.startswith("bare"):
+        operator = m.string[m.end("key") : m.start(group)]
+        # `?token= to reset`: a space after '=' with none before it is prose, not an assignment.
+        if re.fullmatch(r"""["'\]]*=[ \t]+""", operator):
+            return False
+        # `token = await getToken()`: a spaced assignment whose value runs on is an expression.
+        if operator[:1] in " \t" and re.match(r"[ \t]+[\w(]", m.string[m.end(group) :]):
+            return False
     # `password = password`, `token=auth_token`: one variable handed to another.
     return not (re.fullmatch(r"[A-Za-z_]\w*", value) and _SECRET_WORD.search(value))
 
@@ -182,18 +192,21 @@ BUILTIN: tuple[Detector, ...] = (
     Detector(
         "aws-secret-key",
         _c(
-            r"""(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?[ \t]*(?:=>|:=|[:=])[ \t]*["']?"""
+            r"""(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?[ \t]*(?:=>|:=|[:=]|[ \t])[ \t]*["']?"""
             r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
     ),
     Detector("github-token", _c(rf"(?<![{_T}])(?:gh[pousr]_[A-Za-z0-9]{{36,255}}|github_pat_[A-Za-z0-9_]{{50,255}})(?![{_T}])")),
+    Detector("gitlab-token", _c(rf"(?<![{_T}])glpat-[{_T}]{{20,}}"), lambda m: _looks_random(m.group())),
+    Detector("npm-token", _c(rf"(?<![{_T}])npm_[A-Za-z0-9]{{36}}(?![{_T}])")),
+    Detector("huggingface-token", _c(rf"(?<![{_T}])hf_[A-Za-z0-9]{{34}}(?![{_T}])")),
     Detector("anthropic-key", _c(rf"(?<![{_T}])sk-ant-[{_T}]{{20,}}"), lambda m: _looks_random(m.group())),
     Detector(
         "openai-key",
         _c(rf"(?<![{_T}])sk-(?:(?:proj|svcacct|admin)-[{_T}]{{20,}}|[A-Za-z0-9]{{32,}}(?![{_T}]))"),
         lambda m: _looks_random(m.group()),
     ),
-    Detector("slack-token", _c(rf"(?<![{_T}])xox[baprs]-[A-Za-z0-9-]{{10,}}"), lambda m: _looks_random(m.group())),
+    Detector("slack-token", _c(rf"(?<![{_T}])(?:xox[baprs]|xapp)-[A-Za-z0-9-]{{10,}}"), lambda m: _looks_random(m.group())),
     Detector(
         "slack-webhook",
         _c(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/-]{20,})"),

@@ -119,7 +119,7 @@ SECRETS = [
      PKCS8_ESCAPED, "private-key"),
     # Added after a held-out round (see the report): shapes the first tables did not have.
     ("heroku config:set SENDGRID_API_KEY={s}", "SG." + rand(22) + "." + rand(43), "secret"),
-    ("//registry.npmjs.org/:_authToken={s}", "npm_" + rand(36), "secret"),
+    ("//registry.npmjs.org/:_authToken={s}", "npm_" + rand(36), "npm-token"),
     ("mysql -u root -p{s} production", PW, "password"),
     ("PGPASSWORD={s} psql -h db.internal -U app", PW, "password"),
     ('{{"user":"bob","password":"{s}"}}', PW, "password"),
@@ -144,6 +144,19 @@ SECRETS = [
     ("machine api.github.com login bob password {s}", PW, "password"),
     ("vault login -method=userpass username=ops --password {s}", PW, "password"),
     ('gh secret set DEPLOY_KEY --api-token="{s}"', OPAQUE, "secret"),
+    # Added after a second held-out round.
+    ("export HF_TOKEN={s}", "hf_" + rand(34), "huggingface-token"),
+    ("use {s} for the CI runner", "glpat-" + rand(20), "gitlab-token"),
+    ("the publish token {s} expires in May", "npm_" + rand(36), "npm-token"),
+    ("SLACK_APP_TOKEN={s}", "xapp-1-A0" + rand(9, UPPER) + "-" + rand(13, string.digits) + "-" + rand(64, HEX),
+     "slack-token"),
+    ("aws configure set aws_secret_access_key {s}", AWS_SECRET, "aws-secret-key"),
+    ('DB_PASS="{s}"', "p@ss w0rd", "password"),
+    ("data:\n  password: {s}", "cGFzc3dvcmQxMjM=", "password"),
+    ("[pypi]\nusername = __token__\npassword = {s}", "pypi-AgEIcHlwaS5vcmc" + rand(60, URLSAFE), "password"),
+    ("Authorization: Basic {s}", "dXNlcjpwYXNz" + rand(8), "basic-auth"),
+    ('$env:GITHUB_TOKEN = "{s}"', GH_CLASSIC, "github-token"),
+    ('{{"token":"{s}","expires_in":3600}}', OPAQUE, "secret"),
 ]
 
 BENIGN = [
@@ -221,6 +234,18 @@ BENIGN = [
     "echo $PW | docker login --password-stdin -u ops registry.example.com",
     'deploy --api-token "$API_TOKEN"',
     "mkdir -p build/out && ssh -p 2222 host",
+    # Added after a second held-out round.
+    "const token = await getToken();",
+    "--primary-token: #ff8800;",
+    "password: Joi.string().min(12).required()",
+    'let password = prompt("Enter password");',
+    '<input type="password" name="password" autocomplete="current-password">',
+    "env: [{name: DB_PASSWORD, valueFrom: {secretKeyRef: {name: db, key: password}}}]",
+    "if (token === undefined) return;",
+    "self.secret = secret",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGvQ8qjpyRrK2pbBmW4E4P3C0dYb8PPqTqJv3t3x5WfM dana@laptop",
+    "bypass: true",
+    "compass = north",
 ]
 
 
