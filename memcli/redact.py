@@ -138,6 +138,8 @@ _FLAG = re.compile(
     re.IGNORECASE,
 )
 _VALUE_GROUPS = ("q1", "q2", "q3", "q4", "q5", "bare1", "bare2")
+_PROSE_EQUALS = re.compile(r"""["'\]]*=[ \t]+""")
+_RUNS_ON = re.compile(r"[ \t]+[\w(]")
 
 
 def _value_group(m: re.Match) -> str:
@@ -149,15 +151,15 @@ def _assignment_accept(m: re.Match) -> bool:
     value = m.group(group).strip()
     if _is_placeholder(value) or _REFERENCE.match(value):
         return False
-    if group.startswith("bare") and _CODE.match(value):
-        return False
     if group.startswith("bare"):
+        if _CODE.match(value):
+            return False
         operator = m.string[m.end("key") : m.start(group)]
         # `?token= to reset`: a space after '=' with none before it is prose, not an assignment.
-        if re.fullmatch(r"""["'\]]*=[ \t]+""", operator):
+        if _PROSE_EQUALS.fullmatch(operator):
             return False
         # `token = await getToken()`: a spaced assignment whose value runs on is an expression.
-        if operator[:1] in " \t" and re.match(r"[ \t]+[\w(]", m.string[m.end(group) :]):
+        if operator[:1] in " \t" and _RUNS_ON.match(m.string, m.end(group)):
             return False
     # `password = password`, `token=auth_token`: one variable handed to another.
     return not (re.fullmatch(r"[A-Za-z_]\w*", value) and _SECRET_WORD.search(value))
@@ -253,9 +255,28 @@ BUILTIN: tuple[Detector, ...] = (
 def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
     """Replace every secret found by the built-in detectors and the store's `extra` patterns."""
     counts: Counter[str] = Counter()
-    for detector in BUILTIN + _compile_extra(tuple((r.get("name"), r.get("regex")) for r in extra)):
+    for detector in BUILTIN + store_detectors(extra):
         text = _apply(detector, text, counts)
     return Redaction(text, dict(counts))
+
+
+def store_detectors(extra: Iterable[dict]) -> tuple[Detector, ...]:
+    """Detectors for mem.yaml's `redact` list; a broken entry is a StoreError naming it.
+
+    Call it when a store opens to report a bad pattern before any write is attempted.
+    """
+    rules = []
+    for rule in extra:
+        name, regex = rule.get("name"), rule.get("regex")
+        if not isinstance(name, str) or not KIND_NAME.match(name):
+            raise StoreError(
+                f"mem.yaml: redact pattern name {name!r} must be letters, digits, '-', '_' or '.' "
+                "(it becomes [REDACTED:<name>])"
+            )
+        if not isinstance(regex, str) or not regex:
+            raise StoreError(f"mem.yaml: redact pattern {name!r} needs a non-empty 'regex' string")
+        rules.append((name, regex))
+    return _compile(tuple(rules))
 
 
 def _apply(detector: Detector, text: str, counts: Counter) -> str:
@@ -281,21 +302,13 @@ def _apply(detector: Detector, text: str, counts: Counter) -> str:
 
 
 @lru_cache(maxsize=32)
-def _compile_extra(rules: tuple[tuple[str, str], ...]) -> tuple[Detector, ...]:
+def _compile(rules: tuple[tuple[str, str], ...]) -> tuple[Detector, ...]:
     detectors = []
     for name, regex in rules:
-        if not isinstance(name, str) or not KIND_NAME.match(name):
-            raise StoreError(
-                f"mem.yaml: redact pattern name {name!r} must be letters, digits, '-', '_' or '.' "
-                "(it becomes [REDACTED:<name>])"
-            )
-        if not isinstance(regex, str) or not regex:
-            raise StoreError(f"mem.yaml: redact pattern {name!r} needs a non-empty 'regex' string")
         try:
-            pattern = re.compile(regex)
+            detectors.append(Detector(name, re.compile(regex)))
         except re.error as exc:
             raise StoreError(f"mem.yaml: redact pattern {name!r} has an invalid regex {regex!r}: {exc}") from None
-        detectors.append(Detector(name, pattern))
     return tuple(detectors)
 
 

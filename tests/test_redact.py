@@ -12,7 +12,7 @@ import string
 import pytest
 
 from memcli.errors import Refused, StoreError
-from memcli.redact import check_no_private_key, redact
+from memcli.redact import check_no_private_key, redact, store_detectors
 
 _rng = random.Random(20261129)
 ALNUM = string.ascii_letters + string.digits
@@ -347,3 +347,8 @@ def test_invalid_store_pattern_names_the_pattern():
 def test_store_pattern_name_must_fit_the_marker():
     with pytest.raises(StoreError, match="name"):
         redact("text", [{"name": "has space]", "regex": "x"}])
+
+
+def test_store_pattern_regex_must_be_a_string():
+    with pytest.raises(StoreError, match="'ids'.*non-empty 'regex'"):
+        store_detectors([{"name": "ids", "regex": ["a", "b"]}])
