@@ -1,0 +1,326 @@
+"""Redaction of secret-shaped text before anything is stored or handed to a model.
+
+Each detector finds a secret and replaces only the secret itself with `[REDACTED:<kind>]`, so the
+context a memory needs ("the staging DB password lives in Vault") survives. Detectors run in order,
+most specific first (a GitHub token inside `GITHUB_TOKEN=...` is reported as `github-token`, not as a
+generic secret); a match that touches a marker left by an earlier detector is skipped, which is what
+makes redaction idempotent.
+
+Secrets are recognised by shape (`ghp_...`, `AKIA...`, PEM blocks, JWTs) or by the name they are
+assigned to (`password = "..."`, `"api_key": "..."`, `SECRET=...`). An assigned value is not a secret
+when it is empty, a placeholder (`<your password>`, `changeme`, `****`), a reference (`$DB_PASSWORD`,
+`${{ secrets.X }}`, `{{ .Values.x }}`), a path or URL, or code (`os.environ["X"]`, `get_token()`,
+`settings.SECRET`, `None`). Base64 images (`data:image/png;base64,...`) are left alone: no detector
+matches base64 without a token prefix or an assignment.
+
+Kinds: private-key, aws-access-key, aws-secret-key, github-token, gitlab-token, npm-token,
+huggingface-token, anthropic-key, openai-key, slack-token, slack-webhook, stripe-key, google-api-key,
+jwt, bearer-token, basic-auth, url-password, password (assignments, flags and command lines whose name
+says password/passwd/pwd/pass), secret (any other secret-named assignment: token, api_key, ...).
+
+The store's own patterns (mem.yaml `redact: [{name, regex}]`) run after the built-ins; a pattern
+with a group named `secret` redacts only that group, otherwise the whole match.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable, Iterable
+
+from memcli.errors import Refused, StoreError
+
+MARKER = re.compile(r"\[REDACTED:[A-Za-z0-9_.-]+\]")
+KIND_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+# Characters that may continue a token; a shape-matched token must not be glued to more of them.
+_T = r"A-Za-z0-9_-"
+
+
+@dataclass
+class Redaction:
+    text: str
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+@dataclass(frozen=True)
+class Detector:
+    kind: str
+    pattern: re.Pattern
+    # Given the match, is the `secret` group (or the whole match) really a secret?
+    accept: Callable[[re.Match], bool] = lambda m: True
+
+    def span(self, m: re.Match) -> tuple[int, int]:
+        return m.span("secret") if "secret" in self.pattern.groupindex else m.span()
+
+    def kind_of(self, m: re.Match) -> str:
+        return self.kind
+
+
+def _looks_random(value: str) -> bool:
+    """Generated keys mix digits and letters; words like "sk-learn-style-estimators" do not."""
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+_PLACEHOLDER = re.compile(
+    r"""^(?:
+        [xX*.#_-]+                              # xxxx, ****, ..., ___
+      | <[^<>]*>                                # <your password>, <|endoftext|>
+      | \[[^\[\]]*\]                            # [SEP], [REDACTED:...]
+      | \$.* | %\(.*\)s | \{.*\}                # $VAR, ${VAR}, ${{ secrets.X }}, %(pw)s, {{ .Values.x }}
+      | (?:your|my|the|some)[_ -].*             # your_password_here, my-secret
+      | change[_-]?me | replace[_-]?me | todo | tbd | fixme | placeholder | example | dummy | redacted
+      | none | null | nil | true | false | undefined | nan | empty | required | optional
+      | password | passwd | secret | token | api[_-]?key
+      | string | str | int | integer | number | bool | boolean | bytes | object | any   # a schema, not a value
+    )$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# Values that point at a secret instead of holding one.
+_REFERENCE = re.compile(r"^(?:[a-z][a-z0-9+.-]*://.*|(?:~|\.{1,2})?/[\w.@/-]*)$", re.IGNORECASE)
+# Unquoted values that are code: a call or subscript, or an attribute chain without digits.
+_CODE = re.compile(r"^(?:.*[(\[].*|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+)$")
+_SECRET_WORDS = (
+    r"password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|secret[_-]?key|private[_-]?key|access[_-]?key"
+    r"|account[_-]?key|secret[_-]?key[_-]?base"
+)
+_SECRET_WORD = re.compile(_SECRET_WORDS, re.IGNORECASE)
+_PASSWORD_WORD = re.compile(r"pass|pwd", re.IGNORECASE)
+
+
+def _is_placeholder(value: str) -> bool:
+    value = value.strip()
+    return not value or bool(_PLACEHOLDER.match(value))
+
+
+def _real_secret(m: re.Match) -> bool:
+    return not _is_placeholder(m.group("secret"))
+
+
+# An assignment: a key that ends in a secret word, an operator, then a quoted or bare value.
+# Quoted values are literals; bare values may also be code, which is told apart in _assignment_accept.
+_ASSIGNMENT = re.compile(
+    rf"""
+    (?<![\w.-])(?P<key>[\w.-]*?(?:{_SECRET_WORDS}|(?<=[\w])[_.-]pass))(?![\w-])
+    (?:["']\]?)?                                         # the closing quote of a JSON key or of env["KEY"]
+    [ \t]*
+    (?:
+        (?::=|=>|=(?!=)|:[ \t]*[A-Za-z_][\w.\[\]|, ]*?[ \t]+=(?!=))    # = := => and `: str =`
+        [ \t]*
+        (?:
+            "(?P<q1>[^"\\\n]*(?:\\.[^"\\\n]*)*)"
+          | '(?P<q2>[^'\n]*)'
+          | `(?P<q3>[^`\n]*)`
+          | (?P<bare1>[^\s"'`,;&|>{{\[][^\s"'`,;&)}}\]]*)
+        )
+      |
+        :[ \t]*                                          # YAML or JSON
+        (?:
+            "(?P<q4>[^"\\\n]*(?:\\.[^"\\\n]*)*)"
+          | '(?P<q5>[^'\n]*)'
+          | (?P<bare2>[^\s"'`,;&|>{{\[\]*!#][^\s,}}\]]*)(?=[ \t]*(?:$|[,}}\]"']|[ \t]\#))
+        )
+    )
+    """,
+    re.IGNORECASE | re.VERBOSE | re.MULTILINE,
+)
+# A command-line flag named like a secret: `--password hunter2`, `--api-key=...`.
+_FLAG = re.compile(
+    rf"""(?<!\S)--(?P<key>[\w-]*?(?:{_SECRET_WORDS}))(?:=|[ \t]+)"""
+    r"""(?:"(?P<q1>[^"\n]*)"|'(?P<q2>[^'\n]*)'|(?P<bare1>[^\s"'<>|;&$-][^\s"'|;&]*))""",
+    re.IGNORECASE,
+)
+_VALUE_GROUPS = ("q1", "q2", "q3", "q4", "q5", "bare1", "bare2")
+_PROSE_EQUALS = re.compile(r"""["'\]]*=[ \t]+""")
+_RUNS_ON = re.compile(r"[ \t]+[\w(]")
+
+
+def _value_group(m: re.Match) -> str:
+    return next(g for g in _VALUE_GROUPS if g in m.re.groupindex and m.group(g) is not None)
+
+
+def _assignment_accept(m: re.Match) -> bool:
+    group = _value_group(m)
+    value = m.group(group).strip()
+    if _is_placeholder(value) or _REFERENCE.match(value):
+        return False
+    if group.startswith("bare"):
+        if _CODE.match(value):
+            return False
+        operator = m.string[m.end("key") : m.start(group)]
+        # `?token= to reset`: a space after '=' with none before it is prose, not an assignment.
+        if _PROSE_EQUALS.fullmatch(operator):
+            return False
+        # `token = await getToken()`: a spaced assignment whose value runs on is an expression.
+        if operator[:1] in " \t" and _RUNS_ON.match(m.string, m.end(group)):
+            return False
+    # `password = password`, `token=auth_token`: one variable handed to another.
+    return not (re.fullmatch(r"[A-Za-z_]\w*", value) and _SECRET_WORD.search(value))
+
+
+class _AssignmentDetector(Detector):
+    """The value sits in one of several alternative groups; `password`-like keys get their own kind."""
+
+    def span(self, m: re.Match) -> tuple[int, int]:
+        return m.span(_value_group(m))
+
+    def kind_of(self, m: re.Match) -> str:
+        return "password" if _PASSWORD_WORD.search(m.group("key")) else "secret"
+
+
+def _c(pattern: str, flags: int = 0) -> re.Pattern:
+    return re.compile(pattern, flags)
+
+
+BUILTIN: tuple[Detector, ...] = (
+    Detector(
+        "private-key",
+        _c(
+            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?!-----BEGIN)[\s\S])*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----",
+            re.DOTALL,
+        ),
+    ),
+    Detector(
+        "aws-access-key",
+        _c(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    ),
+    Detector(
+        "aws-secret-key",
+        _c(
+            r"""(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?[ \t]*(?:=>|:=|[:=]|[ \t])[ \t]*["']?"""
+            r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+        ),
+    ),
+    Detector("github-token", _c(rf"(?<![{_T}])(?:gh[pousr]_[A-Za-z0-9]{{36,255}}|github_pat_[A-Za-z0-9_]{{50,255}})(?![{_T}])")),
+    Detector("gitlab-token", _c(rf"(?<![{_T}])glpat-[{_T}]{{20,}}"), lambda m: _looks_random(m.group())),
+    Detector("npm-token", _c(rf"(?<![{_T}])npm_[A-Za-z0-9]{{36}}(?![{_T}])")),
+    Detector("huggingface-token", _c(rf"(?<![{_T}])hf_[A-Za-z0-9]{{34}}(?![{_T}])")),
+    Detector("anthropic-key", _c(rf"(?<![{_T}])sk-ant-[{_T}]{{20,}}"), lambda m: _looks_random(m.group())),
+    Detector(
+        "openai-key",
+        _c(rf"(?<![{_T}])sk-(?:(?:proj|svcacct|admin)-[{_T}]{{20,}}|[A-Za-z0-9]{{32,}}(?![{_T}]))"),
+        lambda m: _looks_random(m.group()),
+    ),
+    Detector("slack-token", _c(rf"(?<![{_T}])(?:xox[baprs]|xapp)-[A-Za-z0-9-]{{10,}}"), lambda m: _looks_random(m.group())),
+    Detector(
+        "slack-webhook",
+        _c(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/-]{20,})"),
+    ),
+    Detector("stripe-key", _c(rf"(?<![{_T}])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{{20,}}(?![{_T}])")),
+    Detector("google-api-key", _c(rf"(?<![{_T}])AIza[0-9A-Za-z_-]{{35}}(?![{_T}])")),
+    Detector("jwt", _c(rf"(?<![{_T}])eyJ[{_T}]{{5,}}\.[{_T}]{{5,}}\.[{_T}]*(?![.{_T}])")),
+    Detector(
+        "bearer-token",
+        _c(
+            r"""(?i:authorization)["']?[ \t]*[:=][ \t]*["']?[ \t]*(?i:bearer|token)[ \t]+(?P<secret>[A-Za-z0-9_.~+/=-]{8,})"""
+        ),
+        _real_secret,
+    ),
+    Detector(
+        "basic-auth",
+        _c(r"""(?i:authorization)["']?[ \t]*[:=][ \t]*["']?[ \t]*(?i:basic)[ \t]+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"""),
+    ),
+    Detector(
+        "url-password",
+        _c(r"(?<![A-Za-z0-9+.-])(?i:[a-z][a-z0-9+.-]*)://[^\s:/?#@\[\]]*:(?P<secret>[^\s/?#]+)@(?=[A-Za-z0-9\[])"),
+        _real_secret,
+    ),
+    Detector(
+        "password",  # curl -u user:password
+        _c(r"""(?<!\S)(?:-u|--user)(?:=|[ \t]+)["']?[^\s:"'@]+:(?P<secret>[^\s"']+)"""),
+        _real_secret,
+    ),
+    Detector(
+        "password",  # mysql -u root -phunter2
+        _c(r"""\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s"'-][^\s"']*)"""),
+        _real_secret,
+    ),
+    Detector(
+        "password",  # ~/.netrc
+        _c(r"\bmachine\s+\S+\s+login\s+\S+\s+password\s+(?P<secret>\S+)"),
+        _real_secret,
+    ),
+    _AssignmentDetector("secret", _FLAG, _assignment_accept),
+    _AssignmentDetector("secret", _ASSIGNMENT, _assignment_accept),
+)
+
+
+def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
+    """Replace every secret found by the built-in detectors and the store's `extra` patterns."""
+    counts: Counter[str] = Counter()
+    for detector in BUILTIN + store_detectors(extra):
+        text = _apply(detector, text, counts)
+    return Redaction(text, dict(counts))
+
+
+def store_detectors(extra: Iterable[dict]) -> tuple[Detector, ...]:
+    """Detectors for mem.yaml's `redact` list; a broken entry is a StoreError naming it.
+
+    Call it when a store opens to report a bad pattern before any write is attempted.
+    """
+    rules = []
+    for rule in extra:
+        name, regex = rule.get("name"), rule.get("regex")
+        if not isinstance(name, str) or not KIND_NAME.match(name):
+            raise StoreError(
+                f"mem.yaml: redact pattern name {name!r} must be letters, digits, '-', '_' or '.' "
+                "(it becomes [REDACTED:<name>])"
+            )
+        if not isinstance(regex, str) or not regex:
+            raise StoreError(f"mem.yaml: redact pattern {name!r} needs a non-empty 'regex' string")
+        rules.append((name, regex))
+    return _compile(tuple(rules))
+
+
+def _apply(detector: Detector, text: str, counts: Counter) -> str:
+    if not detector.pattern.search(text):
+        return text
+    markers = [m.span() for m in MARKER.finditer(text)]
+    marker_ends = [e for _, e in markers]
+    out: list[str] = []
+    pos = 0
+    for m in detector.pattern.finditer(text):
+        start, end = detector.span(m)
+        # Markers do not overlap, so only the first one ending after `start` can touch the span.
+        i = bisect_right(marker_ends, start)
+        if start == end or (i < len(markers) and markers[i][0] < end) or not detector.accept(m):
+            continue
+        kind = detector.kind_of(m)
+        out.append(text[pos:start])
+        out.append(f"[REDACTED:{kind}]")
+        pos = end
+        counts[kind] += 1
+    out.append(text[pos:])
+    return "".join(out)
+
+
+@lru_cache(maxsize=32)
+def _compile(rules: tuple[tuple[str, str], ...]) -> tuple[Detector, ...]:
+    detectors = []
+    for name, regex in rules:
+        try:
+            detectors.append(Detector(name, re.compile(regex)))
+        except re.error as exc:
+            raise StoreError(f"mem.yaml: redact pattern {name!r} has an invalid regex {regex!r}: {exc}") from None
+    return tuple(detectors)
+
+
+_PRIVATE_KEY_LINE = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY")
+
+
+def check_no_private_key(text: str) -> None:
+    """The kill switch: a private key that got past redaction (a truncated block, say) stops the write."""
+    m = _PRIVATE_KEY_LINE.search(text)
+    if m:
+        line = text.count("\n", 0, m.start()) + 1
+        raise Refused(
+            f"refusing to store this text: it still holds a private key ('{m.group()}-----' on line {line}) "
+            "after redaction; remove the key and try again"
+        )
