@@ -19,7 +19,8 @@ from memcli.errors import ModelError, NotFound
 
 log = logging.getLogger("memcli")
 
-EMBED_BATCH_TOKENS = 256
+EMBED_MAX_TOKENS = 1024  # the longest input an embedding model sees; bounds its work buffers
+EMBED_PACK_TOKENS = 256  # short texts share a forward pass up to about this many tokens
 EMBED_MAX_SEQS = 64
 LM_CONTEXT = 2048
 FINGERPRINT_BYTES = 1 << 20
@@ -44,7 +45,7 @@ def resolve(ref: str, role: str) -> Path:
     except NotFound as exc:
         raise ModelError(f"{exc}; or give a path to a .gguf file") from None
     if spec.role != role:
-        raise ModelError(f"model {ref} is a {spec.role} model; it cannot serve as the {role} model")
+        raise ModelError(f"model {ref} has the role {spec.role!r}; it cannot serve as the {role} model")
     path = models.model_path(spec)
     if not path.is_file():
         raise ModelError(f"model {ref} is not installed; run `mem models pull {ref}`")
@@ -85,8 +86,7 @@ class Embedder:
         llama_cpp = _llama_cpp()
         self.name = name
         self.model_id = f"{name}@{fingerprint(path)}"
-        self.llama = _load(path, embedding=True, n_ctx=0, n_batch=EMBED_BATCH_TOKENS,
-                           n_ubatch=EMBED_BATCH_TOKENS)
+        self.llama = _load(path, embedding=True, n_ctx=0, n_batch=EMBED_MAX_TOKENS, n_ubatch=EMBED_MAX_TOKENS)
         _check_role(self.llama, path, "embed")
         if llama_cpp.llama_pooling_type(self.llama.ctx) == llama_cpp.LLAMA_POOLING_TYPE_NONE:
             raise ModelError(f"{path} declares no pooling, so it gives no sentence vectors; "
@@ -95,20 +95,20 @@ class Embedder:
         # A model trained on shorter inputs than its position table says so (sentence-transformers'
         # max_seq_length, kept by mem's converter); longer texts are cut there, as it would.
         limit = int(self.llama.metadata.get("mem.max_seq_length") or self.llama.n_ctx())
-        self.max_tokens = min(limit, self.llama.n_ctx(), EMBED_BATCH_TOKENS)
-        self._batch = llama_cpp.llama_batch_init(EMBED_BATCH_TOKENS, 0, EMBED_MAX_SEQS)
+        self.max_tokens = min(limit, self.llama.n_batch)
+        self._pack_tokens = min(EMBED_PACK_TOKENS, self.llama.n_batch)
+        self._batch = llama_cpp.llama_batch_init(self.llama.n_batch, 0, EMBED_MAX_SEQS)
         weakref.finalize(self, llama_cpp.llama_batch_free, self._batch)
 
     def embed(self, texts: list[str]):
         import numpy as np
 
-        llama_cpp = _llama_cpp()
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         pending: list[tuple[int, list[int]]] = []
         used = 0
         for row, text in enumerate(texts):
             tokens = self.tokens(text)
-            if pending and (used + len(tokens) > EMBED_BATCH_TOKENS or len(pending) == EMBED_MAX_SEQS):
+            if pending and (used + len(tokens) > self._pack_tokens or len(pending) == EMBED_MAX_SEQS):
                 self._decode(pending, out)
                 pending, used = [], 0
             pending.append((row, tokens))

