@@ -24,6 +24,7 @@ EMBED_PACK_TOKENS = 256  # short texts share a forward pass up to about this man
 EMBED_MAX_SEQS = 64
 LM_CONTEXT = 2048
 FINGERPRINT_BYTES = 1 << 20
+THREADS = max(1, min(os.cpu_count() or 2, 4))
 
 _lock = threading.Lock()
 _embedders: dict[str, "Embedder"] = {}
@@ -99,22 +100,24 @@ class Embedder:
         self._pack_tokens = min(EMBED_PACK_TOKENS, self.llama.n_batch)
         self._batch = llama_cpp.llama_batch_init(self.llama.n_batch, 0, EMBED_MAX_SEQS)
         weakref.finalize(self, llama_cpp.llama_batch_free, self._batch)
+        self._busy = threading.Lock()  # one batch buffer and one context: one caller at a time
 
     def embed(self, texts: list[str]):
         import numpy as np
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        pending: list[tuple[int, list[int]]] = []
-        used = 0
-        for row, text in enumerate(texts):
-            tokens = self.tokens(text)
-            if pending and (used + len(tokens) > self._pack_tokens or len(pending) == EMBED_MAX_SEQS):
+        with self._busy:
+            pending: list[tuple[int, list[int]]] = []
+            used = 0
+            for row, text in enumerate(texts):
+                tokens = self.tokens(text)
+                if pending and (used + len(tokens) > self._pack_tokens or len(pending) == EMBED_MAX_SEQS):
+                    self._decode(pending, out)
+                    pending, used = [], 0
+                pending.append((row, tokens))
+                used += len(tokens)
+            if pending:
                 self._decode(pending, out)
-                pending, used = [], 0
-            pending.append((row, tokens))
-            used += len(tokens)
-        if pending:
-            self._decode(pending, out)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
 
@@ -202,6 +205,10 @@ def _display_name(ref: str, path: Path) -> str:
 def _llama_cpp():
     """Import llama_cpp on first use and route its logging to ours."""
     global _log_callback
+    # llama.cpp's OpenMP threads spin between operations by default; on a 2-core machine shared with
+    # anything else the spinning thread steals the core the working one needs (10x slower, measured
+    # in bench/models.py). Sleeping instead costs little. Read once, when llama.cpp loads.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import llama_cpp
     except ImportError as exc:
@@ -226,9 +233,12 @@ def _load(path: Path, **params):
         if handle.read(4) != b"GGUF":
             raise ModelError(f"{path} is not a GGUF file (corrupt or wrong file); "
                              "`mem models verify` checks installed models")
-    threads = max(1, min(os.cpu_count() or 2, 4))
+    threads = THREADS
+    # verbose=False makes llama-cpp-python point stdout and stderr at /dev/null while it loads, which
+    # would swallow the debug log that `-v -v` asked for; its own prints are debug chatter then.
+    verbose = log.isEnabledFor(logging.DEBUG)
     try:
-        return llama_cpp.Llama(str(path), n_threads=threads, n_threads_batch=threads, verbose=False, **params)
+        return llama_cpp.Llama(str(path), n_threads=threads, n_threads_batch=threads, verbose=verbose, **params)
     except (ValueError, RuntimeError, OSError) as exc:
         raise ModelError(f"cannot load {path}: {exc} (the file may be corrupt or truncated; "
                          "`mem models verify` checks installed models)") from None
