@@ -110,8 +110,8 @@ def main() -> None:
     for n in (1, 32, 256):
         batch = texts[:n]
         embedder.embed(batch)
-        ours = median_time(lambda: embedder.embed(batch), args.runs)
-        theirs = median_time(lambda: baseline.embed(batch, normalize=True), args.runs)
+        ours = median_time(lambda batch=batch: embedder.embed(batch), args.runs)
+        theirs = median_time(lambda batch=batch: baseline.embed(batch, normalize=True), args.runs)
         print(f"embed {n:>3} short texts   {n / ours:8.1f} texts/s   ({ours * 1000:7.1f} ms; "
               f"llama-cpp-python Llama.embed {n / theirs:7.1f} texts/s, ratio {theirs / ours:4.2f}x)")
 

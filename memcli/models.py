@@ -27,11 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from memcli import __version__
+from memcli import __version__, registry
 from memcli.config import models_dir
 from memcli.errors import ModelError
 from memcli.fsutil import sibling_temp
-from memcli import registry
 from memcli.registry import ModelSpec, UrlSource, WheelSource
 
 log = logging.getLogger("memcli")

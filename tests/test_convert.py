@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from tinybert import HIDDEN, VOCAB, write_tiny_bert
 
 from memcli import llm, models
 from memcli.bert_gguf import convert_bert
 from memcli.cli.models_cmd import models as models_cli
 from memcli.errors import InputError
-from tinybert import HIDDEN, VOCAB, write_tiny_bert
 
 REFERENCE = json.loads((Path(__file__).parent / "fixtures" / "minilm_reference.json").read_text())
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tinybert import write_tiny_bert
 
 from memcli import llm
 from memcli.bert_gguf import convert_bert
 from memcli.errors import ModelError
-from tinybert import write_tiny_bert
 
 SENTENCES = json.loads((Path(__file__).parent / "fixtures" / "minilm_reference.json").read_text())["sentences"]
 
@@ -31,7 +31,8 @@ def tiny_gguf(tmp_path) -> Path:
 
 
 def test_an_uninstalled_registry_model_says_how_to_get_it():
-    with pytest.raises(ModelError, match=r"model all-minilm-l6-v2 is not installed; run `mem models pull all-minilm-l6-v2`"):
+    expected = r"model all-minilm-l6-v2 is not installed; run `mem models pull all-minilm-l6-v2`"
+    with pytest.raises(ModelError, match=expected):
         llm.resolve("all-minilm-l6-v2", "embed")
 
 

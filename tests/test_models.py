@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import http.server
+import json
 import logging
 import socket
 import threading
@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tinybert import build_wheel, fake_gguf, write_tiny_bert
 
 from memcli import models, registry
 from memcli.cli.models_cmd import models as models_cli
 from memcli.errors import ModelError
 from memcli.registry import Conversion, ModelSpec, UrlSource, WheelSource
-from tinybert import build_wheel, fake_gguf, write_tiny_bert
 
 GOOD = fake_gguf(300_000, seed=1)
 OTHER = fake_gguf(300_000, seed=2)
