@@ -34,7 +34,7 @@ _log_callback = None
 
 def resolve(ref: str, role: str) -> Path:
     """A registry name -> its installed file; a path to a .gguf -> that file."""
-    from memcli import models, registry
+    from memcli import registry
 
     if _looks_like_path(ref):
         path = Path(ref).expanduser()
@@ -47,7 +47,7 @@ def resolve(ref: str, role: str) -> Path:
         raise ModelError(f"{exc}; or give a path to a .gguf file") from None
     if spec.role != role:
         raise ModelError(f"model {ref} has the role {spec.role!r}; it cannot serve as the {role} model")
-    path = models.model_path(spec)
+    path = registry.model_path(spec)
     if not path.is_file():
         raise ModelError(f"model {ref} is not installed; run `mem models pull {ref}`")
     return path

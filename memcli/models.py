@@ -28,10 +28,9 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from memcli import __version__, registry
-from memcli.config import models_dir
 from memcli.errors import ModelError
 from memcli.fsutil import sibling_temp
-from memcli.registry import ModelSpec, UrlSource, WheelSource
+from memcli.registry import ModelSpec, UrlSource, WheelSource, model_path
 
 log = logging.getLogger("memcli")
 
@@ -59,10 +58,6 @@ class VerifyResult:
     path: Path
     ok: bool
     detail: str
-
-
-def model_path(spec: ModelSpec) -> Path:
-    return models_dir() / spec.filename
 
 
 def sidecar(path: Path) -> Path:

@@ -14,7 +14,9 @@ tell a later corruption.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from memcli.config import models_dir
 from memcli.errors import NotFound
 
 ROLES = ("embed", "compress")
@@ -179,3 +181,8 @@ def get(name: str) -> ModelSpec:
 
 def defaults() -> list[ModelSpec]:
     return [spec for spec in MODELS if spec.default]
+
+
+def model_path(spec: ModelSpec) -> Path:
+    """Where the model's file is (or would be) installed."""
+    return models_dir() / spec.filename
