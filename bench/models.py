@@ -107,6 +107,8 @@ def main() -> None:
     baseline = llama_cpp.Llama(str(llm.resolve(EMBED, "embed")), embedding=True, n_ctx=0, n_batch=512,
                                n_ubatch=512, n_threads=llm.THREADS, n_threads_batch=llm.THREADS, verbose=False)
     texts = [f"note {i}: {sentence}" for i, sentence in enumerate(TEXT.split(". ") * 40)][:256]
+    per_text = sum(len(embedder.tokens(t)) for t in texts) / len(texts)
+    print(f"embedding inputs: sentences of the sample memory, {per_text:.0f} tokens each on average")
     for n in (1, 32, 256):
         batch = texts[:n]
         embedder.embed(batch)
