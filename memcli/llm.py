@@ -206,8 +206,8 @@ def _llama_cpp():
     """Import llama_cpp on first use and route its logging to ours."""
     global _log_callback
     # llama.cpp's OpenMP threads spin between operations by default; on a 2-core machine shared with
-    # anything else the spinning thread steals the core the working one needs (10x slower, measured
-    # in bench/models.py). Sleeping instead costs little. Read once, when llama.cpp loads.
+    # anything else the spinning thread steals the core the working one needs (3-4x slower under load
+    # in bench/models.py, 1.2x faster when nearly idle). Read once, when llama.cpp loads.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import llama_cpp
