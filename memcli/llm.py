@@ -1,0 +1,255 @@
+"""Loading the local models: one llama.cpp instance per model per process, imported only when used.
+
+A model reference is a registry name (installed by `mem models pull`) or a path to any .gguf file
+(mem.yaml: `models: {embed: /path/x.gguf, compress: /path/y.gguf}`). llama.cpp's own logging goes
+to the "memcli" logger at debug level (`mem -v -v` shows it), never straight to the terminal.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import logging
+import os
+import threading
+import weakref
+from pathlib import Path
+
+from memcli.errors import ModelError, NotFound
+
+log = logging.getLogger("memcli")
+
+EMBED_MAX_TOKENS = 1024  # the longest input an embedding model sees; bounds its work buffers
+EMBED_PACK_TOKENS = 128  # short texts share a forward pass up to this many tokens (fastest of 32-512 here)
+EMBED_MAX_SEQS = 64
+LM_CONTEXT = 2048
+FINGERPRINT_BYTES = 1 << 20
+THREADS = max(1, min(os.cpu_count() or 2, 4))
+
+_lock = threading.Lock()
+_embedders: dict[str, "Embedder"] = {}
+_lms: dict[str, "LanguageModel"] = {}
+_log_callback = None
+
+
+def resolve(ref: str, role: str) -> Path:
+    """A registry name -> its installed file; a path to a .gguf -> that file."""
+    from memcli import registry
+
+    if _looks_like_path(ref):
+        path = Path(ref).expanduser()
+        if not path.is_file():
+            raise ModelError(f"model file {path} does not exist")
+        return path
+    try:
+        spec = registry.get(ref)
+    except NotFound as exc:
+        raise ModelError(f"{exc}; or give a path to a .gguf file") from None
+    if spec.role != role:
+        raise ModelError(f"model {ref} has the role {spec.role!r}; it cannot serve as the {role} model")
+    path = registry.model_path(spec)
+    if not path.is_file():
+        raise ModelError(f"model {ref} is not installed; run `mem models pull {ref}`")
+    return path
+
+
+def get_embedder(ref: str) -> "Embedder":
+    path = resolve(ref, "embed")
+    with _lock:
+        key = str(path.resolve())
+        if key not in _embedders:
+            _embedders[key] = Embedder(path, _display_name(ref, path))
+        return _embedders[key]
+
+
+def get_lm(ref: str) -> "LanguageModel":
+    path = resolve(ref, "compress")
+    with _lock:
+        key = str(path.resolve())
+        if key not in _lms:
+            _lms[key] = LanguageModel(path, _display_name(ref, path))
+        return _lms[key]
+
+
+def clear_cache() -> None:
+    """Forget loaded models (tests and benchmarks measure cold loads with it)."""
+    with _lock:
+        for model in list(_embedders.values()) + list(_lms.values()):
+            model.llama.close()
+        _embedders.clear()
+        _lms.clear()
+
+
+class Embedder:
+    """Sentence vectors: float32, L2-normalised, one row per text."""
+
+    def __init__(self, path: Path, name: str):
+        llama_cpp = _llama_cpp()
+        self.name = name
+        self.model_id = f"{name}@{fingerprint(path)}"
+        self.llama = _load(path, embedding=True, n_ctx=0, n_batch=EMBED_MAX_TOKENS, n_ubatch=EMBED_MAX_TOKENS)
+        _check_role(self.llama, path, "embed")
+        if llama_cpp.llama_pooling_type(self.llama.ctx) == llama_cpp.LLAMA_POOLING_TYPE_NONE:
+            raise ModelError(f"{path} declares no pooling, so it gives no sentence vectors; "
+                             "it is not an embedding model")
+        self.dim = self.llama.n_embd()
+        # A model trained on shorter inputs than its position table says so (sentence-transformers'
+        # max_seq_length, kept by mem's converter); longer texts are cut there, as it would.
+        limit = int(self.llama.metadata.get("mem.max_seq_length") or self.llama.n_ctx())
+        self.max_tokens = min(limit, self.llama.n_batch)
+        self._pack_tokens = min(EMBED_PACK_TOKENS, self.llama.n_batch)
+        self._batch = llama_cpp.llama_batch_init(self.llama.n_batch, 0, EMBED_MAX_SEQS)
+        weakref.finalize(self, llama_cpp.llama_batch_free, self._batch)
+        self._busy = threading.Lock()  # one batch buffer and one context: one caller at a time
+
+    def embed(self, texts: list[str]):
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        with self._busy:
+            pending: list[tuple[int, list[int]]] = []
+            used = 0
+            for row, text in enumerate(texts):
+                tokens = self.tokens(text)
+                if pending and (used + len(tokens) > self._pack_tokens or len(pending) == EMBED_MAX_SEQS):
+                    self._decode(pending, out)
+                    pending, used = [], 0
+                pending.append((row, tokens))
+                used += len(tokens)
+            if pending:
+                self._decode(pending, out)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.maximum(norms, 1e-12)
+
+    def tokens(self, text: str) -> list[int]:
+        """The model's tokens for text, cut to max_tokens keeping the closing special token."""
+        tokens = self.llama.tokenize(text.encode("utf-8", "replace"), add_bos=True, special=False)
+        if len(tokens) > self.max_tokens:
+            tokens = tokens[: self.max_tokens - 1] + tokens[-1:]
+        return tokens
+
+    def _decode(self, pending: list[tuple[int, list[int]]], out) -> None:
+        import numpy as np
+
+        llama_cpp = _llama_cpp()
+        batch = self._batch
+        n = 0
+        for seq, (_, tokens) in enumerate(pending):
+            for pos, token in enumerate(tokens):
+                batch.token[n] = token
+                batch.pos[n] = pos
+                batch.n_seq_id[n] = 1
+                batch.seq_id[n][0] = seq
+                batch.logits[n] = True
+                n += 1
+        batch.n_tokens = n
+        ctx = self.llama.ctx
+        memory = llama_cpp.llama_get_memory(ctx)
+        if memory:
+            llama_cpp.llama_memory_clear(memory, True)
+        if llama_cpp.llama_decode(ctx, batch) != 0:
+            raise ModelError(f"the embedding model {self.name} failed on a batch of {len(pending)} texts")
+        for seq, (row, _) in enumerate(pending):
+            pointer = llama_cpp.llama_get_embeddings_seq(ctx, seq)
+            out[row] = np.ctypeslib.as_array(pointer, shape=(self.dim,))
+
+
+class LanguageModel:
+    """The compression model, loaded so that one forward pass yields the logits of every token.
+
+    `llama.eval(tokens)` after `llama.reset()` fills `llama.scores[:len(tokens)]` (n × vocab logits);
+    `logits(tokens)` does exactly that.
+    """
+
+    def __init__(self, path: Path, name: str):
+        self.name = name
+        self.model_id = f"{name}@{fingerprint(path)}"
+        self.llama = _load(path, logits_all=True, n_ctx=LM_CONTEXT, n_batch=512)
+        _check_role(self.llama, path, "compress")
+
+    def tokenize(self, text: str) -> list[int]:
+        """The text's own tokens: no BOS, special-token syntax treated as plain text."""
+        return self.llama.tokenize(text.encode("utf-8", "replace"), add_bos=False, special=False)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenize(text))
+
+    def logits(self, tokens: list[int]):
+        """Logits (n × vocab, float32) after each token, from one fresh forward pass."""
+        if len(tokens) > self.llama.n_ctx():
+            raise ModelError(f"{len(tokens)} tokens do not fit the {self.name} context of {self.llama.n_ctx()}")
+        self.llama.reset()
+        self.llama.eval(tokens)
+        return self.llama.scores[: len(tokens)].copy()
+
+
+def fingerprint(path: Path) -> str:
+    """12 hex digits that change with the file's content; reads 2 MiB, not the whole file."""
+    size = path.stat().st_size
+    digest = hashlib.sha256(str(size).encode())
+    with path.open("rb") as handle:
+        digest.update(handle.read(FINGERPRINT_BYTES))
+        handle.seek(max(size - FINGERPRINT_BYTES, 0))
+        digest.update(handle.read(FINGERPRINT_BYTES))
+    return digest.hexdigest()[:12]
+
+
+def _looks_like_path(ref: str) -> bool:
+    return ref.endswith(".gguf") or os.sep in ref or "/" in ref or ref.startswith("~")
+
+
+def _display_name(ref: str, path: Path) -> str:
+    return path.stem if _looks_like_path(ref) else ref
+
+
+def _llama_cpp():
+    """Import llama_cpp on first use and route its logging to ours."""
+    global _log_callback
+    # llama.cpp's OpenMP threads spin between operations by default; on a 2-core machine shared with
+    # anything else the spinning thread steals the core the working one needs (3-4x slower under load
+    # in bench/models.py, 1.2x faster when nearly idle). Read once, when llama.cpp loads.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise ModelError(f"llama-cpp-python is not importable ({exc}); see models/README.md to build it") from None
+    if _log_callback is None:
+
+        @llama_cpp.llama_log_callback
+        def forward(level, text, user_data):
+            if log.isEnabledFor(logging.DEBUG):
+                message = text.decode("utf-8", "replace").rstrip()
+                if message:
+                    log.debug("llama.cpp: %s", message)
+
+        llama_cpp.llama_log_set(forward, ctypes.c_void_p(0))
+        _log_callback = forward  # kept referenced: llama.cpp calls it for the life of the process
+    return llama_cpp
+
+
+def _load(path: Path, **params):
+    llama_cpp = _llama_cpp()
+    with path.open("rb") as handle:
+        if handle.read(4) != b"GGUF":
+            raise ModelError(f"{path} is not a GGUF file (corrupt or wrong file); "
+                             "`mem models verify` checks installed models")
+    threads = THREADS
+    # verbose=False makes llama-cpp-python point stdout and stderr at /dev/null while it loads, which
+    # would swallow the debug log that `-v -v` asked for; its own prints are debug chatter then.
+    verbose = log.isEnabledFor(logging.DEBUG)
+    try:
+        return llama_cpp.Llama(str(path), n_threads=threads, n_threads_batch=threads, verbose=verbose, **params)
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise ModelError(f"cannot load {path}: {exc} (the file may be corrupt or truncated; "
+                         "`mem models verify` checks installed models)") from None
+
+
+def _check_role(llama, path: Path, role: str) -> None:
+    """An encoder with pooling is an embedding model; a causal LM without it is a compression model."""
+    meta = llama.metadata
+    arch = meta.get("general.architecture", "")
+    embeds = f"{arch}.pooling_type" in meta or meta.get(f"{arch}.attention.causal") == "false"
+    actual = "embed" if embeds else "compress"
+    if actual != role:
+        what = "an embedding model" if embeds else "a causal language model"
+        raise ModelError(f"{path} is {what} ({arch}); it cannot serve as the {role} model")
