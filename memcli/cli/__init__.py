@@ -9,6 +9,7 @@ import click
 from memcli import __version__
 from memcli.cli import assist_cmd, compress_cmd, core, doctor_cmd, search_cmd
 from memcli.cli.common import Env, MemGroup, setup_logging
+from memcli.cli.models_cmd import models
 
 
 @click.group(cls=MemGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -37,5 +38,5 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
 
 
 for command in (core.COMMANDS + search_cmd.COMMANDS + compress_cmd.COMMANDS + assist_cmd.COMMANDS
-                + doctor_cmd.COMMANDS):
+                + doctor_cmd.COMMANDS + [models]):
     main.add_command(command)

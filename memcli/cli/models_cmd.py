@@ -22,7 +22,7 @@ def list_cmd(fmt):
     """Known models, whether they are installed, and where."""
     from memcli import models as store
 
-    emit(store.list_models(), fmt, _human_row)
+    emit(store.list_models(), fmt, row=dict, human=_human_row)
 
 
 def _human_row(row: dict) -> str:
@@ -106,7 +106,7 @@ def verify(names, fmt):
 
     results = store.verify(names)
     rows = [{"name": r.name, "ok": r.ok, "detail": r.detail, "path": str(r.path)} for r in results]
-    emit(rows, fmt, lambda row: f"{'ok ' if row['ok'] else 'BAD'} {row['name']}: {row['detail']}")
+    emit(rows, fmt, row=dict, human=lambda row: f"{'ok ' if row['ok'] else 'BAD'} {row['name']}: {row['detail']}")
     bad = [r.name for r in results if not r.ok]
     if bad:
         raise ModelError(f"{len(bad)} model(s) failed verification ({', '.join(bad)}); "
