@@ -9,13 +9,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from memcli import engines, ids
 from memcli.catalog import Catalog, Filters
-from memcli.errors import InputError, InvalidMemory, MemError, NotFound, StoreError
+from memcli.errors import InputError, InvalidMemory, MemError, NotFound, Refused, StoreError
 from memcli.memory import Memory, content_key, normalise_tags, now_utc
 from memcli.store import Store, find_store
 
@@ -26,6 +27,13 @@ log = logging.getLogger("memcli")
 class AddResult:
     memory: Memory
     duplicate: bool = False
+    redacted: dict[str, int] = field(default_factory=dict)  # secrets replaced, by kind
+
+
+@dataclass
+class EditResult:
+    memory: Memory | None  # None when nothing changed
+    redacted: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -33,6 +41,8 @@ class ImportReport:
     imported: int = 0
     duplicates: int = 0
     invalid: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    redacted: dict[str, int] = field(default_factory=dict)
 
 
 class Mem:
@@ -104,17 +114,25 @@ class Mem:
         defer: bool = False,
         method: str | None = None,
         ratio: float | None = None,
+        check_source: bool = True,
     ) -> AddResult:
+        """Store a text. Secrets are redacted before anything else sees it (the duplicate test, the models,
+        the file); a private key that survives redaction, or a `source` the denylist names, refuses the
+        write (Refused) before anything is stored. `check_source=False` is for a caller that has already
+        decided the source with finer rules (ingest)."""
         raw = _clean_input(text)
         if len(raw.encode("utf-8")) > self.settings.max_input_bytes:
             raise InputError(f"the text is larger than the limit of {self.settings.max_input_bytes} bytes")
         tag_list = normalise_tags(list(tags))
+        if check_source:
+            self.refuse_ignored_source(source)
+        (raw, source), redacted = self._redacted(raw, source)
         self._ensure_store()
         key = content_key(raw)
         if not allow_duplicate:
             existing = self._duplicate_of(key)
             if existing:
-                return AddResult(existing, duplicate=True)
+                return AddResult(existing, duplicate=True, redacted=redacted)
         compressed, info = self._compression_for(raw, compress=compress, defer=defer, method=method, ratio=ratio)
         self._compression_warning(info)
         vector = self._embed_for_write(raw)
@@ -128,9 +146,20 @@ class Mem:
                 # Another process may have added the same text while this one was compressing.
                 existing = self._duplicate_of(key)
                 if existing:
-                    return AddResult(existing, duplicate=True)
+                    return AddResult(existing, duplicate=True, redacted=redacted)
             self._save(memory, vector)
-        return AddResult(memory)
+        return AddResult(memory, redacted=redacted)
+
+    def relabel(self, memory: Memory, *, source: str | None, tags: Iterable[str]) -> Memory:
+        """A new source and tags for a memory whose text stays, so its id, short form and vector stay too
+        (ingest renumbering a chunk that moved within its file)."""
+        with self.store.lock():
+            current = self._current(memory.id)
+            if current is None:
+                raise NotFound(f"no memory with id {memory.id!r}")
+            current.source, current.tags, current.updated_at = source, normalise_tags(list(tags)), now_utc()
+            self._save(current, None)
+        return current
 
     def _duplicate_of(self, key: str) -> Memory | None:
         self.catalog.refresh()
@@ -225,13 +254,17 @@ class Mem:
     def edit_text(self, memory: Memory) -> str:
         return self.store.read(self._relpath_of(memory.id)).to_yaml()
 
-    def save_edit(self, memory: Memory, text: str) -> Memory | None:
-        """Validate an edited file and save it; None when nothing changed. Raises before writing anything."""
+    def save_edit(self, memory: Memory, text: str) -> EditResult:
+        """Validate an edited file, redact it and save it. Raises before writing anything."""
         edited = Memory.from_yaml(text, f"edited memory {memory.id}")
         if edited.id != memory.id:
             raise InvalidMemory(f"the id cannot be changed (was {memory.id}, now {edited.id})")
+        if edited.source != memory.source:
+            self.refuse_ignored_source(edited.source)
+        (edited.raw, edited.compressed, edited.source), redacted = self._redacted(
+            edited.raw, edited.compressed, edited.source)
         if edited.to_dict() == memory.to_dict():
-            return None
+            return EditResult(None, redacted)
         if edited.raw != memory.raw:
             edited.raw = _clean_input(edited.raw)
             if edited.compressed == memory.compressed:
@@ -243,7 +276,7 @@ class Mem:
         vector = self._embed_for_write(edited.raw)
         with self.store.lock():
             self._save(edited, vector, old_relpath=self._relpath_of(memory.id))
-        return edited
+        return EditResult(edited, redacted)
 
     def import_jsonl(self, lines: Iterable[str], *, compress: bool = True, defer: bool = False) -> ImportReport:
         """Take exported JSON lines: ids and timestamps kept, exact duplicates skipped, bad lines reported."""
@@ -257,6 +290,16 @@ class Mem:
             except MemError as exc:
                 report.invalid.append(str(exc))
                 continue
+            try:
+                self.refuse_ignored_source(memory.source)
+                (raw, memory.compressed, memory.source), redacted = self._redacted(
+                    memory.raw, memory.compressed, memory.source)
+            except Refused as exc:
+                report.refused.append(f"line {number}: {exc}")
+                continue
+            if raw != memory.raw:  # the short form was made from the secret too: make a new one
+                memory.raw, memory.compressed, memory.compression = raw, None, None
+            report.redacted = dict(Counter(report.redacted) + Counter(redacted))
             key = content_key(memory.raw)
             if self._known_id(memory.id) or self._duplicate_of(key):
                 report.duplicates += 1
@@ -297,6 +340,60 @@ class Mem:
         if len(memory.raw.encode("utf-8")) > self.settings.max_input_bytes:
             raise InputError(f"line {line}: text larger than {self.settings.max_input_bytes} bytes")
         return memory
+
+    # -- privacy ---------------------------------------------------------------------------------
+
+    @property
+    def home(self) -> Path:
+        """The folder the store speaks for: the project around a `.mem/` store, else the store's own folder.
+        Its `.memignore` is the store's denylist, and `mem ingest` writes sources relative to it."""
+        root = self.store.root
+        return root.parent if root.name == ".mem" else root
+
+    def ignore_rules(self, walk_root: Path | None = None):
+        """The denylist (memcli.ignore.IgnoreRules) for this store, and for an ingest walk of `walk_root`."""
+        from memcli.ignore import IgnoreRules
+
+        return IgnoreRules.load(self.home, walk_root)
+
+    def refuse_ignored(self, path: Path | str, what: str = "file", rules=None) -> None:
+        """Refused, naming the rule and where it is written, when the denylist ignores `path`."""
+        found = (rules or self.ignore_rules()).match(path)
+        if found is not None and found.ignored:
+            raise Refused(f"refusing {what} {path}: it is ignored by {found.source_name}:{found.line}:"
+                          f"{found.pattern} (`mem ignore check -v {path}` explains)")
+
+    def refuse_ignored_source(self, source: str | None) -> None:
+        """A `source` that names a local path (a plain path, `path#n`, or a file:// URI) must not be ignored;
+        other URIs (https://, mailto:, ...) are not files mem could read, and pass."""
+        from memcli.ignore import local_paths
+
+        paths = local_paths(source) if source else []
+        if paths:
+            rules = self.ignore_rules()
+            for path in paths:
+                self.refuse_ignored(path, "source", rules)
+
+    def redact(self, text: str):
+        """The text with its secrets replaced (a memcli.redact.Redaction); Refused if a private key survives.
+        A broken `redact` pattern in mem.yaml is a StoreError naming it."""
+        from memcli.redact import check_no_private_key, redact
+
+        result = redact(text, self.settings.redact)
+        check_no_private_key(result.text)
+        return result
+
+    def _redacted(self, *texts: str | None) -> tuple[list[str | None], dict[str, int]]:
+        """Each text redacted (None stays None), and the counts of all of them together."""
+        counts: Counter[str] = Counter()
+        out = []
+        for text in texts:
+            if text is not None:
+                result = self.redact(text)
+                text = result.text
+                counts.update(result.counts)
+            out.append(text)
+        return out, dict(counts)
 
     def _current(self, memory_id: str) -> Memory | None:
         """The memory as its file says now (another process or a person may have changed it)."""

@@ -98,10 +98,11 @@ def build_server(mem: Mem) -> tuple[MCPServer, Worker]:
         source: Annotated[str | None, Field(description="Where it came from: a path or URI.")] = None,
     ) -> dict[str, Any]:
         """Remember a piece of text. Returns the stored memory; `duplicate: true` when the same text
-        was already stored (nothing new is written then)."""
+        was already stored (nothing new is written then); `redacted` counts the secrets (by kind) that
+        were replaced by [REDACTED:<kind>] before storing. A private key is refused."""
         written_by = client_name(ctx)
         result = await worker(lambda: mem.add(content, tags=normalise_tags(tags), source=source, written_by=written_by))
-        return result.memory.to_contract() | {"duplicate": result.duplicate}
+        return result.memory.to_contract() | {"duplicate": result.duplicate, "redacted": result.redacted}
 
     @server.tool()
     async def memory_search(

@@ -32,14 +32,19 @@ class FakeCompressor:
 
 
 class FakeEmbedder:
-    """Bag of hashed words in 64 dimensions: texts sharing words are near, others far."""
+    """Bag of hashed words in 64 dimensions: texts sharing words are near, others far; records what it
+    was asked to embed."""
 
     dim = 64
     model_id = "fake-embedder-64"
 
+    def __init__(self):
+        self.seen: list[str] = []
+
     def embed(self, texts):
         import numpy as np
 
+        self.seen.extend(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             for word in WORD.findall(text.lower()):

@@ -77,7 +77,7 @@ def test_a_client_writes_searches_lists_gets_and_deletes():
                          "memory_context"}
         short = await call(client, "memory_write", content="We moved billing from Heroku to Fly.io in March",
                            tags=["infra", "Billing"], source="notes/infra.md")
-        assert set(short) == CONTRACT | {"duplicate"}
+        assert set(short) == CONTRACT | {"duplicate", "redacted"} and short["redacted"] == {}
         assert short["written_by"] == "mcp:test-assistant" and short["tags"] == ["infra", "billing"]
         assert short["source"] == "notes/infra.md" and not short["duplicate"]
         again = await call(client, "memory_write", content="we moved billing from heroku to fly.io in march")

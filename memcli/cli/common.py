@@ -97,6 +97,21 @@ def emit(items: Iterable, fmt: str | None, *, row: Callable[[Any], dict], human:
     return count
 
 
+def redaction_note(counts: dict[str, int]) -> str | None:
+    """"redacted 2 secrets: 1 aws-secret-key, 1 password", or None when nothing was redacted."""
+    total = sum(counts.values())
+    if not total:
+        return None
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+    return f"redacted {total} secret{'s' if total != 1 else ''}: {kinds}"
+
+
+def say_redacted(counts: dict[str, int]) -> None:
+    note = redaction_note(counts)
+    if note:
+        click.echo(f"mem: {note}", err=True)
+
+
 class ProgressBars:
     """A progress callback for the library: one bar per phase on stderr, only for work worth watching."""
 

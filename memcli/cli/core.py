@@ -11,8 +11,8 @@ from pathlib import Path
 import click
 
 from memcli.cli import render
-from memcli.cli.common import Env, emit, output_options, pass_env
-from memcli.errors import InputError, InvalidMemory
+from memcli.cli.common import Env, emit, output_options, pass_env, say_redacted
+from memcli.errors import InputError, InvalidMemory, Refused
 
 
 def interactive() -> bool:
@@ -96,7 +96,8 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
 
     Prints the new memory's id. If the same text is already stored, prints that id instead and
     stores nothing. Long text (mem.yaml compress_min_chars, 400 by default) also gets a compressed
-    form made by the local model.
+    form made by the local model. Secrets (keys, tokens, passwords) are replaced by
+    [REDACTED:<kind>] first; a --file or --source that .memignore names is refused (exit 7).
 
     \b
       mem add "We moved billing from Heroku to Fly.io in March" -t infra
@@ -110,6 +111,7 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
     if file is not None and text:
         raise click.UsageError("give the text or --file, not both")
     if file is not None:
+        mem.refuse_ignored(file)
         body = read_file(file, limit)
         source = source or str(file)
     elif text == ("-",) or (not text and not interactive()):
@@ -121,10 +123,11 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
     result = mem.add(body, tags=tags, source=source, allow_duplicate=allow_duplicate,
                      compress=not no_compress, defer=defer)
     announce_new_store(env)
+    say_redacted(result.redacted)
     if result.duplicate:
         click.echo(f"mem: already stored as {result.memory.id} (--allow-duplicate stores it again)", err=True)
     if as_json:
-        payload = result.memory.to_contract() | {"duplicate": result.duplicate}
+        payload = result.memory.to_contract() | {"duplicate": result.duplicate, "redacted": result.redacted}
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
         click.echo(result.memory.id)
@@ -191,14 +194,15 @@ def edit(env: Env, memory_id: str) -> None:
             return
         try:
             saved = mem.save_edit(memory, edited)
-        except (InvalidMemory, InputError) as exc:
+        except (InvalidMemory, InputError, Refused) as exc:
             click.echo(f"mem: error: {exc}", err=True)
             if interactive() and click.confirm("Reopen the editor?", default=True, err=True):
                 text = edited
                 continue
             kept = _keep(edited, memory.id)
             raise InvalidMemory(f"the edit was not saved; it is kept in {kept}") from None
-        click.echo("mem: no change" if saved is None else f"saved {memory.id}", err=True)
+        say_redacted(saved.redacted)
+        click.echo("mem: no change" if saved.memory is None else f"saved {memory.id}", err=True)
         return
 
 
@@ -229,6 +233,8 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
 
     Ids and timestamps are kept; a memory whose id or text is already stored is skipped. Lines that
     are not valid records are reported with their line number; the others are still imported.
+    Records are redacted like `mem add` (a redacted one gets a new compressed form); a record that
+    keeps a private key, or whose source .memignore names, is refused (exit 7 if nothing was invalid).
     """
     mem = env.mem()
     if source == "-":
@@ -241,15 +247,20 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     with stream:
         report = mem.import_jsonl(stream, compress=not no_compress, defer=defer)
     announce_new_store(env)
-    for error in report.invalid:
+    for error in report.invalid + report.refused:
         click.echo(f"mem: skipped {error}", err=True)
-    summary = {"imported": report.imported, "duplicates": report.duplicates, "invalid": len(report.invalid)}
+    say_redacted(report.redacted)
+    summary = {"imported": report.imported, "duplicates": report.duplicates, "invalid": len(report.invalid),
+               "refused": len(report.refused), "redacted": report.redacted}
     if as_json:
         click.echo(json.dumps(summary))
+    refused = f", {len(report.refused)} refused" if report.refused else ""
     click.echo(f"imported {report.imported}, skipped {report.duplicates} already stored, "
-               f"{len(report.invalid)} invalid", err=True)
+               f"{len(report.invalid)} invalid{refused}", err=True)
     if report.invalid:
         raise click.exceptions.Exit(3)
+    if report.refused:
+        raise click.exceptions.Exit(Refused.exit_code)
 
 
 COMMANDS = [init, path, add, show, ls, rm, edit, export, import_]
