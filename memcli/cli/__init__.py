@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from memcli import __version__
-from memcli.cli import assist_cmd, compress_cmd, core, doctor_cmd, search_cmd
+from memcli.cli import assist_cmd, compress_cmd, core, doctor_cmd, ingest_cmd, search_cmd
 from memcli.cli.common import Env, MemGroup, setup_logging
 from memcli.cli.models_cmd import models
 
@@ -38,5 +38,5 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
 
 
 for command in (core.COMMANDS + search_cmd.COMMANDS + compress_cmd.COMMANDS + assist_cmd.COMMANDS
-                + doctor_cmd.COMMANDS + [models]):
+                + doctor_cmd.COMMANDS + ingest_cmd.COMMANDS + [models]):
     main.add_command(command)

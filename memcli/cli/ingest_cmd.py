@@ -1,0 +1,118 @@
+"""`mem ingest` (files and folders into memories) and `mem ignore check` (the denylist, explained)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from memcli.cli.common import Env, MemGroup, ProgressBars, emit, output_options, pass_env, redaction_note
+from memcli.cli.core import announce_new_store
+from memcli.errors import Refused
+
+
+@click.command()
+@click.argument("paths", metavar="PATH...", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-t", "--tag", "tags", multiple=True, metavar="TAG", help="Tag every chunk (repeatable, or a,b).")
+@click.option("--dry-run", is_flag=True, help="Say what would change; store nothing.")
+@click.option("--prune", is_flag=True,
+              help="Delete the chunks of files under PATH that are gone (deleted, now ignored or binary).")
+@click.option("--defer", is_flag=True, help="Store now, compress later with `mem compress --pending`.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
+@pass_env
+def ingest(env: Env, paths, tags, dry_run, prune, defer, as_json) -> None:
+    """Store text files and folders as memories, one per chunk, and keep them in step.
+
+    Folders are walked; .memignore files (the store's, the walked folder's and those below it, and
+    ~/.config/mem/ignore, on top of built-in defaults) and binary files are skipped. Long files are
+    split into chunks of at most ingest_chunk_chars (mem.yaml, 1500 by default); each chunk is a
+    memory with `source: PATH#N` and `written_by: ingest`, redacted, compressed and embedded like
+    `mem add`. PATH is written relative to the project of a .mem/ store (or the store folder), else
+    as ~/... or absolute.
+
+    Run it again after editing: unchanged chunks stay as they are (same ids), changed ones are
+    replaced, and the chunks of a deleted file stay unless --prune. The summary goes to stderr.
+
+    \b
+      mem ingest docs/ README.md -t docs
+      mem ingest notes/ --dry-run
+      mem ingest docs/ --prune --defer && mem compress --pending
+    """
+    from memcli.ingest import ingest as run_ingest
+
+    mem = env.mem()
+    with ProgressBars(threshold=1) as progress:
+        report = run_ingest(mem, paths, tags=tags, dry_run=dry_run, prune=prune, defer=defer, progress=progress)
+    announce_new_store(env)
+    for refused in report.refused:
+        click.echo(f"mem: {refused}", err=True)
+    click.echo(_summary(report), err=True)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+    if report.refused:
+        raise click.exceptions.Exit(Refused.exit_code)
+
+
+def _summary(report) -> str:
+    files = (f"{report.seen} paths: {report.files} files read, {report.ignored} ignored, {report.binary} binary"
+             + (f", {report.skipped} skipped" if report.skipped else "")
+             + (f", {len(report.refused)} refused" if report.refused else ""))
+    chunks = (f"chunks: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
+              f"{report.removed} removed")
+    lines = [("dry run, nothing stored: " if report.dry_run else "") + f"{files}; {chunks}"]
+    if report.orphaned:
+        lines.append(f"kept {report.orphaned} chunk{'s' if report.orphaned != 1 else ''} of files no longer "
+                     "there (--prune deletes them)")
+    note = redaction_note(report.redacted)
+    if note:
+        lines.append(note)
+    return "\n".join(f"mem: {line}" for line in lines)
+
+
+@click.group(cls=MemGroup)
+def ignore():
+    """The denylist: which files mem never reads (.memignore, in .gitignore syntax)."""
+
+
+@ignore.command()
+@click.argument("paths", metavar="PATH...", nargs=-1, required=True)
+@click.option("-v", "--verbose", is_flag=True, help="Show the deciding rule as FILE:LINE:PATTERN<TAB>PATH.")
+@click.option("-n", "--non-matching", is_flag=True, help="Also show paths no rule matches (implies -v).")
+@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), metavar="DIR",
+              help="Check as `mem ingest DIR` would: DIR's .memignore files apply too.")
+@output_options
+@pass_env
+def check(env: Env, paths, verbose, non_matching, root, fmt) -> None:
+    """Say which PATHs mem would refuse to read, like `git check-ignore`.
+
+    Prints the ignored paths; with -v, the rule that decides each matched path (a `!` rule that
+    re-includes it too); with -n, `::<TAB>PATH` for paths no rule matches. --json/--jsonl give
+    every path with `ignored`, `source`, `line` and `pattern`. Exits 0 if any PATH is ignored, else 1.
+    """
+    rules = env.mem().ignore_rules(walk_root=root)
+    decided = [(path, rules.match(path)) for path in paths]
+    if fmt:
+        emit(decided, fmt, row=_row, human=str)
+    else:
+        verbose = verbose or non_matching
+        for path, found in decided:
+            if found is not None and found.ignored and not verbose:
+                click.echo(path)
+            elif verbose and found is not None:
+                click.echo(str(found))
+            elif non_matching and found is None:
+                click.echo(f"::\t{path}")
+    if not any(found is not None and found.ignored for _, found in decided):
+        raise click.exceptions.Exit(1)
+
+
+def _row(decided) -> dict:
+    path, found = decided
+    if found is None:
+        return {"path": path, "ignored": False, "source": None, "line": None, "pattern": None}
+    return {"path": path, "ignored": found.ignored, "source": found.source_name, "line": found.line,
+            "pattern": found.pattern}
+
+
+COMMANDS = [ingest, ignore]

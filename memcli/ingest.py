@@ -1,0 +1,243 @@
+"""`mem ingest`: files and folders into memories, one per chunk, kept in step with the files on re-runs.
+
+Each text file is redacted as a whole (a private-key block is caught even when it is longer than a
+chunk), split with memcli.chunk, and each chunk is stored through `Mem.add` (so it is compressed and
+embedded like any memory) with `source: <path>#<n>` (n from 1) and `written_by: ingest`.
+
+How a path is written: relative to the store's home (the project folder around a `.mem/` store, else
+the store folder) when it is inside it, so a store committed to git holds `docs/setup.md#2` on every
+machine; else `~/...` when it is under the user's home; else absolute. It does not depend on the
+working directory, so a re-run from anywhere finds the chunks of an earlier one.
+
+A re-run matches the chunks of a file with those stored for its path by their (redacted) text:
+an unchanged chunk is kept as it is (same id, short form and vector; renumbered or given the new tags
+when needed: "updated"), a new text is added, a stored chunk whose text is gone is removed. So an
+unchanged file adds nothing and an edit replaces only the chunks it touched. Only memories that ingest
+wrote are managed. Chunks of files that are no longer there (deleted, or now ignored, or now binary)
+stay unless `prune`, which removes them under the walked PATHs only.
+
+The duplicate guard of `mem add` does not apply: the same text in two files is two memories, each
+with its own source, because each file's chunks must stay complete for the matching above.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from memcli.catalog import Filters
+from memcli.chunk import split
+from memcli.errors import InputError, Refused
+from memcli.memory import normalise_tags
+from memcli.textio import decode, looks_binary
+
+log = logging.getLogger("memcli")
+
+WRITTEN_BY = "ingest"
+_CHUNK_SOURCE = re.compile(r"^(?P<path>.+)#(?P<n>[1-9][0-9]*)$")
+_MARKER_KIND = re.compile(r"\[REDACTED:([A-Za-z0-9_.-]+)\]")
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class IngestReport:
+    """What a run did (or, with dry_run, would do). Counts are of files, then of chunks."""
+
+    seen: int = 0  # files looked at, plus ignored folders (each counted once)
+    files: int = 0  # text files read and split
+    ignored: int = 0
+    binary: int = 0
+    skipped: int = 0  # too large, not UTF-8, unreadable (each logged with its reason)
+    refused: list[str] = field(default_factory=list)  # "source: why" of files that kept a private key
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    orphaned: int = 0  # chunks of files no longer there, kept because prune was not asked
+    redacted: dict[str, int] = field(default_factory=dict)  # secrets replaced in the chunks added
+    dry_run: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class _Root:
+    path: Path  # absolute
+    source: str  # how paths under it are written
+    is_dir: bool
+
+    def glob(self) -> str:
+        """A GLOB for the sources of chunks under this root."""
+        if not self.is_dir:
+            return _glob_escape(self.source) + "#*"
+        return _glob_escape(self.source) + "/*" if self.source else "*"
+
+    def holds(self, path: str) -> bool:
+        if not self.is_dir:
+            return path == self.source
+        return not self.source or path.startswith(self.source + "/")
+
+
+def ingest(mem, paths: Iterable[Path | str], *, tags: Iterable[str] = (), dry_run: bool = False,
+           prune: bool = False, defer: bool = False, progress: Progress | None = None) -> IngestReport:
+    """Ingest files and folders into `mem` (an memcli.api.Mem); see the module docstring."""
+    report = IngestReport(dry_run=dry_run)
+    tags = normalise_tags(list(tags))
+    roots = [_root(mem, Path(p)) for p in paths]
+    files = _files(mem, roots, report)
+    stored = _stored_chunks(mem, roots)
+    present: set[str] = set()
+    for done, (path, source) in enumerate(files, 1):
+        if _ingest_file(mem, path, source, stored.get(source, []), tags, report, dry_run=dry_run, defer=defer):
+            present.add(source)
+        if progress:
+            progress("ingesting", done, len(files))
+    gone = [m for source, chunks in stored.items() if source not in present for m in chunks]
+    if prune:
+        if gone and not dry_run:
+            mem.remove(gone)
+        report.removed += len(gone)
+    else:
+        report.orphaned = len(gone)
+    return report
+
+
+def source_path(home: Path, path: Path) -> str:
+    """How an ingested path is written in `source` (see the module docstring)."""
+    absolute = Path(os.path.abspath(path))
+    for base, prefix in ((Path(os.path.abspath(home)), ""), (Path.home(), "~/")):
+        try:
+            relative = absolute.relative_to(base).as_posix()
+        except ValueError:
+            continue
+        return prefix + relative if relative != "." else prefix.rstrip("/")
+    return absolute.as_posix()
+
+
+def _root(mem, given: Path) -> _Root:
+    if not given.exists():
+        raise InputError(f"no such file or folder: {given}")
+    path = Path(os.path.abspath(given))
+    return _Root(path, source_path(mem.home, path), path.is_dir())
+
+
+def _files(mem, roots: list[_Root], report: IngestReport) -> list[tuple[Path, str]]:
+    """The files to read, in a stable order, each once, with their source path; counts what is ignored."""
+    files: dict[str, tuple[Path, str]] = {}
+    own = (str(mem.store.memories_dir) + os.sep, str(mem.store.index_dir) + os.sep, str(mem.store.settings_path))
+    for root in roots:
+        if root.is_dir:
+            found = mem.ignore_rules(walk_root=root.path).walk()
+        else:
+            found = [(root.path, mem.ignore_rules().match(root.path))]
+        for path, match in found:
+            report.seen += 1
+            if match is not None and match.ignored:
+                report.ignored += 1
+                log.info("ignored %s (%s:%s:%s)", path, match.source_name, match.line, match.pattern)
+            elif str(path).startswith(own):
+                report.ignored += 1
+                log.info("ignored %s (the store's own files)", path)
+            else:
+                files.setdefault(str(path), (path, source_path(mem.home, path)))
+    return list(files.values())
+
+
+def _stored_chunks(mem, roots: list[_Root]) -> dict[str, list]:
+    """Chunks that ingest stored earlier under the roots, by the path of their file, in chunk order."""
+    chunks: dict[str, dict] = {}
+    for root in roots:
+        for memory in mem.list(Filters(source=root.glob())):
+            found = _CHUNK_SOURCE.match(memory.source or "")
+            if memory.written_by == WRITTEN_BY and found and root.holds(found["path"]):
+                chunks.setdefault(found["path"], {})[memory.id] = memory
+    return {path: sorted(by_id.values(), key=_number) for path, by_id in chunks.items()}
+
+
+def _ingest_file(mem, path: Path, source: str, stored: list, tags: list[str], report: IngestReport, *,
+                 dry_run: bool, defer: bool) -> bool:
+    """Bring the file's chunks in step; False when the file is binary (its chunks count as gone). A file
+    that cannot be read or is refused keeps what an earlier run stored, untouched."""
+    try:
+        text = _read_text(mem, path)
+    except _Binary:
+        report.binary += 1
+        log.info("skipped %s: binary", path)
+        return False
+    except OSError as exc:
+        report.skipped += 1
+        log.warning("skipped %s: %s", path, exc.strerror or exc)
+        return True
+    except InputError as exc:  # too large, not UTF-8
+        report.skipped += 1
+        log.warning("skipped %s", exc)
+        return True
+    try:
+        redacted = mem.redact(text).text
+    except Refused as exc:
+        report.refused.append(f"{source}: {exc}")
+        return True
+    report.files += 1
+    chunks = split(redacted, mem.settings.ingest_chunk_chars)
+    pool: dict[str, list] = {}
+    for memory in stored:
+        pool.setdefault(memory.raw, []).append(memory)
+    added = updated = 0
+    for n, chunk in enumerate(chunks, 1):
+        chunk_source = f"{source}#{n}"
+        same_text = pool.get(chunk)
+        if not same_text:
+            added += 1
+            report.redacted = dict(Counter(report.redacted) + Counter(_MARKER_KIND.findall(chunk)))
+            if not dry_run:
+                mem.add(chunk, tags=tags, source=chunk_source, written_by=WRITTEN_BY, allow_duplicate=True,
+                        defer=defer, check_source=False)
+            continue
+        memory = next((m for m in same_text if m.source == chunk_source), same_text[0])
+        same_text.remove(memory)
+        wanted_tags = memory.tags + [t for t in tags if t not in memory.tags]
+        if memory.source == chunk_source and wanted_tags == memory.tags:
+            report.unchanged += 1
+            continue
+        updated += 1
+        if not dry_run:
+            mem.relabel(memory, source=chunk_source, tags=wanted_tags)
+    gone = [memory for left in pool.values() for memory in left]
+    if gone and not dry_run:
+        mem.remove(gone)
+    report.added += added
+    report.updated += updated
+    report.removed += len(gone)
+    if added or updated or gone:
+        log.info("%s: %d added, %d updated, %d removed", source, added, updated, len(gone))
+    return True
+
+
+class _Binary(Exception):
+    pass
+
+
+def _read_text(mem, path: Path) -> str:
+    """The file's text; _Binary, OSError, or InputError (too large, not UTF-8)."""
+    limit = mem.settings.max_input_bytes
+    with path.open("rb") as handle:
+        data = handle.read(limit + 1)
+    if looks_binary(data):
+        raise _Binary
+    return decode(data, str(path), limit)
+
+
+def _number(memory) -> int:
+    return int(_CHUNK_SOURCE.match(memory.source)["n"])
+
+
+def _glob_escape(text: str) -> str:
+    """SQLite GLOB treats * ? [ as wildcards; a bracketed character matches itself."""
+    return re.sub(r"([*?\[])", r"[\1]", text)
