@@ -292,14 +292,14 @@ class Mem:
                 continue
             try:
                 self.refuse_ignored_source(memory.source)
-                (raw, memory.compressed, memory.source), redacted = self._redacted(
-                    memory.raw, memory.compressed, memory.source)
+                (raw, memory.source), redacted = self._redacted(memory.raw, memory.source)
+                if raw != memory.raw:  # the short form was made from the secret too: make a new one
+                    memory.raw, memory.compressed, memory.compression = raw, None, None
+                (memory.compressed,), in_short_form = self._redacted(memory.compressed)
             except Refused as exc:
                 report.refused.append(f"line {number}: {exc}")
                 continue
-            if raw != memory.raw:  # the short form was made from the secret too: make a new one
-                memory.raw, memory.compressed, memory.compression = raw, None, None
-            report.redacted = dict(Counter(report.redacted) + Counter(redacted))
+            report.redacted = dict(Counter(report.redacted) + Counter(redacted) + Counter(in_short_form))
             key = content_key(memory.raw)
             if self._known_id(memory.id) or self._duplicate_of(key):
                 report.duplicates += 1
@@ -356,11 +356,11 @@ class Mem:
 
         return IgnoreRules.load(self.home, walk_root)
 
-    def refuse_ignored(self, path: Path | str, what: str = "file", rules=None) -> None:
+    def refuse_ignored(self, path: Path | str, what: str = "file", rules=None, named: str | None = None) -> None:
         """Refused, naming the rule and where it is written, when the denylist ignores `path`."""
         found = (rules or self.ignore_rules()).match(path)
         if found is not None and found.ignored:
-            raise Refused(f"refusing {what} {path}: it is ignored by {found.source_name}:{found.line}:"
+            raise Refused(f"refusing {what} {named or path}: it is ignored by {found.source_name}:{found.line}:"
                           f"{found.pattern} (`mem ignore check -v {path}` explains)")
 
     def refuse_ignored_source(self, source: str | None) -> None:
@@ -372,7 +372,7 @@ class Mem:
         if paths:
             rules = self.ignore_rules()
             for path in paths:
-                self.refuse_ignored(path, "source", rules)
+                self.refuse_ignored(path, "source", rules, named=source)
 
     def redact(self, text: str):
         """The text with its secrets replaced (a memcli.redact.Redaction); Refused if a private key survives.
