@@ -5,7 +5,8 @@ pattern decides, and `!pattern` re-includes):
 
 1. built-in defaults (secrets and caches: `.git/`, `.env*`, `*.pem`, `id_rsa*`, `.index/`, ...);
 2. the user's file `~/.config/mem/ignore` (`$MEM_CONFIG_DIR/ignore`);
-3. `.memignore` at the store root;
+3. `.memignore` at the store root (`Mem.ignore_rules` passes the store's home here: the project folder
+   around a `.mem/` store, where people keep such files), and any `.memignore` below it;
 4. `.memignore` at the root of an ingest walk, and any `.memignore` deeper in the tree, each one
    applying to its own folder and below (like nested .gitignore files).
 

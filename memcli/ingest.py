@@ -131,7 +131,8 @@ def _root(mem, given: Path) -> _Root:
 def _files(mem, roots: list[_Root], report: IngestReport) -> list[tuple[Path, str]]:
     """The files to read, in a stable order, each once, with their source path; counts what is ignored."""
     files: dict[str, tuple[Path, str]] = {}
-    own = (str(mem.store.memories_dir) + os.sep, str(mem.store.index_dir) + os.sep, str(mem.store.settings_path))
+    store = mem.store
+    own_folders = (str(store.memories_dir) + os.sep, str(store.index_dir) + os.sep)
     for root in roots:
         if root.is_dir:
             found = mem.ignore_rules(walk_root=root.path).walk()
@@ -142,7 +143,7 @@ def _files(mem, roots: list[_Root], report: IngestReport) -> list[tuple[Path, st
             if match is not None and match.ignored:
                 report.ignored += 1
                 log.info("ignored %s (%s:%s:%s)", path, match.source_name, match.line, match.pattern)
-            elif str(path).startswith(own):
+            elif str(path).startswith(own_folders) or path == store.settings_path:
                 report.ignored += 1
                 log.info("ignored %s (the store's own files)", path)
             else:
