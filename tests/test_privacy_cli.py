@@ -174,6 +174,20 @@ def test_edit_redacts_what_the_editor_typed(tmp_path):
     assert secret not in memory_files()[0].read_text()
 
 
+def test_an_edit_that_adds_a_private_key_is_neither_saved_nor_kept(tmp_path):
+    memory_id = add("the deploy key is in the vault")
+    before = memory_files()[0].read_bytes()
+    body = fs.key_body()
+    editor = tmp_path / "editor.py"
+    editor.write_text("import sys, pathlib, yaml\np = pathlib.Path(sys.argv[1])\nd = yaml.safe_load(p.read_text())\n"
+                      f"d['raw'] += ':\\n' + {fs.truncated_pem(body)!r}\np.write_text(yaml.safe_dump(d))\n")
+    result = run("edit", memory_id, env={"EDITOR": f"{sys.executable} {editor}"})
+    assert result.exit_code == 7
+    assert "still holds a private key" in result.stderr and "not saved, nor kept" in result.stderr
+    assert "kept in" not in result.stderr
+    assert memory_files()[0].read_bytes() == before
+
+
 def test_mcp_memory_write_returns_the_counts_and_refuses_a_private_key():
     secret = fs.password()
 

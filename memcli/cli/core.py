@@ -199,6 +199,8 @@ def edit(env: Env, memory_id: str) -> None:
             if interactive() and click.confirm("Reopen the editor?", default=True, err=True):
                 text = edited
                 continue
+            if isinstance(exc, Refused):  # keeping it would store the key after all
+                raise Refused("the edit was not saved, nor kept") from None
             kept = _keep(edited, memory.id)
             raise InvalidMemory(f"the edit was not saved; it is kept in {kept}") from None
         say_redacted(saved.redacted)
