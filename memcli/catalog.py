@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -29,12 +30,12 @@ log = logging.getLogger("memcli")
 # A folder whose mtime is this recent may change again within the same clock tick unnoticed, so it
 # is not trusted yet (as git treats a "racily clean" file).
 SETTLED_NS = 2_000_000_000
-# A file rewritten in place changes no folder's mtime; a long-lived process looks at every file when its
-# last full look is older than this many times what that look cost (and at least FULL_LOOK_MIN_S).
+# A file rewritten in place changes no folder's mtime; every file is looked at when the last full look is
+# older than this many times what that look cost (and at least FULL_LOOK_MIN_S).
 FULL_LOOK_EVERY = 10
-FULL_LOOK_MIN_S = 1.0
+FULL_LOOK_MIN_S = 0.2
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 FILE = "catalog.sqlite"
 HNSW_FILE = "vectors.hnsw"
 
@@ -62,6 +63,7 @@ CREATE VIRTUAL TABLE fts USING fts5 (raw, tags, tokenize = 'porter unicode61 rem
 CREATE TABLE vectors (label INTEGER PRIMARY KEY, vec BLOB NOT NULL, in_hnsw INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX vectors_delta ON vectors (in_hnsw);
 CREATE TABLE hnsw_dead (label INTEGER PRIMARY KEY);
+CREATE TABLE folders (path TEXT PRIMARY KEY, mtime_ns INTEGER);
 """
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
@@ -113,8 +115,7 @@ class Catalog:
         self._db: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None
         self._refreshed = False
-        self._folders: dict[str, int | None] = {}
-        self._full_look = (0.0, 0.0)  # (monotonic time, seconds it took)
+        self._seen_folders: dict[str, int | None] = {}
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -181,68 +182,108 @@ class Catalog:
 
     def catch_up(self) -> Changes:
         """For a long-lived process (the MCP server), before each request: take in what other processes,
-        an editor or git changed since its last look, at the cost of one stat per folder when nothing did.
-
-        Adding, deleting or renaming a file into place (git, other mem processes, editors that save by
-        renaming) changes its folder's mtime, and any such change means a full look at every file. A
-        file rewritten in place changes no folder: it is seen at the next full look, which happens once
-        the last one is older than FULL_LOOK_EVERY times its cost (about a second at 10k memories). A
-        catalog that another process rebuilt (`mem reindex`) is reopened.
-        """
+        an editor or git changed since the last look (see refresh for the cost), and reopen a catalog that
+        another process rebuilt (`mem reindex`)."""
         if self._db is not None and _identity(self.path) != self._identity:
             self.close()
-            self._refreshed = False
-        if self._refreshed and self._folders_unchanged() and not self._full_look_due():
-            return Changes()
         return self.refresh(force=True)
 
-    def _folders_unchanged(self) -> bool:
-        for folder, mtime in self._folders.items():
-            try:
-                now = os.stat(folder).st_mtime_ns
-            except FileNotFoundError:
-                now = None
-            if now != mtime:
-                return False
-        return True
-
-    def _full_look_due(self) -> bool:
-        at, took = self._full_look
-        return time.monotonic() - at > max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * took)
-
     def refresh(self, progress: Progress | None = None, *, force: bool = False) -> Changes:
-        """Take in what changed on disk since last time; cheap when nothing did (no lock, no parse).
+        """Take in what changed on disk since the last look, by any process; once per command unless `force`.
 
-        Once per process unless `force` (see catch_up for a long-lived process).
+        Adding, deleting or renaming a file into place (git checkout and pull, other mem processes,
+        editors that save by renaming) changes its folder's mtime, so the catalog keeps every folder's
+        mtime and, when none moved, looks no further: a handful of stats, whatever the store's size.
+        A changed folder has its own files looked at. A file rewritten in place changes no folder; it is
+        seen at the next full look at every file, which happens when the last one is older than
+        FULL_LOOK_EVERY times what it cost (at least FULL_LOOK_MIN_S): at once in a small store, within
+        a few seconds at 100k memories, where a full look costs half a second.
         """
         if self._refreshed and not force:
             return Changes()
-        began, started_ns, folders = time.monotonic(), time.time_ns(), {}
-        changes = self._diff(folders)
-        if changes[0] or changes[1]:
-            with self.store.lock():
-                result = self._apply(*self._diff(), progress)
-        else:
+        began, started_ns = time.time(), time.time_ns()
+        folders = self._changed_folders()
+        if folders == []:
             result = Changes()
+        else:
+            fresh, gone = self._diff(folders)
+            cost = time.time() - began
+            if fresh or gone:
+                with self.store.lock():
+                    result = self._apply(*self._diff(folders), progress)
+            else:
+                result = Changes()
+            self._remember_folders(folders, began, cost, started_ns)
         for path, error in self.db.execute("SELECT path, error FROM broken ORDER BY path"):
             log.warning("skipped unreadable memory file %s: %s", path, error)
         self._refreshed = True
-        # -1 matches no mtime: a folder that changed just before the look is looked at again next time.
-        self._folders = {folder: -1 if mtime is not None and mtime >= started_ns - SETTLED_NS else mtime
-                         for folder, mtime in folders.items()}
-        self._full_look = (began, time.monotonic() - began)
         return result
+
+    def _changed_folders(self) -> list[str] | None:
+        """Folders (relative to the store root) whose files need a look: None for all, [] for none."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'full_look'").fetchone()
+        if row is None:
+            return None
+        at, cost = json.loads(row[0])
+        if time.time() - at > max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * cost):
+            return None
+        changed = []
+        for folder, mtime in self.db.execute("SELECT path, mtime_ns FROM folders"):
+            try:
+                now = os.stat(self.store.root / folder).st_mtime_ns
+            except FileNotFoundError:
+                now = None
+            if now != mtime:
+                changed.append(folder)
+        return changed
+
+    def _remember_folders(self, looked_at: list[str] | None, began: float, cost: float, started_ns: int) -> None:
+        """Store the mtime of every folder just looked at; one that moved within SETTLED_NS of the look
+        is stored as -1 (it may change again within the same clock tick unnoticed), so it is looked at
+        again next time, as git treats a "racily clean" file."""
+        seen = self._seen_folders
+        rows = [(folder, -1 if mtime is not None and mtime >= started_ns - SETTLED_NS else mtime)
+                for folder, mtime in seen.items()]
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if looked_at is None:
+                self.db.execute("DELETE FROM folders")
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('full_look', ?)",
+                                (json.dumps([began, cost]),))
+            self.db.executemany("INSERT OR REPLACE INTO folders VALUES (?, ?)", rows)
+            self.db.execute("DELETE FROM folders WHERE mtime_ns IS NULL AND path != 'memories'")
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
 
     def behind(self) -> tuple[int, int]:
         """How far the catalog is behind the files, without catching up: (new or changed, removed)."""
-        fresh, gone = self._diff()
+        fresh, gone = self._diff(None)
         return len(fresh), len(gone)
 
-    def _diff(self, folders: dict | None = None) -> tuple[list[tuple[str, int, int]], list[str]]:
-        known = {path: (mtime, size) for path, mtime, size in self.db.execute(
-            "SELECT path, mtime_ns, size FROM memories UNION ALL SELECT path, mtime_ns, size FROM broken")}
+    def _diff(self, folders: list[str] | None) -> tuple[list[tuple[str, int, int]], list[str]]:
+        """Files new or changed, and files gone, in the given folders (None: everywhere)."""
+        self._seen_folders = {}
+        if folders is None:
+            known = {path: (mtime, size) for path, mtime, size in self.db.execute(
+                "SELECT path, mtime_ns, size FROM memories UNION ALL SELECT path, mtime_ns, size FROM broken")}
+            files = self.store.scan(folders=self._seen_folders)
+        else:
+            known_folders = {path for (path,) in self.db.execute("SELECT path FROM folders")}
+            known, files = {}, []
+            for folder in folders:
+                for path, mtime, size in self.db.execute(
+                        "SELECT path, mtime_ns, size FROM memories WHERE path > ?1 AND path < ?1 || '~'"
+                        " UNION ALL SELECT path, mtime_ns, size FROM broken WHERE path > ?1 AND path < ?1 || '~'",
+                        (folder + "/",)):
+                    parent = os.path.dirname(path)
+                    if parent == folder or parent not in known_folders:
+                        known[path] = (mtime, size)
+                files = itertools.chain(files, self.store.scan(folder, folders=self._seen_folders,
+                                                               descend=lambda sub: sub not in known_folders))
         fresh = []
-        for path, mtime, size in self.store.scan(folders):
+        for path, mtime, size in files:
             if known.pop(path, None) != (mtime, size):
                 fresh.append((path, mtime, size))
         return fresh, list(known)

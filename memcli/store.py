@@ -12,7 +12,7 @@ import fcntl
 import os
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import yaml
 
@@ -122,28 +122,31 @@ class Store:
         with contextlib.suppress(FileNotFoundError):
             self.file_path(relpath).unlink()
 
-    def scan(self, folders: dict[str, int | None] | None = None) -> Iterator[tuple[str, int, int]]:
-        """Every memory file under memories/ as (relpath, mtime_ns, size); cheap enough for 100k files.
+    def scan(self, start: str = MEMORIES, *, folders: dict | None = None,
+             descend: Callable[[str], bool] | None = None) -> Iterator[tuple[str, int, int]]:
+        """Memory files under `start` (a folder relative to the root) as (relpath, mtime_ns, size).
 
-        `folders`, when given, gets the mtime of every folder walked (None for a missing memories/).
+        `folders`, when given, gets the mtime of every folder walked (None when it is missing), taken
+        before its listing so that a change during the walk shows up next time; `descend(relfolder)`
+        says whether to enter a subfolder (default: every one).
         """
         root_len = len(str(self.root)) + 1
-        stack = [str(self.memories_dir)]
+        stack = [os.path.join(self.root, start)]
         while stack:
             folder = stack.pop()
             try:
-                if folders is not None:
-                    folders[folder] = os.stat(folder).st_mtime_ns
+                mtime = os.stat(folder).st_mtime_ns
                 entries = list(os.scandir(folder))
-            except FileNotFoundError:
-                if folders is not None:
-                    folders[folder] = None
-                continue
+            except (FileNotFoundError, NotADirectoryError):
+                mtime, entries = None, []
+            if folders is not None:
+                folders[folder[root_len:]] = mtime
             for entry in entries:
                 if entry.name.startswith("."):
                     continue
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
+                    if descend is None or descend(entry.path[root_len:]):
+                        stack.append(entry.path)
                 elif entry.name.endswith(".yaml") and entry.is_file(follow_symlinks=False):
                     info = entry.stat(follow_symlinks=False)
                     yield entry.path[root_len:], info.st_mtime_ns, info.st_size

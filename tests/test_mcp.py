@@ -229,12 +229,13 @@ def test_a_missing_mcp_package_is_a_clear_error(monkeypatch):
 
 
 class Clock:
-    """Stands in for the catalog's `time` module: real wall time, monotonic time moved by hand."""
+    """Stands in for the catalog's `time` module: the clock it schedules full looks by moves by hand;
+    the nanosecond clock it compares folder mtimes with is real."""
 
     def __init__(self):
-        self.now = 1000.0
+        self.now = time.time()
 
-    def monotonic(self) -> float:
+    def time(self) -> float:
         return self.now
 
     def time_ns(self) -> int:
@@ -270,9 +271,9 @@ def test_a_long_lived_mem_catches_up_with_other_writers(monkeypatch):
     mem.refresh()
     edited = next(p for p in memory_files() if p.stem == second)
     edited.write_text(edited.read_text().replace("caching", "queueing"))  # in place: no folder changes
-    clock.now += 0.5
+    clock.now += 0.1
     mem.refresh()
-    assert "caching" in mem.get(second).raw, "within a second, only the folders are looked at"
+    assert "caching" in mem.get(second).raw, "right after a full look, only the folders are looked at"
     clock.now += 1.0
     mem.refresh()
     assert "queueing" in mem.get(second).raw
