@@ -16,7 +16,6 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,16 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from store import WORDS, make_store  # noqa: E402
+from store import WORDS, make_store, timed as wall  # noqa: E402
 
 QUERIES = [f"{WORDS[i % len(WORDS)]} {WORDS[(i * 7 + 3) % len(WORDS)]} {WORDS[(i * 13 + 5) % len(WORDS)]}"
            for i in range(150)]
-
-
-def wall(cmd: list[str], env: dict, stdin: str | None = None) -> float:
-    began = time.perf_counter()
-    subprocess.run(cmd, env=env, input=stdin, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - began
 
 
 def refreshes(root: Path, runs: int) -> tuple[float, float]:

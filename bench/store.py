@@ -42,9 +42,12 @@ def make_store(root: Path, size: int) -> None:
         store.write(memory)
 
 
-def timed(cmd: list[str], env: dict) -> float:
+def timed(cmd: list[str], env: dict, stdin: str | None = None) -> float:
+    """Wall seconds of one process (exit 1, "nothing found", is fine; other failures stop the bench)."""
     began = time.perf_counter()
-    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    done = subprocess.run(cmd, env=env, input=stdin, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} failed: {done.stderr}")
     return time.perf_counter() - began
 
 

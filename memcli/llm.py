@@ -54,21 +54,21 @@ def resolve(ref: str, role: str) -> Path:
 
 
 def get_embedder(ref: str) -> "Embedder":
-    path = resolve(ref, "embed")
-    with _lock:
-        key = str(path.resolve())
-        if key not in _embedders:
-            _embedders[key] = Embedder(path, _display_name(ref, path))
-        return _embedders[key]
+    return _cached(_embedders, Embedder, ref, "embed")
 
 
 def get_lm(ref: str) -> "LanguageModel":
-    path = resolve(ref, "compress")
+    return _cached(_lms, LanguageModel, ref, "compress")
+
+
+def _cached(cache: dict, kind, ref: str, role: str):
+    """One loaded instance per model file per process."""
+    path = resolve(ref, role)
     with _lock:
         key = str(path.resolve())
-        if key not in _lms:
-            _lms[key] = LanguageModel(path, _display_name(ref, path))
-        return _lms[key]
+        if key not in cache:
+            cache[key] = kind(path, _display_name(ref, path))
+        return cache[key]
 
 
 def clear_cache() -> None:

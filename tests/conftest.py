@@ -44,3 +44,13 @@ def real_models(monkeypatch) -> Path:
         folder = Path(user_cache_dir("mem")) / "models"
     monkeypatch.setenv("MEM_MODELS_DIR", str(folder))
     return folder
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    """A project with its store in .mem/ (so the project folder is the store's home), as the cwd."""
+    root = tmp_path / "project"
+    root.mkdir()
+    monkeypatch.setenv("MEM_DIR", str(root / ".mem"))
+    monkeypatch.chdir(root)
+    return root

@@ -45,3 +45,14 @@ def load_file(path: Path) -> dict:
 
 def jsonl(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
+    """Create files (text or bytes) under root, with their folders."""
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)

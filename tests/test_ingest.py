@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import fake_secrets as fs
-from helpers import add, jsonl, load_file, memory_files, ok, run, store_root
+from helpers import add, jsonl, load_file, memory_files, ok, run, store_root, write_tree
 from memcli.ingest import source_path
 
 WORDS = ("proxy", "queue", "retry", "backoff", "invoice", "tenant", "cluster", "deploy", "budget", "schema")
@@ -26,13 +26,10 @@ def guide(parts=range(1, 7), edit: dict[int, str] | None = None) -> str:
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch) -> Path:
-    """A project with its store in .mem/, as the cwd; `docs/` holds a small tree of notes."""
-    root = tmp_path / "project"
-    root.mkdir()
-    monkeypatch.setenv("MEM_DIR", str(root / ".mem"))
-    monkeypatch.chdir(root)
-    write(root, {
+def project(project) -> Path:
+    """The project of conftest, with a small tree of notes under docs/."""
+    root = project
+    write_tree(root, {
         ".memignore": "*.log\n",
         "docs/guide.md": guide(),
         "docs/short.md": "Billing moved from Heroku to Fly.io in March.\n",
@@ -47,16 +44,6 @@ def project(tmp_path, monkeypatch) -> Path:
         "docs/team/empty.md": "\n\n",
     })
     return root
-
-
-def write(root: Path, files: dict[str, str | bytes]) -> None:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content)
 
 
 def ingest(*args) -> tuple[dict, str]:
@@ -159,7 +146,7 @@ def test_re_ingest_with_a_new_tag_adds_it_to_unchanged_chunks(project):
 
 
 def test_the_same_text_in_two_files_is_stored_for_each(project):
-    write(project, {"docs/a/faq.md": "Restart the worker after a deploy.\n",
+    write_tree(project, {"docs/a/faq.md": "Restart the worker after a deploy.\n",
                     "docs/b/faq.md": "Restart the worker after a deploy.\n"})
     ingest("docs/a", "docs/b")
     stored = chunks()
@@ -197,7 +184,7 @@ def test_paths_outside_the_project_are_written_from_home_or_in_full(tmp_path, mo
     assert source_path(home, home / "notes" / "a.md") == "notes/a.md"
     assert source_path(home, tmp_path / "home" / "wiki" / "b.md") == "~/wiki/b.md"
     assert source_path(home, Path("/srv/wiki/c.md")) == "/srv/wiki/c.md"
-    write(tmp_path / "home", {"wiki/b.md": "Rotate the on-call every Monday.\n"})
+    write_tree(tmp_path / "home", {"wiki/b.md": "Rotate the on-call every Monday.\n"})
     ingest(tmp_path / "home" / "wiki")
     assert list(chunks()) == ["~/wiki/b.md#1"]
 
@@ -206,7 +193,7 @@ def test_secrets_are_redacted_before_chunking_and_a_surviving_key_refuses_only_i
     compressor, embedder = fakes
     body = fs.key_body(lines=40)  # a key block longer than a chunk is still redacted whole
     password, token = fs.password(), fs.github_token()
-    write(project, {
+    write_tree(project, {
         "docs/ops/runbook.md": f"{section(1)}\n\nThe DB password={password} and the bot uses {token}.\n\n"
                                f"{fs.pem(body)}\n\n{section(2)}\n",
         "docs/ops/leak.md": f"{section(3)}\n\n{fs.truncated_pem(fs.key_body())}\n",
@@ -255,7 +242,7 @@ def test_a_store_in_the_walked_folder_never_ingests_its_own_files(tmp_path, monk
     monkeypatch.setenv("MEM_DIR", str(notes))
     ok("init")
     add("a memory typed by hand")
-    write(notes, {"ideas.md": "Try SQLite FTS5 for the search box.\n"})
+    write_tree(notes, {"ideas.md": "Try SQLite FTS5 for the search box.\n"})
     summary, _ = ingest(notes)
     sources = {m["source"] for m in jsonl(ok("ls", "--jsonl").stdout)}
     assert "ideas.md#1" in sources and None in sources
@@ -274,7 +261,7 @@ def test_ingested_chunks_are_found_by_search_with_their_source(project):
 
 @pytest.mark.models
 def test_ingested_chunks_are_found_by_meaning_with_the_real_embedder(project, real_models):
-    write(project, {"docs/ops/scraping.md": "## Scraping\n\nAmazon blocks IPs after about 30 requests per second, "
+    write_tree(project, {"docs/ops/scraping.md": "## Scraping\n\nAmazon blocks IPs after about 30 requests per second, "
                                             "so the crawler rotates through residential proxies.\n\n"
                                             "## Billing\n\nInvoices go out on the first of the month; customers on "
                                             "the annual plan are billed once a year in January.\n"})

@@ -14,7 +14,7 @@ import yaml
 
 import fake_secrets as fs
 import test_mcp as mcp_client
-from helpers import add, jsonl, load_file, memory_files, ok, run, store_root
+from helpers import add, jsonl, load_file, memory_files, ok, run, store_root, write_tree
 
 LONG = ("Rate limiting has been the hardest part of the scraper project. Amazon blocks IPs after about 30 "
         "requests per second, so we rotate through a pool of 12 residential proxies and back off "
@@ -206,29 +206,9 @@ def test_mcp_memory_write_returns_the_counts_and_refuses_a_private_key():
 
 # -- the denylist ----------------------------------------------------------------------------------
 
-@pytest.fixture
-def project(tmp_path, monkeypatch) -> Path:
-    """A project with its store in .mem/ (so the project folder is the store's home), as the cwd."""
-    root = tmp_path / "project"
-    root.mkdir()
-    monkeypatch.setenv("MEM_DIR", str(root / ".mem"))
-    monkeypatch.chdir(root)
-    return root
-
-
-def make(root: Path, files: dict[str, str | bytes]) -> None:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content)
-
-
 def test_add_file_refuses_an_ignored_file_before_reading_it_and_names_the_rule(project, fakes):
     compressor, _ = fakes
-    make(project, {".env.example": "API_URL=https://api.example.com\n", "notes/debug.log": "boot ok\n",
+    write_tree(project, {".env.example": "API_URL=https://api.example.com\n", "notes/debug.log": "boot ok\n",
                    "id_rsa": b"\x00\x01 not text", ".memignore": "# noise\n*.log\n"})
     result = run("add", "--file", ".env.example")
     assert result.exit_code == 7
@@ -242,7 +222,7 @@ def test_add_file_refuses_an_ignored_file_before_reading_it_and_names_the_rule(p
 
 
 def test_add_file_is_accepted_after_a_re_include(project):
-    make(project, {".env.example": "API_URL=https://api.example.com\n", ".memignore": "!.env.example\n"})
+    write_tree(project, {".env.example": "API_URL=https://api.example.com\n", ".memignore": "!.env.example\n"})
     memory_id = ok("add", "--file", ".env.example").stdout.strip()
     assert json.loads(ok("show", memory_id, "--json").stdout)["source"] == ".env.example"
     explained = run("ignore", "check", "-v", ".env.example")
@@ -258,7 +238,7 @@ def test_add_file_is_accepted_after_a_re_include(project):
     ("build/out.md", ".memignore:1:build/"),
 ])
 def test_a_local_source_that_is_ignored_refuses_the_write(project, source, rule):
-    make(project, {".memignore": "build/\n", "build/out.md": "x"})
+    write_tree(project, {".memignore": "build/\n", "build/out.md": "x"})
     result = run("add", "a note about the build", "--source", source)
     assert result.exit_code == 7
     assert f"refusing source {source}: it is ignored by {rule}" in result.stderr
@@ -307,8 +287,8 @@ TREE = ["a/b/debug.log", "release-notes.log", "build/out.md", "build/keep.md", "
 
 
 def test_ignore_check_explains_every_kind_of_pattern_like_git(project, tmp_path):
-    make(project, {name: "x" for name in TREE})
-    make(project, {".memignore": IGNORE_FILE, "sub/.memignore": "/local.md\n"})
+    write_tree(project, {name: "x" for name in TREE})
+    write_tree(project, {".memignore": IGNORE_FILE, "sub/.memignore": "/local.md\n"})
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "ignore").write_text("# mine\n*.draft\n")
     result = run("ignore", "check", "-v", "-n", *TREE)
@@ -350,7 +330,7 @@ def test_ignore_check_explains_every_kind_of_pattern_like_git(project, tmp_path)
 
 
 def test_ignore_check_exits_1_when_nothing_is_ignored_and_speaks_json(project):
-    make(project, {".memignore": "*.log\n!keep.log\n", "keep.log": "", "notes.md": "", "a.log": ""})
+    write_tree(project, {".memignore": "*.log\n!keep.log\n", "keep.log": "", "notes.md": "", "a.log": ""})
     none = run("ignore", "check", "notes.md", "keep.log")
     assert none.exit_code == 1 and none.stdout == ""
     rows = json.loads(ok("ignore", "check", "--json", "a.log", "keep.log", "notes.md").stdout)
@@ -364,7 +344,7 @@ def test_ignore_check_exits_1_when_nothing_is_ignored_and_speaks_json(project):
 
 def test_ignore_check_root_applies_the_walked_folders_memignore(project, tmp_path):
     outside = tmp_path / "wiki"
-    make(outside, {".memignore": "drafts/\n", "drafts/idea.md": "", "page.md": ""})
+    write_tree(outside, {".memignore": "drafts/\n", "drafts/idea.md": "", "page.md": ""})
     draft = str(outside / "drafts" / "idea.md")
     assert run("ignore", "check", draft).exit_code == 1
     result = ok("ignore", "check", "-v", "--root", outside, draft)
