@@ -2,7 +2,8 @@
 
 Corpus: the ~650-character session summaries of ../shared/bench/locomo-dev (LoCoMo, CC BY-NC 4.0,
 read-only, never shipped) plus the developer notes of bench/data/dev_notes.json. For each method:
-  tokens -     mean token reduction of the compressed candidates (compression model's tokenizer)
+  tokens -     mean token reduction of the compressed candidates (compression model's tokenizer), over
+               all memories, then over the LoCoMo summaries and the developer notes apart
   guard ok -   share of candidates the guard accepts (memcli.guard)
   spans -      share of the raw's protected spans still in the candidate
   answers -    LoCoMo QA of categories 1-4 whose answer appears in the summary of one of its evidence
@@ -125,7 +126,8 @@ def report(label, memories, candidates, probes, locomo_count, count_tokens, seco
     answers = [words <= kept_words[i] for i, words in probes if i < locomo_count]
     facts = [words <= kept_words[i] for i, words in probes if i >= locomo_count]
     per_memory = seconds + load_s / len(memories)
-    print(f"{label:<22} {statistics.mean(reductions):7.1%} {accepted / len(memories):9.1%} "
+    print(f"{label:<22} {statistics.mean(reductions):7.1%} {statistics.mean(reductions[:locomo_count]):7.1%} "
+          f"{statistics.mean(reductions[locomo_count:]):7.1%} {accepted / len(memories):9.1%} "
           f"{spans_kept / max(1, spans_total):8.1%} {sum(answers) / len(answers):8.1%} "
           f"{sum(facts) / len(facts):7.1%} {per_memory:9.3f}")
 
@@ -167,7 +169,8 @@ def main() -> int:
                    1),
         run_method("compress() stored", memories, via_compress, args.runs),
     ]
-    print(f"{'method':<22} {'tokens':>7} {'guard ok':>9} {'spans':>8} {'answers':>8} {'facts':>7} {'s/memory':>9}")
+    print(f"{'method':<22} {'tokens':>7} {'locomo':>7} {'notes':>7} {'guard ok':>9} {'spans':>8} {'answers':>8} "
+          f"{'facts':>7} {'s/memory':>9}")
     for label, candidates, seconds in rows:
         report(label, memories, candidates, probes, locomo_count, count, seconds,
                0.0 if label == "stopwords only" else load_s)

@@ -6,8 +6,8 @@ a crash, a timeout, an output the guard rejects) the memory stays raw and `info`
 
 - raw shorter than `min_chars`: status `skipped`, reason "shorter than N characters"; no model is
   loaded, so `raw_tokens`/`tokens` are left out.
-- `facts` rejected by the guard (or crashing): falls back to `prune`, silently but for a log line;
-  `method` then says `prune`.
+- `facts` rejected by the guard, crashing, or slower than 70% of the time left: falls back to
+  `prune`, silently but for a log line; `method` then says `prune`.
 - `prune` not smaller than the raw: status `skipped`, reason "not smaller" (nothing wrong, just
   nothing to gain); `prune` rejected for any other guard reason: status `failed` with that reason.
 - model missing, exception, timeout: status `failed` with the reason; `raw_tokens`/`tokens` only
@@ -35,6 +35,7 @@ DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"
 METHODS = ("prune", "facts")
 MAX_REASON_CHARS = 200
 MAX_FACTS_TOKENS = 512  # the guard wants fewer tokens than the raw anyway; this only stops a runaway
+FACTS_SHARE = 0.7  # of the time left: a slow facts line must leave prune time to run
 
 
 @dataclass
@@ -106,7 +107,8 @@ def _compress(raw, method, ratio, model, lm, deadline, state) -> Compression:
     state["raw_tokens"] = raw_tokens
     deadline.check()
     if method == "facts":
-        text, reason = _try_facts(raw, ops, raw_tokens, deadline)
+        text, reason = _try_facts(raw, ops, raw_tokens, Deadline(deadline.remaining() * FACTS_SHARE))
+        deadline.check()
         if reason is None:
             return _done("facts", ops, raw_tokens, text)
         log.info("facts line rejected (%s); falling back to prune", reason)
@@ -121,9 +123,9 @@ def _try_facts(raw, ops, raw_tokens, deadline) -> tuple[str | None, str | None]:
     """The facts line and None, or None and why it cannot be used."""
     try:
         text = facts(raw, ops, max_tokens=min(raw_tokens, MAX_FACTS_TOKENS), deadline=deadline)
-    except (TimeoutError, ModelError):
+    except ModelError:
         raise
-    except Exception as exc:  # noqa: BLE001 - a crash in generation still leaves prune to try
+    except Exception as exc:  # noqa: BLE001 - a crash or a slow generation still leaves prune to try
         return None, f"{type(exc).__name__}: {exc}"
     return text, guard.check(raw, text, ops.count_tokens, allowed=FACT_KEYS)
 

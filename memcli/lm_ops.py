@@ -7,7 +7,6 @@ answers garbage, raises or hangs, without touching llama.cpp.
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from dataclasses import dataclass
@@ -154,8 +153,3 @@ def _char_spans(text: str, pieces: list[bytes]) -> list[tuple[int, int]]:
         start, offset = offset, offset + len(piece)
         spans.append((char_at[start], char_at[offset] if offset < len(data) else len(text)))
     return spans
-
-
-def mean_finite(values: list[float]) -> float:
-    finite = [v for v in values if math.isfinite(v)]
-    return sum(finite) / len(finite) if finite else 0.0

@@ -11,7 +11,9 @@ too little, so `rank_combined` orders the candidates in tiers, dropped in this o
   4. content words, by surprisal smoothed over compounds (see `_phrase_scores`),
   5. content words in the scope of a negation.
 Within a tier the least surprising goes first. Words are dropped until the text fits the target ratio
-of the raw token count; protected spans (memcli.spans) are never candidates.
+of the raw token count, with two limits: protected spans (memcli.spans) are never candidates, and at
+most 40% of the content words' tokens go (the least informative ones). A text dense with protected
+spans therefore ends up above the ratio: the reader keeps the words that relate its names and numbers.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ _SENTENCE_END = frozenset(".!?…")
 _CLAUSE = frozenset(",;:")
 _DASHES = frozenset({"-", "--", "–", "—"})
 _TIER_FUNCTION, _TIER_FRAMING, _TIER_COMMA, _TIER_CONTENT, _TIER_NEGATED = range(5)
+MAX_CONTENT_DROP = 0.4
 
 
 @dataclass
@@ -60,7 +63,7 @@ def prune(
     rank: Ranker | None = None,
     deadline: Deadline | None = None,
 ) -> str:
-    """text with its least informative words dropped, to at most ratio x its token count."""
+    """text with its least informative words dropped, down to ratio x its token count at best."""
     deadline = deadline or Deadline(math.inf)
     units = split_units(text)
     scores = model.surprisals(text, deadline)
@@ -139,7 +142,22 @@ def rank_combined(units: Sequence[Unit]) -> list:
             ranks[i] = (_TIER_FRAMING, unit.surprisal)
         else:
             ranks[i] = (_TIER_CONTENT, score[i])
+    _keep_most_informative_content(units, ranks)
     return ranks
+
+
+def _keep_most_informative_content(units: Sequence[Unit], ranks: list) -> None:
+    """Past MAX_CONTENT_DROP of the content words' tokens, content words stop being candidates: a
+    text dense with names and numbers then stays above the target ratio instead of turning into a
+    bare list of spans with the verbs and nouns that relate them gone."""
+    content = sorted((i for i, r in enumerate(ranks) if r is not None and r[0] >= _TIER_CONTENT),
+                     key=lambda i: ranks[i])
+    budget = MAX_CONTENT_DROP * sum(max(1, units[i].tokens) for i in content)
+    spent = 0
+    for i in content:
+        spent += max(1, units[i].tokens)
+        if spent > budget:
+            ranks[i] = None
 
 
 def _phrase_scores(units: Sequence[Unit]) -> list[float]:

@@ -69,3 +69,12 @@ class UntouchableModel(FakeModel):
         raise AssertionError("the model was used")
 
     surprisals = generate = count_tokens
+
+
+class SlowFactsModel(FakeModel):
+    """Generation never finishes before its deadline; the forward pass is quick."""
+
+    def generate(self, system, user, *, grammar, max_tokens, deadline):
+        threading.Event().wait(deadline.remaining())
+        deadline.check()
+        yield "FACT=late"

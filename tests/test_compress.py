@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from compress_fakes import FakeModel, HangingModel, LoopingModel, RaisingModel, UntouchableModel
+from compress_fakes import FakeModel, HangingModel, LoopingModel, RaisingModel, SlowFactsModel, UntouchableModel
 
 from memcli.compress import compress
 from memcli.errors import InputError, ModelError
@@ -66,6 +66,11 @@ def test_a_garbage_facts_line_falls_back_to_prune():
     result = compress(RAW, method="facts", lm=FakeModel(reply=garbage))
     assert result.info["method"] == "prune" and result.info["status"] == "done"
     assert "Zorg" not in result.text and "Priya" in result.text
+
+
+def test_a_facts_line_too_slow_for_the_timeout_leaves_time_for_prune():
+    result = compress(RAW, method="facts", lm=SlowFactsModel(), timeout_s=0.5)
+    assert result.info["method"] == "prune" and result.info["status"] == "done"
 
 
 def test_a_looping_generator_is_stopped_and_deduplicated():

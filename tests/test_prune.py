@@ -19,12 +19,30 @@ NOTE = (
 )
 
 
+PROSE = (
+    "Caroline and Melanie had a long conversation about the support group that Caroline attended last "
+    "week. She said that the group made her feel accepted and that she wants to continue her education, "
+    "maybe in counseling or in a job that is about mental health. Melanie was happy for her and told her "
+    "about the painting of a lake at sunrise that she made when she was on holiday with her kids."
+)
+
+
 @pytest.mark.parametrize("ratio", [0.8, 0.6, 0.5])
-def test_the_result_fits_the_ratio_and_keeps_every_protected_span(ratio):
+def test_prose_is_pruned_to_the_ratio_keeping_every_protected_span(ratio):
     model = FakeModel()
-    result = prune(NOTE, model, ratio=ratio)
-    assert model.count_tokens(result) <= ratio * model.count_tokens(NOTE)
+    result = prune(PROSE, model, ratio=ratio)
+    assert model.count_tokens(result) <= ratio * model.count_tokens(PROSE)
+    assert missing_spans(PROSE, result) == []
+
+
+def test_a_dense_note_keeps_most_of_its_content_words_rather_than_meet_the_ratio():
+    model = FakeModel()
+    result = prune(NOTE, model, ratio=0.5)
     assert missing_spans(NOTE, result) == []
+    assert model.count_tokens(result) > 0.5 * model.count_tokens(NOTE)
+    content = [w for w in re.findall(r"[a-z]+", NOTE) if len(w) > 4]
+    kept = [w for w in content if re.search(rf"\b{w}\b", result)]
+    assert len(kept) >= 0.6 * len(content)
 
 
 def test_a_ratio_below_the_protected_spans_keeps_the_spans_and_stops():
