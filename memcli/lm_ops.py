@@ -75,7 +75,7 @@ class LlamaOps:
         llama = self.lm.llama
         if not getattr(llama, "_logits_all", False):
             raise ModelError(f"{self.name} was loaded without logits_all=True; prune needs every token's logits")
-        tokens = self.lm.tokenize(text)
+        tokens = llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
         if not tokens:
             return []
         spans = _char_spans(text, [llama.detokenize([t]) for t in tokens])
@@ -140,16 +140,25 @@ class LlamaOps:
 
 
 def _char_spans(text: str, pieces: list[bytes]) -> list[tuple[int, int]]:
-    """Character range of each token, from the bytes each token stands for."""
+    """Character range of each token, from the bytes each token stands for.
+
+    Byte-level BPE tokenizers give the text back byte for byte. SentencePiece ones may add or drop a
+    leading space; a piece that does not match where the previous one ended is looked for a little
+    further on, and a piece never found gets an empty range (it then scores no word)."""
     data = text.encode("utf-8")
-    if b"".join(pieces) != data:
-        raise ModelError("the tokenizer does not reproduce the text byte for byte")
     char_at = []
     for index, char in enumerate(text):
         char_at.extend([index] * len(char.encode("utf-8")))
     char_at.append(len(text))
-    spans, offset = [], 0
+    spans, cursor = [], 0
     for piece in pieces:
-        start, offset = offset, offset + len(piece)
-        spans.append((char_at[start], char_at[offset] if offset < len(data) else len(text)))
+        start = data.find(piece, cursor, cursor + len(piece) + 8) if piece else -1
+        if start < 0 and piece.startswith(b" "):
+            piece = piece[1:]
+            start = data.find(piece, cursor, cursor + len(piece) + 8) if piece else -1
+        if start < 0:
+            spans.append((char_at[cursor], char_at[cursor]))
+            continue
+        cursor = start + len(piece)
+        spans.append((char_at[start], char_at[cursor - 1] + 1))
     return spans

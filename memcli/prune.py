@@ -71,7 +71,7 @@ def prune(
     ranks = (rank or rank_combined)(units)
     order = sorted((i for i, r in enumerate(ranks) if r is not None), key=lambda i: (ranks[i], i))
     keep = [True] * len(units)
-    raw_tokens = len(scores)
+    raw_tokens = model.count_tokens(text)
     target = math.floor(ratio * raw_tokens)
     estimate, cursor = raw_tokens, 0
     while True:
