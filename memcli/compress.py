@@ -72,7 +72,7 @@ def compress(
     worker = threading.Thread(target=_work, args=(raw, method, ratio, model, lm, deadline, state),
                               name="mem-compress", daemon=True)
     worker.start()
-    worker.join(timeout_s)
+    worker.join(min(max(0.0, timeout_s), threading.TIMEOUT_MAX))
     if worker.is_alive():
         return _raw(method, state, f"timeout after {timeout_s:g}s")
     if "result" in state:
@@ -116,6 +116,7 @@ def _compress(raw, method, ratio, model, lm, deadline, state) -> Compression:
     reason = guard.check(raw, text, ops.count_tokens)
     if reason is None:
         return _done("prune", ops, raw_tokens, text)
+    log.info("pruned form rejected (%s); memory stays raw", reason)
     return _raw(method, state, reason, status="skipped" if reason == "not smaller" else "failed")
 
 

@@ -83,10 +83,9 @@ def prune(
         result = render(units, keep)
         if cursor >= len(order):
             return result
-        actual = model.count_tokens(result)
-        if actual <= target:
+        estimate = model.count_tokens(result)
+        if estimate <= target:
             return result
-        estimate = target + (actual - target)
 
 
 def split_units(text: str) -> list[Unit]:
@@ -213,24 +212,6 @@ def rank_by_surprisal(units: Sequence[Unit]) -> list:
 def rank_stopwords(stopwords: frozenset[str]) -> Ranker:
     """Baseline: only words of the given list are candidates (use with ratio=0 to drop them all)."""
     return lambda units: [0.0 if u.kind == "word" and u.lower in stopwords else None for u in units]
-
-
-def _negation_scopes(units: Sequence[Unit], reach: int = 6) -> set[int]:
-    """Indexes of the words a negation applies to: up to `reach` words after it, within its clause."""
-    scoped: set[int] = set()
-    for i, unit in enumerate(units):
-        if unit.span_kind != "negation":
-            continue
-        words = 0
-        for j in range(i + 1, len(units)):
-            if units[j].kind == "punct" and units[j].text[0] in ",;:.!?…()":
-                break
-            if units[j].kind == "word":
-                scoped.add(j)
-                words += 1
-            if words >= reach:
-                break
-    return scoped
 
 
 def render(units: Sequence[Unit], keep: Sequence[bool]) -> str:

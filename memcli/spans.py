@@ -18,6 +18,7 @@ from memcli.wordlists import (
     CONNECTIVES,
     FRAMING_WORDS,
     FUNCTION_WORDS,
+    MONTH_ABBREVIATIONS,
     MONTHS,
     NEGATIONS,
     NUMBER_WORDS,
@@ -39,7 +40,8 @@ def _alt(words) -> str:
     return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
 
 
-_MONTH = rf"(?:{_alt(m for m in MONTHS if len(m) > 4 or m in ('March', 'April', 'June', 'July'))}|(?:{_alt(m for m in MONTHS if len(m) <= 4 and m not in ('June', 'July'))})\.?)(?!\w)"
+# Case-sensitive where it is used: "May" is a month, "may" is not.
+_MONTH = rf"(?:{_alt(MONTHS)}|(?:{_alt(MONTH_ABBREVIATIONS)})\.?)(?!\w)"
 _DAYNUM = r"\d{1,2}(?:st|nd|rd|th)?"
 _TIME_UNIT = _alt(TIME_UNITS)
 _TIME_UNITS = frozenset(TIME_UNITS)

@@ -64,10 +64,8 @@ NUMBER_WORDS = frozenset(
     """.split()
 )
 
-MONTHS = (
-    "January February March April May June July August September October November December "
-    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec"
-).split()
+MONTHS = "January February March April May June July August September October November December".split()
+MONTH_ABBREVIATIONS = "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec".split()
 
 WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 
