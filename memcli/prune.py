@@ -96,7 +96,9 @@ def split_units(text: str) -> list[Unit]:
         for m in _UNIT.finditer(text, position, stop):
             piece = m.group()
             kind = "space" if piece.isspace() else "word" if piece[0].isalnum() else "punct"
-            units.append(Unit(piece, kind, m.start()))
+            # A digit the span patterns missed is still a fact: never a candidate.
+            digit = kind == "word" and any(c.isdigit() for c in piece)
+            units.append(Unit(piece, "protected" if digit else kind, m.start(), "number" if digit else ""))
         if span:
             units.append(Unit(span.text, "protected", span.start, span.kind))
             position = span.end
@@ -271,7 +273,7 @@ def _separator(runs: list[str], previous: str | None) -> str:
         return ""
     breaks = max((run.count("\n") for run in runs), default=0)
     if breaks:
-        indent = runs[-1].rsplit("\n", 1)[-1] if runs[-1] else ""
+        indent = next(run for run in reversed(runs) if "\n" in run).rsplit("\n", 1)[1]
         return "\n" * min(2, breaks) + indent
     if previous == "open" or not runs:
         return ""

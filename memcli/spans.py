@@ -60,8 +60,8 @@ _NUMBER = (
 _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("url", re.compile(r"\b(?:https?|ftp|file|ssh|git|s3|gs)://[^\s<>\"'`]+|\bwww\.[^\s<>\"'`]+", re.I)),
     ("email", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),
-    ("quote", re.compile(r"`[^`\n]{1,200}`|\"[^\"\n]{1,120}\"|“[^”\n]{1,120}”|«[^»\n]{1,120}»|„[^“\n]{1,120}“"
-                         r"|(?<!\w)'[^'\n]{1,120}'(?!\w)|‘[^’\n]{1,120}’")),
+    ("quote", re.compile(r"^([`~]{3,})[^\n]*\n[\s\S]*?^\1[`~]*[ \t]*$|`[^`\n]{1,200}`|\"[^\"\n]{1,120}\"|“[^”\n]{1,120}”|«[^»\n]{1,120}»|„[^“\n]{1,120}“"
+                         r"|(?<!\w)'[^'\n]{1,120}'(?!\w)|‘[^’\n]{1,120}’", re.M)),
     ("path", re.compile(r"(?<![\w/.])(?:~|\.{1,2})?/[\w.@%+~-]+(?:/[\w.@%+~-]*)*|[A-Za-z]:\\[^\s]+"
                         r"|(?<![\w/])[\w.@-]+(?:/[\w.@%+~-]+)+/?")),
     ("date", re.compile(
@@ -83,7 +83,7 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
         r"|\b[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\(\))?"  # dotted names, files: os.path.join, a.py
         r"|\b[A-Za-z_]\w*_\w*\b(?:\(\))?"  # snake_case, SCREAMING_CASE, __init__
         r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b(?:\(\))?"  # camelCase, iPhone
-        r"|\b[A-Za-z]+\d[\w]*\b"  # v2, py311, H100, x86
+        r"|\b[A-Za-z]+\d\w*(?:[.-]\w+)*"  # v2, v2.4.0, py311, H100, x86_64
         r"|\b[A-Za-z][\w]*(?:-[\w]+)*-\d[\w.]*\b"  # UTF-8, Windows-1250, GPT-4
         r"|\b\w+\(\)"  # call()
         r"|(?<![\w#+])[A-Za-z][\w.]*(?:\+\+|#)(?![\w#+])"  # C++, C#, g++

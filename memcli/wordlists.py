@@ -24,7 +24,7 @@ FUNCTION_WORDS = frozenset(
     i'm i've i'd i'll you're you've you'd you'll he's he'd he'll she's she'd she'll
     it's it'd it'll we're we've we'd we'll they're they've they'd they'll
     that's there's here's what's who's let's
-    of at by for with about between into through above below
+    of at by for with about against between into through above below
     to from up down in out on off over under onto upon within along across around toward towards
     among amongst via per
     and or but if as so then though although whereas whether

@@ -81,6 +81,14 @@ def test_line_breaks_and_bullets_survive():
     assert lines[3] == "" and lines[4].startswith("Owner")
 
 
+def test_fenced_code_and_indentation_are_kept_verbatim():
+    text = ("Release steps for the API, to be followed in this order:\n\n```bash\ngit tag -a v2.4.0 -m \"release\"\n"
+            "git push origin v2.4.0\n```\n\n    indented line that the team wrote in the notes\nDo not skip them.")
+    result = prune(text, FakeModel(), ratio=0.6)
+    assert "```bash\ngit tag -a v2.4.0 -m \"release\"\ngit push origin v2.4.0\n```" in result
+    assert "\n\n    indented" in result and "\nnot skip" in result
+
+
 def test_a_stopword_baseline_drops_exactly_its_list():
     text = "The cache is warm and the queue is empty."
     result = prune(text, FakeModel(), ratio=0.0, rank=rank_stopwords(frozenset({"the", "is", "and"})))

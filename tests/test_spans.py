@@ -18,6 +18,7 @@ def texts(text: str) -> list[str]:
         ("We handle 30 req/s at most.", ["30 req/s"]),
         ("The trail is 5 km long.", ["5 km"]),
         ("Upgrade to Python 3.11 first.", ["Python", "3.11"]),
+        ("Tag the build as v2.4.0-rc1 today.", ["v2.4.0-rc1", "today"]),
         ("Conversion went up by 40% after the change.", ["40%"]),
         ("It leaks roughly 40 MB per hour.", ["roughly 40 MB per hour"]),
         ("The table grows by 1.5 million rows a month.", ["1.5 million rows a month"]),
