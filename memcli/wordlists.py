@@ -6,8 +6,15 @@ words that flip a fact, so they are protected instead. The lists are written for
 
 from __future__ import annotations
 
+# English first, then the common ones of German, Dutch, French, Spanish, Italian and Portuguese, so a
+# note in another language does not lose its "nicht" or "sans" either.
 NEGATIONS = frozenset(
-    "not no never nor neither none nobody nothing nowhere without cannot".split()
+    """
+    not no never nor neither none nobody nothing nowhere without cannot
+    nicht kein keine keinen keinem keiner keines nie niemals nichts ohne niet geen nooit zonder
+    pas jamais sans aucun aucune rien nunca sin nada ningún ninguna tampoco
+    non mai senza niente nessun nessuno não sem nenhum nenhuma
+    """.split()
 )
 
 # Articles, pronouns, auxiliaries, prepositions and conjunctions. Quantifiers and focus words

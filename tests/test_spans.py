@@ -46,6 +46,8 @@ def texts(text: str) -> list[str]:
         ("It is not ready, we don't ship without tests and never on Sundays.",
          ["not", "don't", "without", "never", "Sundays"]),
         ("There is no cache and nothing to warm.", ["no", "nothing"]),
+        ("Der Export läuft nicht mehr nachts, ohne Ausnahme.", ["nicht", "ohne"]),
+        ("On ne déploie jamais le vendredi, sans tests.", ["jamais", "sans"]),
     ],
 )
 def test_protected_spans_are_found(text, expected):
