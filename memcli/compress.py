@@ -100,7 +100,10 @@ def _compress(raw, method, ratio, model, lm, deadline, state) -> Compression:
     if lm is None:
         from memcli.llm import get_lm
 
-        lm = get_lm(model)
+        try:
+            lm = get_lm(model)
+        except Exception as exc:  # noqa: BLE001 - not pulled, unknown name, corrupt file: all "unavailable"
+            raise ModelError(str(exc) or type(exc).__name__) from exc
     ops: CompressionModel = lm if hasattr(lm, "surprisals") else LlamaOps(lm)
     state["name"] = ops.name
     raw_tokens = ops.count_tokens(raw)

@@ -109,6 +109,7 @@ def test_an_unknown_model_file_fails_open(tmp_path):
     result = compress(RAW, model=str(tmp_path / "missing.gguf"))
     assert result.text is None
     assert result.info["status"] == "failed" and result.info["model"] == str(tmp_path / "missing.gguf")
+    assert result.info["reason"].startswith("model unavailable: ")
     assert "raw_tokens" not in result.info
 
 
