@@ -218,7 +218,8 @@ def rank_stopwords(stopwords: frozenset[str]) -> Ranker:
 
 def render(units: Sequence[Unit], keep: Sequence[bool]) -> str:
     """Join the kept units so the result reads cleanly: one space between words, line breaks kept,
-    no comma left dangling or doubled, every sentence that keeps a word keeps its final mark."""
+    no comma left dangling or doubled, every sentence that keeps a word keeps its final mark and
+    starts with a capital."""
     out: list[str] = []
     kinds: list[str] = []  # word | open | bullet | clause | end
     runs: list[str] = []  # whitespace runs since the last kept unit ("" marks a dropped unit)
@@ -241,6 +242,8 @@ def render(units: Sequence[Unit], keep: Sequence[bool]) -> str:
         runs = []
         mark = unit.text
         if unit.kind != "punct":
+            if unit.kind == "word" and not words_in_sentence and (not kinds or kinds[-1] == "end"):
+                mark = mark[0].upper() + mark[1:]  # the sentence's first word may have been dropped
             emit(sep + mark, "word")
             words_in_sentence += 1
         elif mark in _DASHES and (not out or "\n" in sep):
