@@ -39,11 +39,16 @@ _LOOP = re.compile(r"(.{4,}?)\1{2,}$", re.S)
 def facts(raw: str, model: CompressionModel, *, max_tokens: int, deadline: Deadline) -> str:
     """The facts line for raw; stops early when the model repeats a pair or loops inside a value."""
     text, pieces, cut = "", 0, False
-    for piece in model.generate(SYSTEM_PROMPT, raw, grammar=GRAMMAR, max_tokens=max_tokens, deadline=deadline):
-        text, pieces = text + piece, pieces + 1
-        if _repeats(text):
-            cut = True
-            break
+    stream = model.generate(SYSTEM_PROMPT, raw, grammar=GRAMMAR, max_tokens=max_tokens, deadline=deadline)
+    try:
+        for piece in stream:
+            text, pieces = text + piece, pieces + 1
+            if _repeats(text):
+                cut = True
+                break
+    finally:
+        # Closing the generator at once releases the model it holds (see lm_ops._LLAMA_LOCK).
+        getattr(stream, "close", lambda: None)()
     return clean(text, last_is_cut=cut or pieces >= max_tokens)
 
 

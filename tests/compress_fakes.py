@@ -33,12 +33,17 @@ class FakeModel:
 
 
 class LoopingModel(FakeModel):
-    """Generates the same pair forever, as small models do."""
+    """Generates the same pair forever, as small models do; notes when its stream is closed."""
+
+    closed = False
 
     def generate(self, system, user, *, grammar, max_tokens, deadline):
-        while True:
-            self.generated += 1
-            yield "FACT=the cache is cold | "
+        try:
+            while True:
+                self.generated += 1
+                yield "FACT=the cache is cold | "
+        finally:
+            self.closed = True
 
 
 class RaisingModel(FakeModel):

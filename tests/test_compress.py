@@ -77,7 +77,7 @@ def test_a_looping_generator_is_stopped_and_deduplicated():
     model = LoopingModel()
     line = facts(RAW, model, max_tokens=10_000, deadline=Deadline(60))
     assert line == "FACT=the cache is cold"
-    assert model.generated < 10
+    assert model.generated < 10 and model.closed, "the stream (and the model it holds) is released at once"
 
 
 def test_a_facts_line_cut_by_the_token_cap_loses_its_last_pair():
