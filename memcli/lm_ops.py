@@ -102,17 +102,18 @@ class LlamaOps:
         try:
             llama.reset()
             llama.eval(prefix + tokens)
+            # Row i of the logits predicts token i + 1 of the evaluated sequence. The rows are a view
+            # of the Llama's buffer, so they are read before the lock is let go.
             logits = np.asarray(llama.scores[: len(prefix) + len(tokens)], dtype=np.float32)
+            rows = logits[len(prefix) - 1: len(prefix) + len(tokens) - 1] if prefix else logits[: len(tokens) - 1]
+            targets = np.asarray(tokens if prefix else tokens[1:])
+            top = rows.max(axis=1)
+            log_norm = np.log(np.exp(rows - top[:, None]).sum(axis=1)) + top
+            chosen = rows[np.arange(len(targets)), targets]
         finally:
             _LLAMA_LOCK.release()
         deadline.check()
         out = np.full(len(tokens), np.nan)
-        # Row i of logits predicts token i + 1 of the evaluated sequence.
-        rows = logits[len(prefix) - 1: len(prefix) + len(tokens) - 1] if prefix else logits[: len(tokens) - 1]
-        targets = np.asarray(tokens if prefix else tokens[1:])
-        top = rows.max(axis=1)
-        log_norm = np.log(np.exp(rows - top[:, None]).sum(axis=1)) + top
-        chosen = rows[np.arange(len(targets)), targets]
         out[len(tokens) - len(targets):] = log_norm - chosen
         return out
 
