@@ -23,6 +23,7 @@ import threading
 from dataclasses import dataclass, field
 
 from memcli import guard
+from memcli.config import DEFAULT_COMPRESS_MODEL
 from memcli.errors import InputError, ModelError
 from memcli.facts import KEYS as FACT_KEYS
 from memcli.facts import facts
@@ -31,7 +32,6 @@ from memcli.prune import prune
 
 log = logging.getLogger("memcli")
 
-DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"
 METHODS = ("prune", "facts")
 MAX_REASON_CHARS = 200
 MAX_FACTS_TOKENS = 512  # the guard wants fewer tokens than the raw anyway; this only stops a runaway
@@ -49,7 +49,7 @@ def compress(
     *,
     method: str = "prune",
     ratio: float = 0.6,
-    model: str = DEFAULT_MODEL,
+    model: str = DEFAULT_COMPRESS_MODEL,
     min_chars: int = 400,
     timeout_s: float = 30.0,
     lm=None,

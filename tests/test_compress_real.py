@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memcli.compress import DEFAULT_MODEL, compress
+from memcli.compress import compress
+from memcli.config import DEFAULT_COMPRESS_MODEL
 from memcli.guard import check, missing_spans
 from memcli.lm_ops import Deadline, LlamaOps
 
@@ -45,7 +46,7 @@ TRICKY = [
 def lm():
     from memcli.llm import get_lm
 
-    return get_lm(DEFAULT_MODEL)
+    return get_lm(DEFAULT_COMPRESS_MODEL)
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +75,7 @@ PROSE = (
 def test_a_long_memory_is_compressed_to_the_ratio_and_passes_the_guard(lm):
     result = compress(PROSE)
     assert result.info["status"] == "done", result.info
-    assert result.info["model"] == DEFAULT_MODEL and result.info["method"] == "prune"
+    assert result.info["model"] == DEFAULT_COMPRESS_MODEL and result.info["method"] == "prune"
     assert result.info["tokens"] <= 0.6 * result.info["raw_tokens"]
     assert check(PROSE, result.text, lm.count_tokens) is None
     for word in ("support group", "counseling", "mental health", "painting", "lake", "sunrise", "kids"):
