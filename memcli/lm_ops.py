@@ -107,9 +107,13 @@ class LlamaOps:
             logits = np.asarray(llama.scores[: len(prefix) + len(tokens)], dtype=np.float32)
             rows = logits[len(prefix) - 1: len(prefix) + len(tokens) - 1] if prefix else logits[: len(tokens) - 1]
             targets = np.asarray(tokens if prefix else tokens[1:])
-            top = rows.max(axis=1)
-            log_norm = np.log(np.exp(rows - top[:, None]).sum(axis=1)) + top
             chosen = rows[np.arange(len(targets)), targets]
+            log_norm = np.empty(len(targets))
+            for at in range(0, len(targets), 64):  # in slices: a whole window would need 2 x 100 MB
+                block = rows[at:at + 64]
+                top = block.max(axis=1, keepdims=True)
+                shifted = np.subtract(block, top)
+                log_norm[at:at + 64] = np.log(np.exp(shifted, out=shifted).sum(axis=1)) + top[:, 0]
         finally:
             _LLAMA_LOCK.release()
         deadline.check()
