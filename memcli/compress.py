@@ -1,0 +1,154 @@
+"""Compression on write: the short form a reading model gets instead of the raw prose.
+
+`compress` never raises for a model problem and never loses a write: whatever goes wrong (no model,
+a crash, a timeout, an output the guard rejects) the memory stays raw and `info` says why, so
+`mem compress` can retry later. The outcomes, as written to the memory's `compression` mapping:
+
+- raw shorter than `min_chars`: status `skipped`, reason "shorter than N characters"; no model is
+  loaded, so `raw_tokens`/`tokens` are left out.
+- `facts` rejected by the guard, crashing, or slower than 70% of the time left: falls back to
+  `prune`, silently but for a log line; `method` then says `prune`.
+- `prune` not smaller than the raw: status `skipped`, reason "not smaller" (nothing wrong, just
+  nothing to gain); `prune` rejected for any other guard reason: status `failed` with that reason.
+- model missing, exception, timeout: status `failed` with the reason; `raw_tokens`/`tokens` only
+  when the model got far enough to count them.
+When the memory stays raw, `tokens` equals `raw_tokens` (what a reader pays) and `method` is the
+method asked for.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+
+from memcli import guard
+from memcli.config import DEFAULT_COMPRESS_MODEL
+from memcli.errors import InputError, ModelError
+from memcli.facts import KEYS as FACT_KEYS
+from memcli.facts import facts
+from memcli.lm_ops import CompressionModel, Deadline, LlamaOps
+from memcli.prune import prune
+
+log = logging.getLogger("memcli")
+
+METHODS = ("prune", "facts")
+MAX_REASON_CHARS = 200
+MAX_FACTS_TOKENS = 512  # the guard wants fewer tokens than the raw anyway; this only stops a runaway
+FACTS_SHARE = 0.7  # of the time left: a slow facts line must leave prune time to run
+
+
+@dataclass
+class Compression:
+    text: str | None
+    info: dict = field(default_factory=dict)
+
+
+def compress(
+    raw: str,
+    *,
+    method: str = "prune",
+    ratio: float = 0.6,
+    model: str = DEFAULT_COMPRESS_MODEL,
+    min_chars: int = 400,
+    timeout_s: float = 30.0,
+    lm=None,
+) -> Compression:
+    """The compressed form of raw, or text=None with the reason in info.
+
+    `lm` replaces the model named by `model`: a memcli.llm.LanguageModel, or any object following
+    memcli.lm_ops.CompressionModel (tests pass fakes that answer garbage, raise or hang).
+    Raises InputError only for a method or ratio that cannot work; everything else fails open.
+    """
+    if method not in METHODS:
+        raise InputError(f"unknown compression method {method!r} (use {' or '.join(METHODS)})")
+    if not 0.0 < ratio < 1.0:
+        raise InputError(f"compression ratio must be between 0 and 1, got {ratio}")
+    if len(raw) < min_chars:
+        return Compression(None, _info(method, model, status="skipped", reason=f"shorter than {min_chars} characters"))
+
+    state: dict = {"name": model}
+    deadline = Deadline(timeout_s)
+    worker = threading.Thread(target=_work, args=(raw, method, ratio, model, lm, deadline, state),
+                              name="mem-compress", daemon=True)
+    worker.start()
+    worker.join(min(max(0.0, timeout_s), threading.TIMEOUT_MAX))
+    if worker.is_alive():
+        return _raw(method, state, f"timeout after {timeout_s:g}s")
+    if "result" in state:
+        return state["result"]
+    error = state.get("error")
+    if isinstance(error, TimeoutError):
+        reason = str(error)
+    elif isinstance(error, ModelError):
+        reason = f"model unavailable: {error}"
+    else:
+        reason = f"error: {type(error).__name__}: {error}"
+    log.warning("compression failed, memory stays raw: %s", reason)
+    return _raw(method, state, reason)
+
+
+def _work(raw, method, ratio, model, lm, deadline, state) -> None:
+    """Runs in a worker thread so that compress() can return at the timeout whatever the model does."""
+    try:
+        state["result"] = _compress(raw, method, ratio, model, lm, deadline, state)
+    except BaseException as exc:  # noqa: BLE001 - every failure must reach the caller as a status
+        state["error"] = exc
+
+
+def _compress(raw, method, ratio, model, lm, deadline, state) -> Compression:
+    if lm is None:
+        from memcli.llm import get_lm
+
+        try:
+            lm = get_lm(model)
+        except Exception as exc:  # noqa: BLE001 - not pulled, unknown name, corrupt file: all "unavailable"
+            raise ModelError(str(exc) or type(exc).__name__) from exc
+    ops: CompressionModel = lm if hasattr(lm, "surprisals") else LlamaOps(lm)
+    state["name"] = ops.name
+    raw_tokens = ops.count_tokens(raw)
+    state["raw_tokens"] = raw_tokens
+    deadline.check()
+    if method == "facts":
+        text, reason = _try_facts(raw, ops, raw_tokens, Deadline(deadline.remaining() * FACTS_SHARE))
+        deadline.check()
+        if reason is None:
+            return _done("facts", ops, raw_tokens, text)
+        log.info("facts line rejected (%s); falling back to prune", reason)
+    text = prune(raw, ops, ratio=ratio, deadline=deadline)
+    reason = guard.check(raw, text, ops.count_tokens)
+    if reason is None:
+        return _done("prune", ops, raw_tokens, text)
+    log.info("pruned form rejected (%s); memory stays raw", reason)
+    return _raw(method, state, reason, status="skipped" if reason == "not smaller" else "failed")
+
+
+def _try_facts(raw, ops, raw_tokens, deadline) -> tuple[str | None, str | None]:
+    """The facts line and None, or None and why it cannot be used."""
+    try:
+        text = facts(raw, ops, max_tokens=min(raw_tokens, MAX_FACTS_TOKENS), deadline=deadline)
+    except ModelError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a crash or a slow generation still leaves prune to try
+        return None, f"{type(exc).__name__}: {exc}"
+    return text, guard.check(raw, text, ops.count_tokens, allowed=FACT_KEYS)
+
+
+def _done(method: str, ops, raw_tokens: int, text: str) -> Compression:
+    return Compression(text, _info(method, ops.name, raw_tokens, ops.count_tokens(text), "done"))
+
+
+def _raw(method: str, state: dict, reason: str, status: str = "failed") -> Compression:
+    tokens = state.get("raw_tokens")
+    return Compression(None, _info(method, state["name"], tokens, tokens, status, reason))
+
+
+def _info(method, model, raw_tokens=None, tokens=None, status="done", reason=None) -> dict:
+    info = {"method": method, "model": model}
+    if raw_tokens is not None:
+        info["raw_tokens"] = raw_tokens
+        info["tokens"] = tokens
+    info["status"] = status
+    if reason is not None:
+        info["reason"] = reason if len(reason) <= MAX_REASON_CHARS else reason[: MAX_REASON_CHARS - 3] + "..."
+    return info

@@ -1,0 +1,283 @@
+"""Extractive compression: drop the words a reader can do without, keep every protected span.
+
+One forward pass of a small causal LM gives each token's surprisal (Selective Context, LLMLingua):
+a word the model predicts easily adds little. Surprisal alone still drops content words an answer
+needs (the predictable second half of "mental health"), and a list of function words alone saves
+too little, so `rank_combined` orders the candidates in tiers, dropped in this order:
+  1. function words (articles, auxiliaries, prepositions, pronouns, conjunctions),
+  2. framing words (mentioned, expressed, really, ...) and every occurrence of a repeated word but
+     its most informative one (answers need the word once, not each time),
+  3. commas, except before a number or date,
+  4. content words, by surprisal smoothed over compounds (see `_phrase_scores`),
+  5. content words in the scope of a negation.
+Within a tier the least surprising goes first. Words are dropped until the text fits the target ratio
+of the raw token count, with two limits: protected spans (memcli.spans) are never candidates, and at
+most 40% of the content words' tokens go (the least informative ones). A text dense with protected
+spans therefore ends up above the ratio: the reader keeps the words that relate its names and numbers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from memcli.lm_ops import CompressionModel, Deadline, TokenScore
+from memcli.spans import find_spans
+from memcli.wordlists import FRAMING_WORDS, FUNCTION_WORDS
+
+_UNIT = re.compile(r"\s+|[^\W_]+(?:['’\-][^\W_]+)*|(.)\1*", re.S)
+_SENTENCE_END = frozenset(".!?…")
+_CLAUSE = frozenset(",;:")
+_DASHES = frozenset({"-", "--", "–", "—"})
+_TIER_FUNCTION, _TIER_FRAMING, _TIER_COMMA, _TIER_CONTENT, _TIER_NEGATED = range(5)
+MAX_CONTENT_DROP = 0.4
+
+
+@dataclass
+class Unit:
+    """A word, a protected span, a punctuation run or whitespace of the raw text."""
+
+    text: str
+    kind: str  # word | protected | punct | space
+    start: int
+    span_kind: str = ""  # for protected units: memcli.spans.Span.kind
+    surprisal: float = 0.0
+    tokens: int = 0
+
+    @property
+    def lower(self) -> str:
+        return self.text.lower()
+
+
+Ranker = Callable[[Sequence[Unit]], list]
+
+
+def prune(
+    text: str,
+    model: CompressionModel,
+    *,
+    ratio: float = 0.6,
+    rank: Ranker | None = None,
+    deadline: Deadline | None = None,
+) -> str:
+    """text with its least informative words dropped, down to ratio x its token count at best."""
+    deadline = deadline or Deadline(math.inf)
+    units = split_units(text)
+    scores = model.surprisals(text, deadline)
+    _attach_scores(text, units, scores)
+    ranks = (rank or rank_combined)(units)
+    order = sorted((i for i, r in enumerate(ranks) if r is not None), key=lambda i: (ranks[i], i))
+    keep = [True] * len(units)
+    raw_tokens = model.count_tokens(text)
+    target = math.floor(ratio * raw_tokens)
+    estimate, cursor = raw_tokens, 0
+    while True:
+        while cursor < len(order) and estimate > target:
+            unit = units[order[cursor]]
+            keep[order[cursor]] = False
+            estimate -= max(1, unit.tokens)
+            cursor += 1
+        result = render(units, keep)
+        if cursor >= len(order):
+            return result
+        estimate = model.count_tokens(result)
+        if estimate <= target:
+            return result
+
+
+def split_units(text: str) -> list[Unit]:
+    units: list[Unit] = []
+    position = 0
+    for span in find_spans(text) + [None]:
+        stop = span.start if span else len(text)
+        for m in _UNIT.finditer(text, position, stop):
+            piece = m.group()
+            kind = "space" if piece.isspace() else "word" if piece[0].isalnum() else "punct"
+            # A digit the span patterns missed is still a fact: never a candidate.
+            digit = kind == "word" and any(c.isdigit() for c in piece)
+            units.append(Unit(piece, "protected" if digit else kind, m.start(), "number" if digit else ""))
+        if span:
+            units.append(Unit(span.text, "protected", span.start, span.kind))
+            position = span.end
+    return units
+
+
+def _attach_scores(text: str, units: list[Unit], scores: list[TokenScore]) -> None:
+    """A token belongs to the unit holding its first visible character (' health' → 'health')."""
+    starts = [u.start for u in units]
+    for token in scores:
+        first = token.start
+        while first < token.end and text[first].isspace():
+            first += 1
+        index = bisect.bisect_right(starts, first) - 1
+        if first == token.end or index < 0 or units[index].kind == "space":
+            continue
+        unit = units[index]
+        unit.tokens += 1
+        if math.isfinite(token.surprisal):
+            unit.surprisal += token.surprisal
+
+
+def rank_combined(units: Sequence[Unit]) -> list:
+    """Ranks in tiers (lower is dropped first), least surprising first within a tier."""
+    ranks: list = [None] * len(units)
+    score = _phrase_scores(units)
+    negated = _negation_scopes(units)
+    best: dict[str, int] = {}
+    for i, unit in enumerate(units):
+        if unit.kind == "word" and (unit.lower not in best or score[i] > score[best[unit.lower]]):
+            best[unit.lower] = i
+    for i, unit in enumerate(units):
+        if unit.kind == "punct" and unit.text == "," and not _before_number(units, i):
+            ranks[i] = (_TIER_COMMA, unit.surprisal)
+        if unit.kind != "word":
+            continue
+        if unit.lower in FUNCTION_WORDS:
+            ranks[i] = (_TIER_FUNCTION, unit.surprisal)
+        elif i in negated:
+            ranks[i] = (_TIER_NEGATED, unit.surprisal)
+        elif unit.lower in FRAMING_WORDS or best[unit.lower] != i:
+            ranks[i] = (_TIER_FRAMING, unit.surprisal)
+        else:
+            ranks[i] = (_TIER_CONTENT, score[i])
+    _keep_most_informative_content(units, ranks)
+    return ranks
+
+
+def _keep_most_informative_content(units: Sequence[Unit], ranks: list) -> None:
+    """Past MAX_CONTENT_DROP of the content words' tokens, content words stop being candidates: a
+    text dense with names and numbers then stays above the target ratio instead of turning into a
+    bare list of spans with the verbs and nouns that relate them gone."""
+    content = sorted((i for i, r in enumerate(ranks) if r is not None and r[0] >= _TIER_CONTENT),
+                     key=lambda i: ranks[i])
+    budget = MAX_CONTENT_DROP * sum(max(1, units[i].tokens) for i in content)
+    spent = 0
+    for i in content:
+        spent += max(1, units[i].tokens)
+        if spent > budget:
+            ranks[i] = None
+
+
+def _phrase_scores(units: Sequence[Unit]) -> list[float]:
+    """A content word's score is halfway between its own surprisal and the highest one of the run of
+    adjacent content words it stands in, so a compound survives whole: 'mental health', 'support
+    group', 'exponential backoff' (the second word is predictable only because of the first)."""
+    scores = [u.surprisal for u in units]
+    run: list[int] = []
+
+    def close() -> None:
+        top = max((units[j].surprisal for j in run), default=0.0)
+        for j in run:
+            scores[j] = (units[j].surprisal + top) / 2
+        run.clear()
+
+    for i, unit in enumerate(units):
+        if unit.kind == "word" and unit.lower not in FUNCTION_WORDS and unit.lower not in FRAMING_WORDS:
+            run.append(i)
+        elif not (unit.kind == "space" and unit.text == " " or unit.kind == "punct" and unit.text == "-"):
+            close()
+    close()
+    return scores
+
+
+def _before_number(units: Sequence[Unit], index: int) -> bool:
+    """A comma before a number, date or time stays: '7 daily, 4 weekly' must not read '7 daily 4'."""
+    following = next((u for u in units[index + 1:] if u.kind != "space"), None)
+    return following is not None and following.span_kind in ("number", "date", "time")
+
+
+def _negation_scopes(units: Sequence[Unit], reach: int = 6) -> set[int]:
+    """Indexes of the words a negation applies to: up to `reach` words after it, within its clause.
+    'no data was lost' without 'data' and 'lost' keeps the negation and loses the fact."""
+    scoped: set[int] = set()
+    for i, unit in enumerate(units):
+        if unit.span_kind != "negation":
+            continue
+        words = 0
+        for j in range(i + 1, len(units)):
+            if units[j].kind == "punct" and units[j].text[0] in ",;:.!?…()" or words >= reach:
+                break
+            if units[j].kind == "word":
+                scoped.add(j)
+                words += 1
+    return scoped
+
+
+def rank_by_surprisal(units: Sequence[Unit]) -> list:
+    """Baseline: every unprotected word, least surprising first."""
+    return [u.surprisal if u.kind == "word" else None for u in units]
+
+
+def rank_stopwords(stopwords: frozenset[str]) -> Ranker:
+    """Baseline: only words of the given list are candidates (use with ratio=0 to drop them all)."""
+    return lambda units: [0.0 if u.kind == "word" and u.lower in stopwords else None for u in units]
+
+
+def render(units: Sequence[Unit], keep: Sequence[bool]) -> str:
+    """Join the kept units so the result reads cleanly: one space between words, line breaks kept,
+    no comma left dangling or doubled, every sentence that keeps a word keeps its final mark and
+    starts with a capital."""
+    out: list[str] = []
+    kinds: list[str] = []  # word | open | bullet | clause | end
+    runs: list[str] = []  # whitespace runs since the last kept unit ("" marks a dropped unit)
+    words_in_sentence = 0
+
+    def emit(piece: str, kind: str) -> None:
+        out.append(piece)
+        kinds.append(kind)
+
+    def drop_trailing_clause() -> None:
+        while kinds and kinds[-1] == "clause":
+            out.pop()
+            kinds.pop()
+
+    for unit, kept in zip(units, keep):
+        if unit.kind == "space" or not kept:
+            runs.append(unit.text if unit.kind == "space" else "")
+            continue
+        sep = _separator(runs, kinds[-1] if kinds else None)
+        runs = []
+        mark = unit.text
+        if unit.kind != "punct":
+            if unit.kind == "word" and not words_in_sentence and (not kinds or kinds[-1] == "end"):
+                mark = mark[0].upper() + mark[1:]  # the sentence's first word may have been dropped
+            emit(sep + mark, "word")
+            words_in_sentence += 1
+        elif mark in _DASHES and (not out or "\n" in sep):
+            emit(sep + mark, "bullet")
+        elif mark[0] in _SENTENCE_END:
+            drop_trailing_clause()
+            if words_in_sentence:
+                emit(mark, "end")
+                words_in_sentence = 0
+        elif mark in _CLAUSE or mark in _DASHES:
+            if kinds and kinds[-1] == "word":
+                emit(mark if mark in _CLAUSE else " " + mark, "clause")
+        elif mark in "([{":
+            emit(sep + mark, "open")
+        elif mark in ")]}":
+            if kinds and kinds[-1] == "open":
+                out.pop()
+                kinds.pop()
+            else:
+                emit(mark, "word")
+        else:
+            emit(sep + mark, "word")
+    drop_trailing_clause()
+    return "".join(out).strip()
+
+
+def _separator(runs: list[str], previous: str | None) -> str:
+    """Line breaks survive (at most one blank line); any other gap becomes one space."""
+    if previous is None:
+        return ""
+    breaks = max((run.count("\n") for run in runs), default=0)
+    if breaks:
+        indent = next(run for run in reversed(runs) if "\n" in run).rsplit("\n", 1)[1]
+        return "\n" * min(2, breaks) + indent
+    if previous == "open" or not runs:
+        return ""
+    return " "

@@ -1,0 +1,84 @@
+"""Closed classes of English words that compression reasons about.
+
+Function words carry grammar, not facts, so the pruner drops them first; negations are function
+words that flip a fact, so they are protected instead. The lists are written for this project.
+"""
+
+from __future__ import annotations
+
+# English first, then the common ones of German, Dutch, French, Spanish, Italian and Portuguese, so a
+# note in another language does not lose its "nicht" or "sans" either.
+NEGATIONS = frozenset(
+    """
+    not no never nor neither none nobody nothing nowhere without cannot
+    nicht kein keine keinen keinem keiner keines nie niemals nichts ohne niet geen nooit zonder
+    pas jamais sans aucun aucune rien nunca sin nada ningún ninguna tampoco
+    non mai senza niente nessun nessuno não sem nenhum nenhuma
+    """.split()
+)
+
+# Articles, pronouns, auxiliaries, prepositions and conjunctions. Quantifiers and focus words
+# (only, all, more, still), obligation (must, should) and order (before, after, until) are left
+# out on purpose: dropping them changes the fact.
+FUNCTION_WORDS = frozenset(
+    """
+    a an the this that these those there here
+    i me my mine myself we us our ours ourselves you your yours yourself yourselves
+    he him his himself she her hers herself it its itself they them their theirs themselves
+    who whom whose which what whatever whoever
+    am is are was were be been being have has had having do does did doing done
+    will would shall can could may might
+    i'm i've i'd i'll you're you've you'd you'll he's he'd he'll she's she'd she'll
+    it's it'd it'll we're we've we'd we'll they're they've they'd they'll
+    that's there's here's what's who's let's
+    of at by for with about against between into through above below
+    to from up down in out on off over under onto upon within along across around toward towards
+    among amongst via per
+    and or but if as so then though although whereas whether
+    also too very just such
+    how when where why
+    s t ll re ve d m
+    """.split()
+)
+
+# Words that frame a statement rather than state it: reporting verbs and intensifiers (not hedges:
+# "probably" changes how sure the fact is).
+# Dropped before content words; they are in no answer a reader asks about.
+FRAMING_WORDS = frozenset(
+    """
+    mentioned mentions said says told tells shared expressed expresses discussed discusses
+    talked noted explained explains stated replied asked responded remarked emphasized emphasised
+    really actually basically simply quite rather somewhat certainly definitely indeed
+    """.split()
+)
+
+# Sentence adverbs and connectives: at the start of a sentence they are capitalised but no name.
+CONNECTIVES = frozenset(
+    """
+    however therefore meanwhile moreover furthermore additionally overall anyway besides otherwise
+    instead thus hence finally later afterwards eventually unfortunately fortunately luckily sadly
+    yes ok okay well please thanks now first next last lastly still yet already again once
+    """.split()
+)
+
+# Spelled-out numbers and ordinals are facts like digits are.
+NUMBER_WORDS = frozenset(
+    """
+    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+    sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety
+    hundred hundreds thousand thousands million millions billion billions trillion dozen dozens
+    half twice thrice first second third fourth fifth sixth seventh eighth ninth tenth
+    """.split()
+)
+
+MONTHS = "January February March April May June July August September October November December".split()
+MONTH_ABBREVIATIONS = "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec".split()
+
+WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+
+RELATIVE_DAYS = "yesterday today tonight tomorrow".split()
+
+TIME_UNITS = (
+    "second seconds minute minutes hour hours day days night nights week weeks weekend weekends "
+    "month months year years decade decades morning evening afternoon summer winter spring autumn fall"
+).split()

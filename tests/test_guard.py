@@ -1,0 +1,76 @@
+"""The guard: a compressed form is kept only if it is smaller, keeps every protected span, invents nothing."""
+
+from __future__ import annotations
+
+from compress_fakes import FakeModel
+
+from memcli.guard import check
+
+RAW = (
+    "On 2026-03-14 Priya decided that the billing service keeps its own database, because the invoice "
+    "tables grow by 1.5 million rows a month. Billing will never write back to the main cluster; the "
+    "runbook lives at https://wiki.example.com/billing/split-db and the setting is BILLING_DATABASE_URL."
+)
+count = FakeModel().count_tokens
+
+
+SHORT = ("2026-03-14 Priya decided billing keeps own database, invoice tables grow 1.5 million rows a month. "
+         "Billing never write back main cluster; runbook https://wiki.example.com/billing/split-db "
+         "BILLING_DATABASE_URL.")
+
+
+def test_a_faithful_shorter_form_passes():
+    assert check(RAW, SHORT, count) is None
+
+
+def test_the_raw_itself_is_not_smaller():
+    assert check(RAW, RAW, count) == "not smaller"
+
+
+def test_fewer_bytes_but_as_many_tokens_is_not_smaller():
+    raw = "a b c d e f g h i j k l"
+    assert check(raw, "a b c d e f g h i j kl", count) is None
+    assert check(raw, "a,b,c,d,e,f,g,h,i,j,k,l", lambda text: 12) == "not smaller"
+
+
+def test_an_empty_result_fails():
+    assert check(RAW, "  ", count) == "empty result"
+
+
+def test_a_lost_negation_fails():
+    reason = check(RAW, RAW.replace("never ", ""), count)
+    assert reason is not None and "'never'" in reason
+
+
+def test_a_lost_number_url_or_identifier_fails():
+    for span in ("1.5 million rows a month", "https://wiki.example.com/billing/split-db", "BILLING_DATABASE_URL"):
+        reason = check(RAW, RAW.replace(span, ""), count)
+        assert reason is not None and reason.startswith("lost"), span
+
+
+def test_case_and_underscores_do_not_count_as_losses():
+    short = RAW.replace("BILLING_DATABASE_URL", "billing database url").replace("Priya decided that the ", "priya ")
+    assert check(RAW, short, count) is None
+
+
+def test_an_invented_number_fails():
+    assert check(RAW, SHORT.replace("invoice tables", "3 invoice tables"), count) == "invented '3'"
+
+
+def test_invented_names_and_dates_fail():
+    facts = ("DATE=2026-03-14 | PERSON=Priya | PERSON=Tomasz | DECISION=billing keeps own database | "
+             "FACT=1.5 million rows a month | CONSTRAINT=never write back to main cluster | "
+             "FACT=https://wiki.example.com/billing/split-db | FACT=BILLING_DATABASE_URL")
+    reason = check(RAW, facts, count, allowed=("DATE", "PERSON", "DECISION", "FACT", "CONSTRAINT"))
+    assert reason == "invented 'Tomasz'"
+    faithful = facts.replace(" | PERSON=Tomasz", "")
+    assert check(RAW, faithful, count, allowed=("DATE", "PERSON", "DECISION", "FACT", "CONSTRAINT")) is None
+
+
+def test_a_rewritten_date_counts_as_invented():
+    raw = "We shipped the release on 7 May 2023 after a long review of the migration plan and the rollback."
+    reason = check(raw, "DATE=2023-05-07 | EVENT=release shipped after review", count, allowed=("DATE", "EVENT"))
+    assert reason == "lost '7 May 2023'"
+    reason = check(raw, "DATE=7 May 2023, 2023-05-07 | EVENT=release shipped after review", count,
+                   allowed=("DATE", "EVENT"))
+    assert reason == "invented '05', '07'"

@@ -1,0 +1,103 @@
+"""Extractive pruning with a deterministic fake model: size, protected spans, and clean output."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from compress_fakes import FakeModel
+
+from memcli.guard import missing_spans
+from memcli.prune import Unit, prune, rank_stopwords, render
+
+NOTE = (
+    "We moved the scraper off Selenium and onto Playwright 1.42 last Tuesday, because the Chrome driver "
+    "kept crashing on the listing pages after about 2,000 requests. The crawler now runs in a single "
+    "asyncio loop with a semaphore of 8 concurrent pages, which keeps us well under the 30 req/s limit "
+    "that Amazon started enforcing in October. Do not re-enable the headless=False debug flag in "
+    "production; it leaks memory at roughly 40 MB per hour (see https://example.com/issues/12)."
+)
+
+
+PROSE = (
+    "Caroline and Melanie had a long conversation about the support group that Caroline attended last "
+    "week. She said that the group made her feel accepted and that she wants to continue her education, "
+    "maybe in counseling or in a job that is about mental health. Melanie was happy for her and told her "
+    "about the painting of a lake at sunrise that she made when she was on holiday with her kids."
+)
+
+
+@pytest.mark.parametrize("ratio", [0.8, 0.6, 0.5])
+def test_prose_is_pruned_to_the_ratio_keeping_every_protected_span(ratio):
+    model = FakeModel()
+    result = prune(PROSE, model, ratio=ratio)
+    assert model.count_tokens(result) <= ratio * model.count_tokens(PROSE)
+    assert missing_spans(PROSE, result) == []
+
+
+def test_a_dense_note_keeps_most_of_its_content_words_rather_than_meet_the_ratio():
+    model = FakeModel()
+    result = prune(NOTE, model, ratio=0.5)
+    assert missing_spans(NOTE, result) == []
+    assert model.count_tokens(result) > 0.5 * model.count_tokens(NOTE)
+    content = [w for w in re.findall(r"[a-z]+", NOTE) if len(w) > 4]
+    kept = [w for w in content if re.search(rf"\b{w}\b", result)]
+    assert len(kept) >= 0.6 * len(content)
+
+
+def test_a_ratio_below_the_protected_spans_keeps_the_spans_and_stops():
+    model = FakeModel()
+    result = prune(NOTE, model, ratio=0.1)
+    assert missing_spans(NOTE, result) == []
+    assert model.count_tokens(result) > 0.1 * model.count_tokens(NOTE)
+
+
+def test_the_result_reads_cleanly():
+    result = prune(NOTE, FakeModel(), ratio=0.5)
+    assert not re.search(r" [,.;:)]|  |[,;:]\.|\(\s*\)|^[,.;:]", result), result
+    assert result.endswith(".")
+    assert result.count(".") - result.count("1.42") - result.count("example.com") >= 3, "sentences keep their period"
+
+
+def test_the_words_in_a_negations_scope_outlast_other_content_words():
+    text = ("The migration finished late on a rainy afternoon and the dashboards stayed green, "
+            "but no customer data was lost during the whole window.")
+    result = prune(text, FakeModel(), ratio=0.6)
+    assert "no customer data" in result and "lost" in result
+
+
+def test_function_words_go_before_content_words():
+    text = "The team decided that the cache of the search service should stay in the main region for now."
+    result = prune(text, FakeModel(), ratio=0.7)
+    assert "the" not in result.split() and "of" not in result.split()
+    assert {"team", "cache", "search", "service", "region"} <= set(result.lower().split())
+
+
+def test_line_breaks_and_bullets_survive():
+    text = "Deploy checklist:\n- run the migrations on staging first\n- then tag the release\n\nOwner: Priya."
+    result = prune(text, FakeModel(), ratio=0.7)
+    lines = result.split("\n")
+    assert lines[0].startswith("Deploy checklist") and lines[1].startswith("- ") and lines[2].startswith("- ")
+    assert lines[3] == "" and lines[4].startswith("Owner")
+
+
+def test_fenced_code_and_indentation_are_kept_verbatim():
+    text = ("Release steps for the API, to be followed in this order:\n\n```bash\ngit tag -a v2.4.0 -m \"release\"\n"
+            "git push origin v2.4.0\n```\n\n    indented line that the team wrote in the notes\nDo not skip them.")
+    result = prune(text, FakeModel(), ratio=0.6)
+    assert "```bash\ngit tag -a v2.4.0 -m \"release\"\ngit push origin v2.4.0\n```" in result
+    assert "\n\n    indented" in result and "\nnot skip" in result.lower()
+
+
+def test_a_stopword_baseline_drops_exactly_its_list():
+    text = "The cache is warm and the queue is empty."
+    result = prune(text, FakeModel(), ratio=0.0, rank=rank_stopwords(frozenset({"the", "is", "and"})))
+    assert result == "Cache warm queue empty."
+
+
+def test_render_removes_emptied_brackets_and_dangling_commas():
+    units = [Unit("cache", "word", 0), Unit(" ", "space", 5), Unit("(", "punct", 6), Unit("warm", "word", 7),
+             Unit(")", "punct", 11), Unit(",", "punct", 12), Unit(" ", "space", 13), Unit("done", "word", 14),
+             Unit(".", "punct", 18)]
+    keep = [True, True, True, False, True, True, True, False, True]
+    assert render(units, keep) == "Cache."
