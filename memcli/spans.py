@@ -108,6 +108,9 @@ _RATE = re.compile(rf"[ \t]+(?:per[ \t]+[^\W\d_][\w-]*|(?:a|an|each|every)[ \t]+
 _NOT_NAMES = FUNCTION_WORDS | FRAMING_WORDS | NEGATIONS | CONNECTIVES
 _NOT_UNITS = _NOT_NAMES | {"ago", "later", "earlier", "this", "each", "every", "times", "after", "before", "until",
                             "since", "during", "till", "onwards", "only", "all", "both"}
+# Single letters that are units after a number ("8 s", "5 m", "3 d"), though "s", "m", "d" are also the
+# tails of contractions among the function words.
+_LETTER_UNITS = frozenset("smhdglbk")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _GLUED_UNIT = re.compile(r"\d[^\W\d_]+$|[%‰]$|°[CF]?$")
 
@@ -144,7 +147,8 @@ def _with_unit(text: str, end: int, glued: bool) -> int:
     for _ in range(0 if glued else 2):
         m = _UNIT_AFTER_NUMBER.match(text, end)
         word = m.group(1) if m else ""
-        if not m or word.lower() in _NOT_UNITS or (word[0].isupper() and not word.isupper()):
+        unit = word.lower() in _LETTER_UNITS
+        if not m or (word.lower() in _NOT_UNITS and not unit) or (word[0].isupper() and not word.isupper()):
             break
         end = m.end()
         # A unit or a plural is what is counted; only an adjective ("8 concurrent pages") needs the next word.

@@ -17,6 +17,7 @@ def texts(text: str) -> list[str]:
         ("The invoice came to $1,200 last month.", ["$1,200", "last month"]),
         ("We handle 30 req/s at most.", ["30 req/s"]),
         ("The trail is 5 km long.", ["5 km"]),
+        ("Back off from 250 ms, capping at 8 s.", ["250 ms", "8 s"]),
         ("Upgrade to Python 3.11 first.", ["Python", "3.11"]),
         ("Tag the build as v2.4.0-rc1 today.", ["v2.4.0-rc1", "today"]),
         ("Conversion went up by 40% after the change.", ["40%"]),
