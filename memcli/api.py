@@ -52,6 +52,7 @@ class Mem:
         self.created_store = False
         self._vectors = None
         self._embedder = None
+        self._embed_failed = False
         self._counter = None
 
     @property
@@ -178,14 +179,16 @@ class Mem:
             self.vectors.add(added[0], vector, self._embedder)
 
     def _embed_for_write(self, raw: str):
-        """The vector of a new text, or None (with a warning) when no embedder can be had: the write goes on
-        and the next search embeds what is missing."""
+        """The vector of a new text, or None (with one warning per process) when no embedder can be had:
+        the write goes on and the next search embeds what is missing."""
+        if self._embed_failed:
+            return None
         try:
             return self.embedder().embed([raw])[0]
-        except MemError as exc:
-            log.warning("not indexed for meaning search yet: %s", exc)
-        except Exception as exc:  # a broken model must not lose the write
-            log.warning("not indexed for meaning search yet: %s: %s", type(exc).__name__, exc)
+        except Exception as exc:  # a missing or broken model must not lose the write
+            self._embed_failed = True
+            reason = str(exc) if isinstance(exc, MemError) else f"{type(exc).__name__}: {exc}"
+            log.warning("not indexed for meaning search yet: %s", reason)
         return None
 
     def _compression_for(self, raw: str, *, compress: bool, defer: bool, method: str | None, ratio: float | None):

@@ -187,3 +187,5 @@ def test_without_an_embedding_model_hybrid_falls_back_to_words(monkeypatch):
     assert "word matches only" in result.stderr
     vector = run("search", "flyctl", "--mode", "vector")
     assert vector.exit_code == 6 and "mem models pull" in vector.stderr
+    imported = ok("import", input="\n".join(json.dumps({"raw": f"note {n}"}) for n in range(3)))
+    assert imported.stderr.count("not indexed for meaning search yet") == 1
