@@ -84,7 +84,7 @@ def compress(
         reason = f"model unavailable: {error}"
     else:
         reason = f"error: {type(error).__name__}: {error}"
-    log.warning("compression failed, memory stays raw: %s", reason)
+    log.info("compression failed, memory stays raw: %s", reason)
     return _raw(method, state, reason)
 
 

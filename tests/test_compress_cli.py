@@ -87,3 +87,14 @@ def test_stats_counts_the_tokens_saved():
     assert figures["by_status"] == {"done": 1, "skipped": 1, "pending": 1}
     human = ok("stats").stdout
     assert "tokens to read" in human and f"saves {long_words - kept} tokens" in human
+
+
+def test_a_missing_model_is_reported_once_and_the_memory_lands(monkeypatch):
+    from memcli.compress import compress
+
+    monkeypatch.setattr(engines, "compressor", lambda: compress)  # the real one; no model in MEM_MODELS_DIR
+    result = ok("add", LONG)
+    assert result.stderr.count("compression failed") == 1
+    assert "mem models pull smollm2-135m-instruct-q4_1" in result.stderr
+    data = status_of(result.stdout.strip())
+    assert data["raw"] == LONG and data["compression"]["status"] == "failed"
