@@ -29,14 +29,19 @@ WORDS = ("rate limit proxy queue deploy billing heroku fly postgres redis cache 
          "ebay tuesday review ruff uv pytest release branch merge token budget context search index").split()
 
 
-def make_store(root: Path, size: int) -> None:
+def word_salad(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 40)))
+
+
+def make_store(root: Path, size: int, writer=word_salad) -> None:
+    """A store of `size` memories, one a minute up to now; `writer(rng)` writes each (a number keeps them apart)."""
     store = Store(root)
     store.init()
     rng = random.Random(size)
     start = time.time() - size * 60
     for n in range(size):
         stamp = format_time(dt.datetime.fromtimestamp(start + n * 60, dt.timezone.utc))
-        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 40))) + f" #{n}"
+        text = writer(rng) + f" #{n}"
         memory = Memory(id=ids.new_id(int((start + n * 60) * 1000)), created_at=stamp, updated_at=stamp,
                         raw=text, tags=[rng.choice(WORDS)], compression={"status": "skipped"})
         store.write(memory)
