@@ -59,53 +59,61 @@ class VectorIndex:
         return counts[0] - counts[1]
 
     def sync(self, embedder, progress: Progress | None = None) -> int:
-        """Embed the memories that have no vector yet (all of them after a model change); returns how many."""
+        """Embed the memories that have no vector yet (all of them after a model change); returns how many.
+
+        The embedding itself runs outside the lock (it can take minutes after a big `git pull`); only
+        storing each batch takes it, so writers in other processes are never held up for long."""
         if self.in_step(embedder):
             return 0
         with self.catalog.store.lock():
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
+            self._transaction(lambda: self._adopt(embedder))
+        missing = self.db.execute(
+            "SELECT m.label, json_extract(m.record, '$.raw') FROM memories m"
+            " LEFT JOIN vectors v ON v.label = m.label WHERE v.label IS NULL ORDER BY m.label").fetchall()
+        for start in range(0, len(missing), EMBED_BATCH):
+            batch = missing[start:start + EMBED_BATCH]
+            vectors = embedder.embed([text for _, text in batch])
+            with self.catalog.store.lock():
                 if self._meta("embed_model") != embedder.model_id:
-                    if self._meta("embed_model") is not None:
-                        log.warning("the embedding model changed (%s → %s); re-embedding every memory",
-                                    self._meta("embed_model"), embedder.model_id)
-                    self._drop_all()
-                    self._set_meta("embed_model", embedder.model_id)
-                    self._set_meta("embed_dim", str(embedder.dim))
-                missing = self.db.execute(
-                    "SELECT m.label, json_extract(m.record, '$.raw') FROM memories m"
-                    " LEFT JOIN vectors v ON v.label = m.label WHERE v.label IS NULL ORDER BY m.label").fetchall()
-                for start in range(0, len(missing), EMBED_BATCH):
-                    batch = missing[start:start + EMBED_BATCH]
-                    self._insert([label for label, _ in batch], embedder.embed([text for _, text in batch]))
-                    if progress:
-                        progress("embedding memories", min(start + EMBED_BATCH, len(missing)), len(missing))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+                    return start  # another process moved to another model meanwhile; its sync goes on
+                self._transaction(lambda: self._insert([label for label, _ in batch], vectors))
+            if progress:
+                progress("embedding memories", min(start + EMBED_BATCH, len(missing)), len(missing))
         return len(missing)
 
-    def add(self, label: int, vector, embedder) -> None:
-        """Store the vector of a memory just written (the caller holds the lock)."""
-        if self._meta("embed_model") not in (None, embedder.model_id):
-            return  # the next sync re-embeds everything with the new model, this one included
+    def _adopt(self, embedder) -> None:
+        """Make embedder's model the store's: a different one drops every vector (never mix two models)."""
+        if self._meta("embed_model") == embedder.model_id:
+            return
+        if self._meta("embed_model") is not None:
+            log.warning("the embedding model changed (%s → %s); re-embedding every memory",
+                        self._meta("embed_model"), embedder.model_id)
+        self._drop_all()
+        self._set_meta("embed_model", embedder.model_id)
+        self._set_meta("embed_dim", str(embedder.dim))
+
+    def _transaction(self, work) -> None:
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            if self._meta("embed_model") is None:
-                self._set_meta("embed_model", embedder.model_id)
-                self._set_meta("embed_dim", str(embedder.dim))
-            self._insert([label], vector.reshape(1, -1))
+            work()
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
 
+    def add(self, label: int, vector, embedder) -> None:
+        """Store the vector of a memory just written (the caller holds the lock)."""
+        if self._meta("embed_model") not in (None, embedder.model_id):
+            return  # the next sync re-embeds everything with the new model, this one included
+        self._transaction(lambda: (self._adopt(embedder), self._insert([label], vector.reshape(1, -1))))
+
     def _insert(self, labels: list[int], vectors) -> None:
+        """Store vectors of memories that still exist (one may have been deleted while it was embedded)."""
         import numpy as np
 
         rows = [(label, np.asarray(vec, dtype=np.float32).tobytes()) for label, vec in zip(labels, vectors)]
-        self.db.executemany("INSERT OR REPLACE INTO vectors (label, vec, in_hnsw) VALUES (?, ?, 0)", rows)
+        self.db.executemany("INSERT OR REPLACE INTO vectors (label, vec, in_hnsw)"
+                            " SELECT ?1, ?2, 0 WHERE EXISTS (SELECT 1 FROM memories WHERE label = ?1)", rows)
 
     def _drop_all(self) -> None:
         self.db.execute("DELETE FROM vectors")
@@ -123,45 +131,67 @@ class VectorIndex:
             self.fold()
 
     def fold(self, progress: Progress | None = None) -> None:
-        """Write every stored vector into the hnsw file; rebuilds it from scratch when it is missing or bad."""
+        """Write every stored vector into the hnsw file (from scratch when it is missing or bad).
+
+        The graph is built from a snapshot outside the lock (a minute or more at 100k memories); the lock
+        is taken only to check that no other process folded meanwhile and to swap the file in."""
         import numpy as np
 
-        with self.catalog.store.lock():
-            dim = int(self._meta("embed_dim") or 0)
-            if not dim:
-                return
-            graph = self._load_graph(dim)
-            if graph is None:
-                self.db.execute("UPDATE vectors SET in_hnsw = 0")
-                self.db.execute("DELETE FROM hnsw_dead")
-                self._set_meta("hnsw_deleted", "0")
-                graph = _new_graph(dim, 1024)
-            dead = [label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")]
-            marked = int(self._meta("hnsw_deleted") or 0)
-            for label in dead:
-                with contextlib.suppress(RuntimeError):
-                    graph.mark_deleted(label)
-                    marked += 1
-            rows = self.db.execute("SELECT label, vec FROM vectors WHERE in_hnsw = 0").fetchall()
-            if rows:
-                needed = graph.element_count + len(rows)
-                if needed > graph.max_elements:
-                    graph.resize_index(max(needed, int(graph.max_elements * 1.5)))
-                for start in range(0, len(rows), 5000):
-                    chunk = rows[start:start + 5000]
-                    data = np.frombuffer(b"".join(vec for _, vec in chunk), dtype=np.float32).reshape(len(chunk), dim)
-                    graph.add_items(data, [label for label, _ in chunk])
-                    if progress:
-                        progress("building the vector graph", min(start + 5000, len(rows)), len(rows))
-            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            graph.save_index(str(tmp))
-            os.replace(tmp, self.path)
-            self.db.execute("BEGIN IMMEDIATE")
-            self.db.execute("UPDATE vectors SET in_hnsw = 1 WHERE in_hnsw = 0")
-            self.db.execute("DELETE FROM hnsw_dead")
-            self._set_meta("hnsw_deleted", str(marked))
+        dim = int(self._meta("embed_dim") or 0)
+        if not dim:
+            return
+        stamp = _stamp(self.path)
+        graph = self._load_graph(dim)
+        fresh = graph is None
+        self.db.execute("BEGIN")
+        try:
+            rows = self.db.execute("SELECT label, vec FROM vectors" + ("" if fresh else " WHERE in_hnsw = 0")).fetchall()
+            dead = [] if fresh else [label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")]
+            marked = 0 if fresh else int(self._meta("hnsw_deleted") or 0)
+        finally:
             self.db.execute("COMMIT")
-            self._graph, self._graph_stamp = graph, _stamp(self.path)
+        if fresh:
+            graph = _new_graph(dim, max(1024, len(rows)))
+        for label in dead:
+            with contextlib.suppress(RuntimeError):
+                graph.mark_deleted(label)
+                marked += 1
+        if rows:
+            needed = graph.element_count + len(rows)
+            if needed > graph.max_elements:
+                graph.resize_index(max(needed, int(graph.max_elements * 1.5)))
+            for start in range(0, len(rows), 5000):
+                chunk = rows[start:start + 5000]
+                data = np.frombuffer(b"".join(vec for _, vec in chunk), dtype=np.float32).reshape(len(chunk), dim)
+                graph.add_items(data, [label for label, _ in chunk])
+                if progress:
+                    progress("building the vector graph", min(start + 5000, len(rows)), len(rows))
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        graph.save_index(str(tmp))
+        with self.catalog.store.lock():
+            if _stamp(self.path) != stamp:
+                # Another process folded first; its file holds what this one would have written.
+                tmp.unlink()
+                self._graph = None
+                return
+            os.replace(tmp, self.path)
+            self._transaction(lambda: self._folded([label for label, _ in rows], dead, marked, fresh))
+        self._graph, self._graph_stamp = graph, _stamp(self.path)
+
+    def _folded(self, added: list[int], dead: list[int], marked: int, fresh: bool) -> None:
+        """Record a fold: what went into the file, what it marks deleted. A memory deleted while the graph
+        was built is in the file unmarked, so it waits in hnsw_dead for the next fold."""
+        if fresh:
+            self.db.execute("DELETE FROM hnsw_dead")
+            self.db.execute("UPDATE vectors SET in_hnsw = 0")
+        for start in range(0, max(len(added), len(dead)), 500):
+            for labels, sql in ((added[start:start + 500], "UPDATE vectors SET in_hnsw = 1 WHERE label IN ({})"),
+                                (dead[start:start + 500], "DELETE FROM hnsw_dead WHERE label IN ({})")):
+                if labels:
+                    self.db.execute(sql.format(",".join("?" * len(labels))), labels)
+        gone = set(added) - {label for (label,) in self.db.execute("SELECT label FROM vectors WHERE in_hnsw = 1")}
+        self.db.executemany("INSERT OR IGNORE INTO hnsw_dead VALUES (?)", [(label,) for label in gone])
+        self._set_meta("hnsw_deleted", str(marked))
 
     def _load_graph(self, dim: int):
         import hnswlib

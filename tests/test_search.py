@@ -189,3 +189,24 @@ def test_without_an_embedding_model_hybrid_falls_back_to_words(monkeypatch):
     assert vector.exit_code == 6 and "mem models pull" in vector.stderr
     imported = ok("import", input="\n".join(json.dumps({"raw": f"note {n}"}) for n in range(3)))
     assert imported.stderr.count("not indexed for meaning search yet") == 1
+
+
+def test_embedding_a_backlog_does_not_hold_the_store_lock(monkeypatch, fakes):
+    """After a big `git pull`, the first search embeds every new memory; writers in other processes must
+    not wait for all of it, so the lock is taken per stored batch, never around the model."""
+    from memcli.api import Mem
+
+    _, embedder = fakes
+    for n in range(5):
+        copied = store_root() / "memories" / "2026" / "02" / f"{ids.new_id()}.yaml"
+        copied.parent.mkdir(parents=True, exist_ok=True)
+        copied.write_text(f"raw: pulled note number {n} about tomatoes\nid: {copied.stem}\n")
+    ok("init")
+    mem = Mem.open()
+    held = []
+    original = type(embedder).embed
+    monkeypatch.setattr(type(embedder), "embed", lambda self, texts: held.append(mem.store._lock_depth)
+                        or original(self, texts))
+    hits = mem.search("tomatoes", mode="vector", k=10)
+    assert len(hits) == 5
+    assert held and set(held) == {0}
