@@ -53,7 +53,7 @@ _COMPARATOR = (
 )
 _NUMBER = (
     r"(?:[$€£¥₹]\s?)?[-+±~≈−]?\d+(?:[.,:]\d+)*"
-    r"(?:[A-Za-zµ°%‰]+(?:/[A-Za-z]+)?|\s?(?:%|‰|°[CF]?))?"
+    r"(?:[A-Za-zµ°%‰]+(?:/[A-Za-z]+)?|\s?(?:%|‰|°[CF]?)|(?:-[^\W\d_]+)+)?"  # 5km, 30%, 3-D, 24-hour
 )
 
 # Ordered by priority: where two overlap, the merged span takes the kind of the one listed first.
@@ -81,6 +81,7 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("identifier", re.compile(
         r"(?<![\w-])--?[A-Za-z][\w-]*(?:=\S+)?"  # command-line flags
         r"|\b[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\(\))?"  # dotted names, files: os.path.join, a.py
+        r"|(?<![\w.])\.[A-Za-z_][\w-]*(?:\.[\w-]+)*"  # dotfiles and domain suffixes: .env, .shop.example.de
         r"|\b[A-Za-z_]\w*_\w*\b(?:\(\))?"  # snake_case, SCREAMING_CASE, __init__
         r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b(?:\(\))?"  # camelCase, iPhone
         r"|\b[A-Za-z]+\d\w*(?:[.-]\w+)*"  # v2, v2.4.0, py311, H100, x86_64
@@ -112,7 +113,7 @@ _NOT_UNITS = _NOT_NAMES | {"ago", "later", "earlier", "this", "each", "every", "
 # tails of contractions among the function words.
 _LETTER_UNITS = frozenset("smhdglbk")
 _YEAR = re.compile(r"(?:19|20)\d\d")
-_GLUED_UNIT = re.compile(r"\d[^\W\d_]+$|[%‰]$|°[CF]?$")
+_GLUED_UNIT = re.compile(r"\d-?[^\W\d_]+$|[%‰]$|°[CF]?$")
 
 
 def find_spans(text: str) -> list[Span]:

@@ -31,6 +31,8 @@ def texts(text: str) -> list[str]:
         ("She moved there two weeks ago.", ["two weeks ago"]),
         ("Owned by Tomasz, due in Q2.", ["Tomasz", "Q2"]),
         ("Call os.path.join from utils.py.", ["os.path.join", "utils.py"]),
+        ("The cookie domain moved from .shop.example.de, and .env files stay out.", [".shop.example.de", ".env"]),
+        ("Back from the bank's 3-D Secure page within a 24-hour window.", ["3-D", "24-hour"]),
         ("The bug is in read_supplier_file() of importers/csv_reader.py.",
          ["read_supplier_file()", "importers/csv_reader.py"]),
         ("Set BILLING_DATABASE_URL and retry.", ["BILLING_DATABASE_URL"]),
