@@ -4,7 +4,8 @@ One forward pass of a small causal LM gives each token's surprisal (Selective Co
 a word the model predicts easily adds little. Surprisal alone still drops content words an answer
 needs (the predictable second half of "mental health"), and a list of function words alone saves
 too little, so `rank_combined` orders the candidates in tiers, dropped in this order:
-  1. function words (articles, auxiliaries, prepositions, pronouns, conjunctions),
+  1. function words (articles, auxiliaries, prepositions, pronouns, conjunctions), except a "to",
+     "and", "or" or "until" between two protected spans (a change or a range: "0.4% to 2.1%"),
   2. framing words (mentioned, expressed, really, ...) and every occurrence of a repeated word but
      its most informative one (answers need the word once, not each time),
   3. commas, except before a number or date,
@@ -34,6 +35,8 @@ _CLAUSE = frozenset(",;:")
 _DASHES = frozenset({"-", "--", "–", "—"})
 _TIER_FUNCTION, _TIER_FRAMING, _TIER_COMMA, _TIER_CONTENT, _TIER_NEGATED = range(5)
 MAX_CONTENT_DROP = 0.4
+# Between two protected spans these words carry the relation: "0.4% to 2.1%", "3 or 4 days".
+_LINKS = frozenset({"to", "and", "or", "until", "till", "through", "vs", "versus"})
 
 
 @dataclass
@@ -133,7 +136,7 @@ def rank_combined(units: Sequence[Unit]) -> list:
     for i, unit in enumerate(units):
         if unit.kind == "punct" and unit.text == "," and not _before_number(units, i):
             ranks[i] = (_TIER_COMMA, unit.surprisal)
-        if unit.kind != "word":
+        if unit.kind != "word" or _links_spans(units, i):
             continue
         if unit.lower in FUNCTION_WORDS:
             ranks[i] = (_TIER_FUNCTION, unit.surprisal)
@@ -181,6 +184,15 @@ def _phrase_scores(units: Sequence[Unit]) -> list[float]:
             close()
     close()
     return scores
+
+
+def _links_spans(units: Sequence[Unit], index: int) -> bool:
+    """A range or a change stays readable: 'from 850 ms to 300 ms' must not read '850 ms 300 ms'."""
+    if units[index].lower not in _LINKS:
+        return False
+    before = next((u for u in reversed(units[:index]) if u.kind != "space"), None)
+    after = next((u for u in units[index + 1:] if u.kind != "space"), None)
+    return all(u is not None and u.kind == "protected" and u.span_kind != "negation" for u in (before, after))
 
 
 def _before_number(units: Sequence[Unit], index: int) -> bool:

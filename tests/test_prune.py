@@ -101,3 +101,16 @@ def test_render_removes_emptied_brackets_and_dangling_commas():
              Unit(".", "punct", 18)]
     keep = [True, True, True, False, True, True, True, False, True]
     assert render(units, keep) == "Cache."
+
+
+def test_a_leading_dot_name_is_not_glued_to_the_word_before_it():
+    text = "The session cookie domain was changed from .shop.example.de to shop.example.de in the refactor."
+    result = prune(text, FakeModel(), ratio=0.3)
+    assert " .shop.example.de" in result, result
+
+
+def test_a_change_or_a_range_between_two_numbers_keeps_its_link_word():
+    text = ("The crash rate of the mobile application went from 0.4% to 2.1% after the release, and the "
+            "outage lasted from 14:30 until 15:10 while the whole team was looking for the cause of it.")
+    result = prune(text, FakeModel(), ratio=0.4)
+    assert "0.4% to 2.1%" in result and "14:30 until 15:10" in result, result
