@@ -190,15 +190,25 @@ def _links_spans(units: Sequence[Unit], index: int) -> bool:
     """A range or a change stays readable: 'from 850 ms to 300 ms' must not read '850 ms 300 ms'."""
     if units[index].lower not in _LINKS:
         return False
-    before = next((u for u in reversed(units[:index]) if u.kind != "space"), None)
-    after = next((u for u in units[index + 1:] if u.kind != "space"), None)
-    return all(u is not None and u.kind == "protected" and u.span_kind != "negation" for u in (before, after))
+    around = (_neighbour(units, index, -1), _neighbour(units, index, 1))
+    return all(u is not None and u.kind == "protected" and u.span_kind != "negation" for u in around)
 
 
 def _before_number(units: Sequence[Unit], index: int) -> bool:
     """A comma before a number, date or time stays: '7 daily, 4 weekly' must not read '7 daily 4'."""
-    following = next((u for u in units[index + 1:] if u.kind != "space"), None)
+    following = _neighbour(units, index, 1)
     return following is not None and following.span_kind in ("number", "date", "time")
+
+
+def _neighbour(units: Sequence[Unit], index: int, step: int) -> Unit | None:
+    """The nearest unit that is not whitespace, before (step -1) or after (step 1) index. Walked, not
+    sliced: it is asked for every comma and link word, and a slice per call is quadratic on a long text."""
+    index += step
+    while 0 <= index < len(units):
+        if units[index].kind != "space":
+            return units[index]
+        index += step
+    return None
 
 
 def _negation_scopes(units: Sequence[Unit], reach: int = 6) -> set[int]:

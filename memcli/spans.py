@@ -113,7 +113,7 @@ _NOT_UNITS = _NOT_NAMES | {"ago", "later", "earlier", "this", "each", "every", "
 # tails of contractions among the function words.
 _LETTER_UNITS = frozenset("smhdglbk")
 _YEAR = re.compile(r"(?:19|20)\d\d")
-_GLUED_UNIT = re.compile(r"\d-?[^\W\d_]+$|[%‰]$|°[CF]?$")
+_GLUED_UNIT = re.compile(r"\d(?:-?[^\W\d_]+)+$|[%‰]$|°[CF]?$")
 
 
 def find_spans(text: str) -> list[Span]:
