@@ -16,9 +16,11 @@ from typing import Callable, Iterator
 
 import yaml
 
-from memcli.config import Settings, user_store_dir
+from memcli.config import Settings
 from memcli.errors import StoreError
-from memcli.memory import Memory
+from memcli.fsutil import atomic_write
+from memcli.paths import user_store_dir
+from memcli.store.memory import Memory
 
 SETTINGS_FILE = "mem.yaml"
 MEMORIES = "memories"
@@ -186,20 +188,6 @@ class Store:
         finally:
             self._lock_depth = 0
             handle.close()
-
-
-def atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
 
 
 def _ensure_lines(path: Path, lines: list[str]) -> None:

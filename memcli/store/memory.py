@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from memcli import ids
 from memcli.errors import InputError, InvalidMemory
+from memcli.store import ids
 
 KEY_ORDER = ("id", "created_at", "updated_at", "tags", "source", "written_by", "raw", "compressed", "compression")
 COMPRESSION_ORDER = ("method", "model", "raw_tokens", "tokens", "status", "reason")
@@ -74,6 +74,16 @@ def normalise_tags(values) -> list[str]:
     return tags
 
 
+def clean_input(text: str) -> str:
+    """The text as given, minus the trailing newline(s) that `echo` and files add; never empty."""
+    raw = text.rstrip("\r\n")
+    if not raw.strip():
+        raise InputError("nothing to add: the text is empty")
+    if "\x00" in raw:
+        raise InputError("the text contains NUL bytes; mem stores text only")
+    return raw
+
+
 def content_key(raw: str) -> str:
     """The duplicate test: same text after Unicode, case and whitespace normalisation."""
     folded = " ".join(unicodedata.normalize("NFC", raw).casefold().split())
@@ -126,7 +136,7 @@ class Memory:
         return data
 
     def to_contract(self, *, raw: bool = False, score: float | None = None) -> dict:
-        """The read contract shared by `--json`, `--jsonl` and MCP (see DESIGN.md)."""
+        """The read contract shared by `--json`, `--jsonl` and MCP (the README, "Output and exit codes")."""
         data = {
             "id": self.id,
             "content": self.raw if raw else self.content,

@@ -1,0 +1,29 @@
+"""The per-user folders mem uses, each overridable from the environment (tests point them at tmp)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def models_dir() -> Path:
+    """Where model files live: $MEM_MODELS_DIR, else the user cache dir (shared by every store)."""
+    env = os.environ.get("MEM_MODELS_DIR")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("mem")) / "models"
+
+
+def user_store_dir() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("mem"))
+
+
+def user_config_dir() -> Path:
+    env = os.environ.get("MEM_CONFIG_DIR")
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".config" / "mem"
