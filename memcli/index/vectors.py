@@ -15,9 +15,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from typing import Callable, Iterable
+from typing import Iterable
 
-from memcli.catalog import HNSW_FILE, Catalog
+from memcli.fsutil import sibling_temp
+from memcli.index import db as db_file
+from memcli.index.catalog import Catalog
+from memcli.progress import Progress
 
 log = logging.getLogger("memcli")
 
@@ -26,13 +29,12 @@ EMBED_BATCH = 64
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200
 
-Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
 class VectorIndex:
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
-        self.path = catalog.store.index_dir / HNSW_FILE
+        self.path = catalog.store.index_dir / db_file.HNSW_FILE
         self._graph = None
         self._graph_stamp = None
 
@@ -41,11 +43,10 @@ class VectorIndex:
         return self.catalog.db
 
     def _meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        return db_file.meta(self.db, key)
 
     def _set_meta(self, key: str, value: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+        db_file.set_meta(self.db, key, value)
 
     # -- keeping vectors in step with the catalog --------------------------------------------------
 
@@ -66,7 +67,8 @@ class VectorIndex:
         if self.in_step(embedder):
             return 0
         with self.catalog.store.lock():
-            self._transaction(lambda: self._adopt(embedder))
+            with db_file.transaction(self.db):
+                self._adopt(embedder)
         missing = self.db.execute(
             "SELECT m.label, json_extract(m.record, '$.raw') FROM memories m"
             " LEFT JOIN vectors v ON v.label = m.label WHERE v.label IS NULL ORDER BY m.label").fetchall()
@@ -76,7 +78,8 @@ class VectorIndex:
             with self.catalog.store.lock():
                 if self._meta("embed_model") != embedder.model_id:
                     return start  # another process moved to another model meanwhile; its sync goes on
-                self._transaction(lambda: self._insert([label for label, _ in batch], vectors))
+                with db_file.transaction(self.db):
+                    self._insert([label for label, _ in batch], vectors)
             if progress:
                 progress("embedding memories", min(start + EMBED_BATCH, len(missing)), len(missing))
         return len(missing)
@@ -92,20 +95,13 @@ class VectorIndex:
         self._set_meta("embed_model", embedder.model_id)
         self._set_meta("embed_dim", str(embedder.dim))
 
-    def _transaction(self, work) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            work()
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-
     def add(self, label: int, vector, embedder) -> None:
         """Store the vector of a memory just written (the caller holds the lock)."""
         if self._meta("embed_model") not in (None, embedder.model_id):
             return  # the next sync re-embeds everything with the new model, this one included
-        self._transaction(lambda: (self._adopt(embedder), self._insert([label], vector.reshape(1, -1))))
+        with db_file.transaction(self.db):
+            self._adopt(embedder)
+            self._insert([label], vector.reshape(1, -1))
 
     def _insert(self, labels: list[int], vectors) -> None:
         """Store vectors of memories that still exist (one may have been deleted while it was embedded)."""
@@ -143,13 +139,10 @@ class VectorIndex:
         stamp = _stamp(self.path)
         graph = self._load_graph(dim)
         fresh = graph is None
-        self.db.execute("BEGIN")
-        try:
+        with db_file.transaction(self.db, "DEFERRED"):
             rows = self.db.execute("SELECT label, vec FROM vectors" + ("" if fresh else " WHERE in_hnsw = 0")).fetchall()
             dead = [] if fresh else [label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")]
             marked = 0 if fresh else int(self._meta("hnsw_deleted") or 0)
-        finally:
-            self.db.execute("COMMIT")
         if fresh:
             graph = _new_graph(dim, max(1024, len(rows)))
         for label in dead:
@@ -166,7 +159,7 @@ class VectorIndex:
                 graph.add_items(data, [label for label, _ in chunk])
                 if progress:
                     progress("building the vector graph", min(start + 5000, len(rows)), len(rows))
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        tmp = sibling_temp(self.path)
         graph.save_index(str(tmp))
         with self.catalog.store.lock():
             if _stamp(self.path) != stamp:
@@ -175,7 +168,8 @@ class VectorIndex:
                 self._graph = None
                 return
             os.replace(tmp, self.path)
-            self._transaction(lambda: self._folded([label for label, _ in rows], dead, marked, fresh))
+            with db_file.transaction(self.db):
+                self._folded([label for label, _ in rows], dead, marked, fresh)
         self._graph, self._graph_stamp = graph, _stamp(self.path)
 
     def _folded(self, added: list[int], dead: list[int], marked: int, fresh: bool) -> None:
@@ -222,8 +216,7 @@ class VectorIndex:
         if not dim:
             return []
         vector = np.asarray(vector, dtype=np.float32).reshape(-1)
-        self.db.execute("BEGIN")
-        try:
+        with db_file.transaction(self.db, "DEFERRED"):
             if allowed is not None and len(allowed) <= FOLD_AT:
                 # Exact and faster than the graph when the filters leave few candidates.
                 rows = self._vectors_for(allowed)
@@ -236,8 +229,6 @@ class VectorIndex:
                 graph = self._load_graph(dim)
                 if graph is None and self.db.execute("SELECT 1 FROM vectors WHERE in_hnsw = 1 LIMIT 1").fetchone():
                     rows = self.db.execute("SELECT label, vec FROM vectors").fetchall()
-        finally:
-            self.db.execute("COMMIT")
         scores: dict[int, float] = {}
         if rows:
             labels = [label for label, _ in rows]
@@ -260,13 +251,7 @@ class VectorIndex:
         return sorted(scores.items(), key=lambda item: -item[1])[:k]
 
     def _vectors_for(self, labels: Iterable[int]) -> list:
-        labels = list(labels)
-        rows = []
-        for start in range(0, len(labels), 500):
-            chunk = labels[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows += self.db.execute(f"SELECT label, vec FROM vectors WHERE label IN ({marks})", chunk).fetchall()
-        return rows
+        return list(db_file.rows_in(self.db, "SELECT label, vec FROM vectors WHERE label IN ({marks})", list(labels)))
 
 
 def _knn(graph, vector, k: int, accept) -> list[tuple[int, float]]:

@@ -9,7 +9,6 @@ Anything here can be thrown away; `rebuild()` makes it again from the files alon
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import itertools
 import json
@@ -18,12 +17,15 @@ import os
 import sqlite3
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from memcli.errors import AmbiguousId, InvalidMemory, NotFound, StoreError
-from memcli.ids import normalise_prefix
-from memcli.memory import KEY_ORDER, Memory, content_key
-from memcli.store import Store
+from memcli.index import db as db_file
+from memcli.index.filters import Filters
+from memcli.progress import Progress
+from memcli.store.files import Store
+from memcli.store.ids import normalise_prefix
+from memcli.store.memory import KEY_ORDER, Memory, content_key
 
 log = logging.getLogger("memcli")
 
@@ -34,40 +36,6 @@ SETTLED_NS = 2_000_000_000
 # older than this many times what that look cost (and at least FULL_LOOK_MIN_S).
 FULL_LOOK_EVERY = 10
 FULL_LOOK_MIN_S = 0.2
-
-SCHEMA_VERSION = "3"
-FILE = "catalog.sqlite"
-HNSW_FILE = "vectors.hnsw"
-
-SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE memories (
-    label INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
-    path TEXT NOT NULL UNIQUE,
-    mtime_ns INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    sha TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    tags TEXT NOT NULL,
-    source TEXT,
-    status TEXT,
-    content_key TEXT NOT NULL,
-    record TEXT NOT NULL
-);
-CREATE INDEX memories_created ON memories (created_at);
-CREATE INDEX memories_content ON memories (content_key);
-CREATE TABLE broken (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, error TEXT);
-CREATE VIRTUAL TABLE fts USING fts5 (raw, tags, tokenize = 'porter unicode61 remove_diacritics 2');
-CREATE TABLE vectors (label INTEGER PRIMARY KEY, vec BLOB NOT NULL, in_hnsw INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX vectors_delta ON vectors (in_hnsw);
-CREATE TABLE hnsw_dead (label INTEGER PRIMARY KEY);
-CREATE TABLE folders (path TEXT PRIMARY KEY, mtime_ns INTEGER);
-"""
-
-Progress = Callable[[str, int, int], None]  # (phase, done, total)
-
 
 @dataclass
 class Changes:
@@ -81,37 +49,10 @@ class Changes:
         return bool(self.added or self.removed or self.broken)
 
 
-@dataclass
-class Filters:
-    tags: tuple[str, ...] = ()
-    since: str | None = None
-    until: str | None = None
-    source: str | None = None
-
-    def __bool__(self) -> bool:
-        return bool(self.tags or self.since or self.until or self.source)
-
-    def sql(self, alias: str = "m") -> tuple[str, list]:
-        clauses, params = [], []
-        for tag in self.tags:
-            clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
-            params.append(tag)
-        if self.since:
-            clauses.append(f"{alias}.created_at >= ?")
-            params.append(self.since)
-        if self.until:
-            clauses.append(f"{alias}.created_at <= ?")
-            params.append(self.until)
-        if self.source:
-            clauses.append(f"{alias}.source GLOB ?")
-            params.append(self.source)
-        return (" AND ".join(clauses) or "1"), params
-
-
 class Catalog:
     def __init__(self, store: Store):
         self.store = store
-        self.path = store.index_dir / FILE
+        self.path = store.index_dir / db_file.FILE
         self._db: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None
         self._refreshed = False
@@ -125,47 +66,10 @@ class Catalog:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
-        try:
-            self.store.index_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create {self.store.index_dir}: {exc.strerror or exc}") from None
-        for attempt in range(2):
-            db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-            try:
-                db.execute("PRAGMA journal_mode = WAL")
-                db.execute("PRAGMA synchronous = NORMAL")
-                version = self._schema_version(db)
-                if version == SCHEMA_VERSION:
-                    return db
-                if version is None:
-                    with self.store.lock():
-                        if self._schema_version(db) is None:
-                            with contextlib.suppress(FileNotFoundError):
-                                (self.store.index_dir / HNSW_FILE).unlink()
-                            db.executescript("BEGIN;" + SCHEMA + "COMMIT;")
-                            db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-                    return db
-            except sqlite3.DatabaseError as exc:
-                log.warning("the index at %s is damaged (%s); rebuilding it from the files", self.path, exc)
-            db.close()
-            if attempt == 0:
-                self._discard()
-        raise StoreError(f"cannot open or rebuild the index at {self.path}")
-
-    @staticmethod
-    def _schema_version(db: sqlite3.Connection) -> str | None:
-        has_meta = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone()
-        if not has_meta:
-            return None
-        row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        return row[0] if row else "unknown"
+        return db_file.open_db(self.store.index_dir, self.store.lock)
 
     def _discard(self) -> None:
-        """Delete the catalog and what depends on its labels (the hnsw file)."""
-        with self.store.lock():
-            for name in (FILE, FILE + "-wal", FILE + "-shm", HNSW_FILE):
-                with contextlib.suppress(FileNotFoundError):
-                    (self.store.index_dir / name).unlink()
+        db_file.discard(self.store.index_dir, self.store.lock)
 
     def close(self) -> None:
         if self._db is not None:
@@ -221,10 +125,10 @@ class Catalog:
 
     def _changed_folders(self) -> list[str] | None:
         """Folders (relative to the store root) whose files need a look: None for all, [] for none."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'full_look'").fetchone()
-        if row is None:
+        full_look = db_file.meta(self.db, "full_look")
+        if full_look is None:
             return None
-        at, cost = json.loads(row[0])
+        at, cost = json.loads(full_look)
         if time.time() - at > max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * cost):
             return None
         changed = []
@@ -244,18 +148,12 @@ class Catalog:
         seen = self._seen_folders
         rows = [(folder, -1 if mtime is not None and mtime >= started_ns - SETTLED_NS else mtime)
                 for folder, mtime in seen.items()]
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with db_file.transaction(self.db) as db:
             if looked_at is None:
-                self.db.execute("DELETE FROM folders")
-                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('full_look', ?)",
-                                (json.dumps([began, cost]),))
-            self.db.executemany("INSERT OR REPLACE INTO folders VALUES (?, ?)", rows)
-            self.db.execute("DELETE FROM folders WHERE mtime_ns IS NULL AND path != 'memories'")
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
+                db.execute("DELETE FROM folders")
+                db_file.set_meta(db, "full_look", json.dumps([began, cost]))
+            db.executemany("INSERT OR REPLACE INTO folders VALUES (?, ?)", rows)
+            db.execute("DELETE FROM folders WHERE mtime_ns IS NULL AND path != 'memories'")
 
     def behind(self) -> tuple[int, int]:
         """How far the catalog is behind the files, without catching up: (new or changed, removed)."""
@@ -290,9 +188,7 @@ class Catalog:
 
     def _apply(self, fresh, gone, progress: Progress | None) -> Changes:
         changes = Changes()
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with db_file.transaction(self.db):
             for path in gone:
                 changes.removed.extend(self._forget(path))
             total = len(fresh)
@@ -300,10 +196,6 @@ class Catalog:
                 self._take_in(path, mtime, size, changes)
                 if progress and (done % 200 == 0 or done == total):
                     progress("reading memory files", done, total)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         return changes
 
     def _forget(self, path: str) -> list[int]:
@@ -373,24 +265,13 @@ class Catalog:
         """Take in a file mem itself just wrote (caller holds the lock), without rescanning the store."""
         info = self.store.file_path(relpath).stat()
         changes = Changes()
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with db_file.transaction(self.db):
             self._upsert(relpath, info.st_mtime_ns, info.st_size, sha, memory, changes)
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
         return changes
 
     def record_delete(self, relpath: str) -> list[int]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            labels = self._forget(relpath)
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        return labels
+        with db_file.transaction(self.db):
+            return self._forget(relpath)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -438,18 +319,23 @@ class Catalog:
             yield _from_record(record)
 
     def by_labels(self, labels: Iterable[int]) -> dict[int, Memory]:
-        labels = list(labels)
-        found: dict[int, Memory] = {}
-        for start in range(0, len(labels), 500):
-            chunk = labels[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            for label, record in self.db.execute(f"SELECT label, record FROM memories WHERE label IN ({marks})", chunk):
-                found[label] = _from_record(record)
-        return found
+        rows = db_file.rows_in(self.db, "SELECT label, record FROM memories WHERE label IN ({marks})", list(labels))
+        return {label: _from_record(record) for label, record in rows}
 
     def labels(self, filters: Filters) -> set[int]:
         where, params = filters.sql()
         return {label for (label,) in self.db.execute(f"SELECT label FROM memories m WHERE {where}", params)}
+
+    def bm25(self, match: str, limit: int, filters: Filters) -> list[tuple[int, float]]:
+        """(label, score) for an FTS5 query over raw text and tags, best first; higher is better
+        (FTS5's bm25() is negated)."""
+        where, params = filters.sql("m")
+        rows = self.db.execute(
+            f"SELECT f.rowid, -bm25(fts, 1.0, 0.5) AS score FROM fts f JOIN memories m ON m.label = f.rowid"
+            f" WHERE fts MATCH ? AND {where} ORDER BY bm25(fts, 1.0, 0.5) LIMIT ?",
+            [match, *params, limit],
+        ).fetchall()
+        return [(label, float(score)) for label, score in rows]
 
     def count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]

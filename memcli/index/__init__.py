@@ -1,0 +1,1 @@
+"""Caches beside the files, rebuildable from them: the SQLite catalog, the vector graph, hybrid search."""
