@@ -1,4 +1,4 @@
-"""Store settings (mem.yaml) and the per-user folders mem uses.
+"""Store settings (mem.yaml).
 
 mem.yaml is committed with a shared store, so it holds only what every teammate should agree on:
 models, compression thresholds, redaction patterns, limits. Unknown keys are kept out of the way
@@ -8,23 +8,20 @@ with a warning rather than an error, so an older mem can still open a newer stor
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass, field, fields
-from pathlib import Path
 
+from memcli.compress import methods
 from memcli.errors import StoreError
+from memcli.providers.registry import DEFAULT_COMPRESS_MODEL, DEFAULT_EMBED_MODEL
 
 log = logging.getLogger("memcli")
-
-DEFAULT_EMBED_MODEL = "all-minilm-l6-v2"
-DEFAULT_COMPRESS_MODEL = "smollm2-135m-instruct-q4_1"
 
 
 @dataclass
 class Settings:
     embed_model: str = DEFAULT_EMBED_MODEL
     compress_model: str = DEFAULT_COMPRESS_MODEL
-    compress_method: str = "prune"
+    compress_method: str = methods.DEFAULT_METHOD
     compress_min_chars: int = 400
     compress_target: float = 0.6
     compress_timeout_s: float = 30.0
@@ -76,8 +73,9 @@ class Settings:
         return settings
 
     def validate(self, origin: str) -> None:
-        if self.compress_method not in ("prune", "facts"):
-            raise StoreError(f"{origin}: compress_method must be 'prune' or 'facts'")
+        problem = methods.check(self.compress_method)
+        if problem:
+            raise StoreError(f"{origin}: compress_method: {problem}")
         if not 0.05 <= self.compress_target <= 0.95:
             raise StoreError(f"{origin}: compress_target must be between 0.05 and 0.95")
         if self.max_input_bytes <= 0 or self.compress_min_chars < 0 or self.ingest_chunk_chars < 200:
@@ -99,26 +97,3 @@ def _coerce(value, default):
             raise TypeError
         return value
     return str(value)
-
-
-def models_dir() -> Path:
-    """Where model files live: $MEM_MODELS_DIR, else the user cache dir (shared by every store)."""
-    env = os.environ.get("MEM_MODELS_DIR")
-    if env:
-        return Path(env).expanduser()
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("mem")) / "models"
-
-
-def user_store_dir() -> Path:
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("mem"))
-
-
-def user_config_dir() -> Path:
-    env = os.environ.get("MEM_CONFIG_DIR")
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / ".config" / "mem"

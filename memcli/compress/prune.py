@@ -12,7 +12,7 @@ too little, so `rank_combined` orders the candidates in tiers, dropped in this o
   4. content words, by surprisal smoothed over compounds (see `_phrase_scores`),
   5. content words in the scope of a negation.
 Within a tier the least surprising goes first. Words are dropped until the text fits the target ratio
-of the raw token count, with two limits: protected spans (memcli.spans) are never candidates, and at
+of the raw token count, with two limits: protected spans (memcli.compress.spans) are never candidates, and at
 most 40% of the content words' tokens go (the least informative ones). A text dense with protected
 spans therefore ends up above the ratio: the reader keeps the words that relate its names and numbers.
 """
@@ -25,9 +25,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from memcli.lm_ops import CompressionModel, Deadline, TokenScore
-from memcli.spans import find_spans
-from memcli.wordlists import FRAMING_WORDS, FUNCTION_WORDS
+from memcli.compress.spans import find_spans
+from memcli.compress.wordlists import FRAMING_WORDS, FUNCTION_WORDS
+from memcli.providers.protocols import CompressionModel, Deadline, TokenScore
 
 _UNIT = re.compile(r"\s+|[^\W_]+(?:['’\-][^\W_]+)*|(.)\1*", re.S)
 _SENTENCE_END = frozenset(".!?…")

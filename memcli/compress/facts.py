@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from memcli.lm_ops import CompressionModel, Deadline
+from memcli.providers.protocols import CompressionModel, Deadline
 
 KEYS = (
     "TOPIC", "PROJECT", "DECISION", "PREFERENCE", "PERSON", "PLACE", "DATE", "STACK", "PROBLEM",
@@ -47,7 +47,7 @@ def facts(raw: str, model: CompressionModel, *, max_tokens: int, deadline: Deadl
                 cut = True
                 break
     finally:
-        # Closing the generator at once releases the model it holds (see lm_ops._LLAMA_LOCK).
+        # Closing the generator at once releases the model it holds (see memcli.providers.llama._LLAMA_LOCK).
         getattr(stream, "close", lambda: None)()
     return clean(text, last_is_cut=cut or pieces >= max_tokens)
 

@@ -1,7 +1,7 @@
 """The check every compressed form passes before it is stored.
 
 A compressed memory is read instead of the raw one, so it must be smaller (in bytes and in the
-reading model's tokens), must keep every protected span of the raw (memcli.spans), and must not
+reading model's tokens), must keep every protected span of the raw (memcli.compress.spans), and must not
 invent facts: no number and no capitalised word (names, months, weekdays) that the raw lacks.
 Spans are compared after lower-casing, reading `_` as a space and collapsing whitespace, so a
 `facts` line may write price_observations as "price observations" or "Rate limit" as "rate limit".
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable
 
-from memcli.spans import find_spans
+from memcli.compress.spans import find_spans
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _WORD = re.compile(r"[^\W\d_]+")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memcli.wordlists import (
+from memcli.compress.wordlists import (
     CONNECTIVES,
     FRAMING_WORDS,
     FUNCTION_WORDS,

@@ -22,17 +22,16 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
-from memcli import guard
-from memcli.config import DEFAULT_COMPRESS_MODEL
-from memcli.errors import InputError, ModelError
-from memcli.facts import KEYS as FACT_KEYS
-from memcli.facts import facts
-from memcli.lm_ops import CompressionModel, Deadline, LlamaOps
-from memcli.prune import prune
+from memcli.compress import guard, methods
+from memcli.compress.facts import KEYS as FACT_KEYS
+from memcli.compress.facts import facts
+from memcli.compress.prune import prune
+from memcli.errors import InputError, ModelError, describe
+from memcli.providers.protocols import CompressionModel, Deadline
+from memcli.providers.registry import DEFAULT_COMPRESS_MODEL
 
 log = logging.getLogger("memcli")
 
-METHODS = ("prune", "facts")
 MAX_REASON_CHARS = 200
 MAX_FACTS_TOKENS = 512  # the guard wants fewer tokens than the raw anyway; this only stops a runaway
 FACTS_SHARE = 0.7  # of the time left: a slow facts line must leave prune time to run
@@ -56,16 +55,18 @@ def compress(
 ) -> Compression:
     """The compressed form of raw, or text=None with the reason in info.
 
-    `lm` replaces the model named by `model`: a memcli.llm.LanguageModel, or any object following
-    memcli.lm_ops.CompressionModel (tests pass fakes that answer garbage, raise or hang).
+    `lm` replaces the model named by `model`: any memcli.providers.protocols.CompressionModel (tests
+    pass fakes that answer garbage, raise or hang).
     Raises InputError only for a method or ratio that cannot work; everything else fails open.
     """
-    if method not in METHODS:
-        raise InputError(f"unknown compression method {method!r} (use {' or '.join(METHODS)})")
+    problem = methods.check(method)
+    if problem:
+        raise InputError(problem)
     if not 0.0 < ratio < 1.0:
         raise InputError(f"compression ratio must be between 0 and 1, got {ratio}")
-    if len(raw) < min_chars:
-        return Compression(None, _info(method, model, status="skipped", reason=f"shorter than {min_chars} characters"))
+    short = too_short(raw, min_chars)
+    if short:
+        return Compression(None, _info(method, model, status="skipped", reason=short))
 
     state: dict = {"name": model}
     deadline = Deadline(timeout_s)
@@ -83,9 +84,14 @@ def compress(
     elif isinstance(error, ModelError):
         reason = f"model unavailable: {error}"
     else:
-        reason = f"error: {type(error).__name__}: {error}"
+        reason = f"error: {describe(error)}"
     log.info("compression failed, memory stays raw: %s", reason)
     return _raw(method, state, reason)
+
+
+def too_short(raw: str, min_chars: int) -> str | None:
+    """Why a text is not worth compressing (the reason stored with it), or None."""
+    return f"shorter than {min_chars} characters" if len(raw) < min_chars else None
 
 
 def _work(raw, method, ratio, model, lm, deadline, state) -> None:
@@ -98,13 +104,13 @@ def _work(raw, method, ratio, model, lm, deadline, state) -> None:
 
 def _compress(raw, method, ratio, model, lm, deadline, state) -> Compression:
     if lm is None:
-        from memcli.llm import get_lm
+        from memcli.providers.llama import compression_model
 
         try:
-            lm = get_lm(model)
+            lm = compression_model(model)
         except Exception as exc:  # noqa: BLE001 - not pulled, unknown name, corrupt file: all "unavailable"
-            raise ModelError(str(exc) or type(exc).__name__) from exc
-    ops: CompressionModel = lm if hasattr(lm, "surprisals") else LlamaOps(lm)
+            raise ModelError(describe(exc)) from exc
+    ops: CompressionModel = lm
     state["name"] = ops.name
     raw_tokens = ops.count_tokens(raw)
     state["raw_tokens"] = raw_tokens
@@ -130,7 +136,7 @@ def _try_facts(raw, ops, raw_tokens, deadline) -> tuple[str | None, str | None]:
     except ModelError:
         raise
     except Exception as exc:  # noqa: BLE001 - a crash or a slow generation still leaves prune to try
-        return None, f"{type(exc).__name__}: {exc}"
+        return None, describe(exc)
     return text, guard.check(raw, text, ops.count_tokens, allowed=FACT_KEYS)
 
 

@@ -1,0 +1,1 @@
+"""Compression on write: the pipeline, its methods (prune, facts), the guard and the protected spans."""
