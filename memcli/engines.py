@@ -1,35 +1,39 @@
-"""The model-backed parts mem calls: the compressor, the embedder, the tokenizer, and where models are.
+"""The default engines: llama.cpp models in this process, with mem's compression pipeline on top.
 
-They are looked up here, at call time, so tests (and a future plugin) can swap in fakes with
-`monkeypatch.setattr(engines, "compressor", ...)` without the rest of mem knowing.
+Models load lazily on first use (`mem ls` and `--help` never import llama_cpp), once per process.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 
-def compressor():
-    """A callable `compress(raw, *, method, ratio, model, min_chars, timeout_s) -> Compression`."""
-    from memcli.compress import compress
-
-    return compress
+from memcli.providers import Providers
 
 
-def embedder(ref: str):
-    """An object with `embed(texts) -> float32 array (n, dim)`, `.dim` and `.model_id`."""
-    from memcli.llm import get_embedder
+def local() -> Providers:
+    return Providers(embedder=_embedder, compressor=_compress, token_counter=_token_counter,
+                     locate_model=_locate_model)
+
+
+def _compress(raw: str, **options):
+    from memcli.compress.pipeline import compress
+
+    return compress(raw, **options)
+
+
+def _embedder(ref: str):
+    from memcli.providers.llama import get_embedder
 
     return get_embedder(ref)
 
 
-def token_counter(ref: str):
-    """A callable `count(text) -> int` with the compression model's tokenizer (what `raw_tokens` means)."""
-    from memcli.llm import get_lm
+def _token_counter(ref: str):
+    from memcli.providers.llama import get_lm
 
     return get_lm(ref).count_tokens
 
 
-def locate_model(ref: str, role: str):
-    """The file a model reference (registry name or path) stands for; ModelError when it is not there."""
-    from memcli.llm import resolve
+def _locate_model(ref: str, role: str) -> Path:
+    from memcli.providers.llama import resolve
 
     return resolve(ref, role)
