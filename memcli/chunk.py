@@ -22,7 +22,7 @@ _SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*\s+|[。！？]\s*")
 _LINE_END = re.compile(r"\n\s*")
 _SPACE = re.compile(r"\s+")
 
-Span = tuple[int, int]
+Range = tuple[int, int]  # [start, end) character offsets into the text
 
 
 def split(text: str, max_chars: int = 1500) -> list[str]:
@@ -39,16 +39,16 @@ class _Chunker:
         self.fenced = _fenced_regions(text)
         self.fence_starts = [a for a, _ in self.fenced]
 
-    def chunks(self) -> list[Span]:
-        units: list[Span] = []
+    def chunks(self) -> list[Range]:
+        units: list[Range] = []
         for heading, body in self._sections():
             units.extend(self._section_units(heading, body))
         return self._pack(units, self.limit)
 
-    def _sections(self) -> list[tuple[Span | None, Span]]:
+    def _sections(self) -> list[tuple[Range | None, Range]]:
         """(heading line, body) pairs; headings with an empty body join the heading below them."""
         starts = [m.start() for m in _HEADING.finditer(self.text) if not self._in_fence(m.start())]
-        sections: list[tuple[Span | None, Span]] = []
+        sections: list[tuple[Range | None, Range]] = []
         if not starts or starts[0] > 0:
             sections.append((None, (0, starts[0] if starts else len(self.text))))
         pending: int | None = None
@@ -64,7 +64,7 @@ class _Chunker:
             sections.append(((heading_start, line_end), (line_end, end)))
         return sections
 
-    def _section_units(self, heading: Span | None, body: Span) -> list[Span]:
+    def _section_units(self, heading: Range | None, body: Range) -> list[Range]:
         start = heading[0] if heading else body[0]
         whole = self._strip(start, body[1])
         if whole is None:
@@ -79,7 +79,7 @@ class _Chunker:
         pieces = self._pieces(content[0], content[1], 1, room)
         return [(whole[0], pieces[0][1]), *pieces[1:]]
 
-    def _pieces(self, start: int, end: int, level: int, limit: int) -> list[Span]:
+    def _pieces(self, start: int, end: int, level: int, limit: int) -> list[Range]:
         """Stripped spans of text[start:end], each at most `limit`, cut at the coarsest boundary that works."""
         span = self._strip(start, end)
         if span is None:
@@ -92,13 +92,13 @@ class _Chunker:
         if not cuts:
             return self._pieces(*span, level + 1, limit)
         bounds = [span[0], *cuts, span[1]]
-        units: list[Span] = []
+        units: list[Range] = []
         for a, b in zip(bounds, bounds[1:]):
             units.extend(self._pieces(a, b, level + 1, limit))
         return self._pack(units, limit)
 
-    def _pack(self, units: list[Span], limit: int) -> list[Span]:
-        packed: list[Span] = []
+    def _pack(self, units: list[Range], limit: int) -> list[Range]:
+        packed: list[Range] = []
         for unit in units:
             if packed and unit[1] - packed[-1][0] <= limit:
                 packed[-1] = (packed[-1][0], unit[1])
@@ -106,7 +106,7 @@ class _Chunker:
                 packed.append(unit)
         return packed
 
-    def _strip(self, start: int, end: int) -> Span | None:
+    def _strip(self, start: int, end: int) -> Range | None:
         while start < end and self.text[start].isspace():
             start += 1
         while end > start and self.text[end - 1].isspace():
@@ -137,9 +137,9 @@ class _Chunker:
 _CUTTERS = (None, _Chunker._paragraphs, _Chunker._sentences, _Chunker._lines, _Chunker._words)
 
 
-def _fenced_regions(text: str) -> list[Span]:
+def _fenced_regions(text: str) -> list[Range]:
     """Spans of fenced code blocks (an unclosed fence runs to the end)."""
-    regions: list[Span] = []
+    regions: list[Range] = []
     opened: tuple[int, str] | None = None
     for m in _FENCE.finditer(text):
         if opened is None:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from memcli.errors import InputError
-from memcli.memory import Memory
-from memcli.search import Hit
+from memcli.index.search import Hit
+from memcli.store.memory import Memory
 
 
 @dataclass
@@ -40,18 +40,18 @@ class Packed:
         }
 
 
-def line_for(memory: Memory, label: str, *, raw: bool = False) -> str:
+def line_for(memory: Memory, short_id: str, *, raw: bool = False) -> str:
     body = " ".join((memory.raw if raw else memory.content).split())
-    return f"[{label} {memory.created_at[:10]}] {body}\n"
+    return f"[{short_id} {memory.created_at[:10]}] {body}\n"
 
 
 def pack(hits: Sequence[Hit], budget: int, count: Callable[[str], int], *, raw: bool = False,
-         label: Callable[[str], str] = lambda memory_id: memory_id) -> Packed:
+         short_id: Callable[[str], str] = lambda memory_id: memory_id) -> Packed:
     """Greedy by score: take each hit whose line still fits with everything taken so far."""
     check_budget(budget)
     text, tokens, chosen, skipped = "", 0, [], 0
     for hit in hits:
-        candidate = text + line_for(hit.memory, label(hit.memory.id), raw=raw)
+        candidate = text + line_for(hit.memory, short_id(hit.memory.id), raw=raw)
         used = count(candidate)
         if used <= budget:
             text, tokens = candidate, used

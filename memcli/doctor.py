@@ -12,9 +12,8 @@ import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from memcli import engines
-from memcli.errors import MemError, StoreError
-from memcli.store import INDEX
+from memcli.errors import MemError, StoreError, describe
+from memcli.store.files import INDEX
 
 CONFLICT_MARKERS = ("<<<<<<< ", ">>>>>>> ")
 DUPLICATE = "duplicate id "  # how the catalog words a file it skipped because another file has its id
@@ -50,7 +49,7 @@ def diagnose(mem, progress=None) -> list[Finding]:
     findings += _unreadable(store.root, [(p, e) for p, e in broken if not e.startswith(DUPLICATE)], mem.catalog.count())
     findings += _duplicates([(p, e) for p, e in broken if e.startswith(DUPLICATE)])
     findings.append(_index(mem, behind, progress))
-    findings += _models(mem.settings)
+    findings += _models(mem.settings, mem.providers.locate_model)
     findings += _git(store.root)
     findings += _compression(mem)
     return findings
@@ -93,17 +92,17 @@ def _index(mem, behind: tuple[int, int], progress) -> Finding:
             mem.index_vectors(progress)
         except Exception as exc:  # a missing model, or a broken one that crashes
             return Finding("index", False, f"{missing} memories have no vector, so meaning search misses them "
-                                           f"({type(exc).__name__}: {exc})",
+                                           f"({describe(exc)})",
                            "get the embedding model working (see the models check), then: mem reindex")
         done.append(f"embedded {missing} memories")
     return Finding("index", True, "up to date" + (f" (caught up: {'; '.join(done)})" if done else ""))
 
 
-def _models(settings) -> list[Finding]:
+def _models(settings, locate_model) -> list[Finding]:
     findings = []
     for role, ref in (("embed", settings.embed_model), ("compress", settings.compress_model)):
         try:
-            path = engines.locate_model(ref, role)
+            path = locate_model(ref, role)
         except ImportError:
             return [Finding("models", False, "cannot check the models: this installation of mem has no model layer",
                             "reinstall mem (pip install --force-reinstall memcli)")]

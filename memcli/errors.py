@@ -5,6 +5,11 @@ so scripts can tell "you asked wrong" (2) from "not there" (4) from "the store o
 """
 
 
+# Exit codes that are not errors: grep-like "nothing found", doctor's "something is wrong", a declined
+# confirmation. Each MemError subclass below carries its own code.
+NOTHING = 1
+
+
 class MemError(Exception):
     """Base class; `exit_code` is what the CLI exits with."""
 
@@ -57,3 +62,12 @@ class Refused(MemError):
     """A write was refused on purpose (a secret survived redaction, an ignored path)."""
 
     exit_code = 7
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as one line for a person: mem's own messages as they are, anything else with its
+    type (a bare `KeyError: 'x'` says little without it). The one place the library turns an error
+    into text; callers add context around it."""
+    if isinstance(exc, MemError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -14,7 +14,7 @@ an unchanged chunk is kept as it is (same id, short form and vector; renumbered 
 when needed: "updated"), a new text is added, a stored chunk whose text is gone is removed. So an
 unchanged file adds nothing and an edit replaces only the chunks it touched. Only memories that ingest
 wrote are managed. Chunks of files that are no longer there (deleted, or now ignored, or now binary)
-stay unless `prune`, which removes them under the walked PATHs only.
+stay unless `remove_orphans`, which removes them under the walked PATHs only.
 
 The duplicate guard of `mem add` does not apply: the same text in two files is two memories, each
 with its own source, because each file's chunks must stay complete for the matching above.
@@ -28,12 +28,14 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
-from memcli.catalog import Filters
+from memcli.api import Compressing
 from memcli.chunk import split
 from memcli.errors import InputError, Refused
-from memcli.memory import normalise_tags
+from memcli.index.filters import Filters
+from memcli.progress import Progress
+from memcli.store.memory import normalise_tags
 from memcli.textio import decode, looks_binary
 
 log = logging.getLogger("memcli")
@@ -42,7 +44,6 @@ WRITTEN_BY = "ingest"
 _CHUNK_SOURCE = re.compile(r"^(?P<path>.+)#(?P<n>[1-9][0-9]*)$")
 _MARKER_KIND = re.compile(r"\[REDACTED:([A-Za-z0-9_.-]+)\]")
 
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -59,7 +60,7 @@ class IngestReport:
     updated: int = 0
     unchanged: int = 0
     removed: int = 0
-    orphaned: int = 0  # chunks of files no longer there, kept because prune was not asked
+    orphaned: int = 0  # chunks of files no longer there, kept because remove_orphans was not asked
     redacted: dict[str, int] = field(default_factory=dict)  # secrets replaced in the chunks added
     dry_run: bool = False
 
@@ -86,7 +87,7 @@ class _Root:
 
 
 def ingest(mem, paths: Iterable[Path | str], *, tags: Iterable[str] = (), dry_run: bool = False,
-           prune: bool = False, defer: bool = False, progress: Progress | None = None) -> IngestReport:
+           remove_orphans: bool = False, defer: bool = False, progress: Progress | None = None) -> IngestReport:
     """Ingest files and folders into `mem` (an memcli.api.Mem); see the module docstring."""
     report = IngestReport(dry_run=dry_run)
     tags = normalise_tags(list(tags))
@@ -100,7 +101,7 @@ def ingest(mem, paths: Iterable[Path | str], *, tags: Iterable[str] = (), dry_ru
         if progress:
             progress("ingesting", done, len(files))
     gone = [m for source, chunks in stored.items() if source not in present for m in chunks]
-    if prune:
+    if remove_orphans:
         if gone and not dry_run:
             mem.remove(gone)
         report.removed += len(gone)
@@ -135,9 +136,9 @@ def _files(mem, roots: list[_Root], report: IngestReport) -> list[tuple[Path, st
     own_folders = (str(store.memories_dir) + os.sep, str(store.index_dir) + os.sep)
     for root in roots:
         if root.is_dir:
-            found = mem.ignore_rules(walk_root=root.path).walk()
+            found = mem.gate.ignore_rules(walk_root=root.path).walk()
         else:
-            found = [(root.path, mem.ignore_rules().match(root.path))]
+            found = [(root.path, mem.gate.ignore_rules().match(root.path))]
         for path, match in found:
             report.seen += 1
             if match is not None and match.ignored:
@@ -181,7 +182,7 @@ def _ingest_file(mem, path: Path, source: str, stored: list, tags: list[str], re
         log.warning("skipped %s", exc)
         return True
     try:
-        redacted = mem.redact(text).text
+        redacted = mem.gate.redact(text).text
     except Refused as exc:
         report.refused.append(f"{source}: {exc}")
         return True
@@ -199,7 +200,7 @@ def _ingest_file(mem, path: Path, source: str, stored: list, tags: list[str], re
             report.redacted = dict(Counter(report.redacted) + Counter(_MARKER_KIND.findall(chunk)))
             if not dry_run:
                 mem.add(chunk, tags=tags, source=chunk_source, written_by=WRITTEN_BY, allow_duplicate=True,
-                        defer=defer, check_source=False)
+                        compressing=Compressing(defer=defer), check_source=False)
             continue
         memory = next((m for m in same_text if m.source == chunk_source), same_text[0])
         same_text.remove(memory)

@@ -15,9 +15,9 @@ from typing import Annotated, Any, Callable
 
 from memcli import __version__
 from memcli.api import Mem
-from memcli.catalog import Filters
-from memcli.errors import MemError
-from memcli.memory import normalise_tags
+from memcli.errors import MemError, describe
+from memcli.index.filters import Filters
+from memcli.store.memory import normalise_tags
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
@@ -69,7 +69,7 @@ class Worker:
             raise ToolError(str(exc)) from None
         except Exception as exc:
             log.exception("internal error in an MCP call")
-            raise ToolError(f"internal error: {type(exc).__name__}: {exc}") from None
+            raise ToolError(f"internal error: {describe(exc)}") from None
 
     def close(self) -> None:
         self.pool.shutdown(wait=True)

@@ -10,7 +10,7 @@ import datetime as dt
 import re
 
 from memcli.errors import InputError
-from memcli.memory import format_time
+from memcli.store.memory import format_time
 
 RELATIVE = re.compile(r"^(\d+)\s*(m|min|h|d|w|y)$")
 UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}

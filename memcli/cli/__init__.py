@@ -7,7 +7,14 @@ from pathlib import Path
 import click
 
 from memcli import __version__
-from memcli.cli import assist_cmd, compress_cmd, core, doctor_cmd, ingest_cmd, search_cmd
+from memcli.cli import (
+    assist_cmd,
+    compress_cmd,
+    core,
+    doctor_cmd,
+    ingest_cmd,
+    search_cmd,
+)
 from memcli.cli.common import Env, MemGroup, setup_logging
 from memcli.cli.models_cmd import models
 
@@ -34,7 +41,8 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
       mem export > backup.jsonl
     """
     setup_logging(verbose)
-    ctx.obj = Env(store_dir, verbose)
+    # `main(obj=providers)` runs the CLI on other providers (tests pass fakes this way).
+    ctx.obj = Env(store_dir, verbose, providers=ctx.obj)
 
 
 for command in (core.COMMANDS + search_cmd.COMMANDS + compress_cmd.COMMANDS + assist_cmd.COMMANDS

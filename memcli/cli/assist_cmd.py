@@ -8,7 +8,8 @@ import click
 
 from memcli.cli.common import Env, ProgressBars, pass_env
 from memcli.cli.core import filter_options, make_filters
-from memcli.search import MODES
+from memcli.errors import NOTHING
+from memcli.index.search import MODES
 
 
 @click.command()
@@ -48,7 +49,7 @@ def context(env: Env, query, budget, k, tags, since, until, source, mode, min_sc
     if packed.skipped:
         click.echo(f"mem: {packed.skipped} more results did not fit in {budget} tokens", err=True)
     if not packed.hits:
-        raise click.exceptions.Exit(1)
+        raise click.exceptions.Exit(NOTHING)
 
 
 @click.command(name="mcp")

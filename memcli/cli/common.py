@@ -47,16 +47,17 @@ def setup_logging(verbose: int) -> None:
 class Env:
     """The per-invocation context: which store, how chatty. Opens the library only when asked."""
 
-    def __init__(self, store_dir: Path | None, verbose: int):
+    def __init__(self, store_dir: Path | None, verbose: int, providers=None):
         self.store_dir = store_dir
         self.verbose = verbose
+        self.providers = providers  # memcli.providers.Providers; None means the local default
         self._mem = None
 
     def mem(self):
         if self._mem is None:
             from memcli.api import Mem
 
-            self._mem = Mem.open(self.store_dir)
+            self._mem = Mem.open(self.store_dir, self.providers)
         return self._mem
 
 
@@ -113,16 +114,21 @@ def say_redacted(counts: dict[str, int]) -> None:
 
 
 class ProgressBars:
-    """A progress callback for the library: one bar per phase on stderr, only for work worth watching."""
+    """The CLI side of memcli.progress.Progress: a bar per phase on stderr, only for work worth watching
+    (at least `threshold` units). A phase that starts over (a new source of a model pull) gets a new bar;
+    an unknown total shows nothing."""
 
     def __init__(self, threshold: int = 200):
         self.threshold = threshold
         self.bars: dict[str, Any] = {}
 
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        if total < self.threshold:
+    def __call__(self, phase: str, done: int, total: int | None) -> None:
+        if total is None or total < self.threshold:
             return
         bar = self.bars.get(phase)
+        if bar is not None and (bar.length != total or done < bar.pos):
+            bar.__exit__(None, None, None)
+            bar = None
         if bar is None:
             bar = self.bars[phase] = click.progressbar(length=total, label=phase, file=sys.stderr)
             bar.__enter__()

@@ -7,6 +7,8 @@ import json
 import click
 
 from memcli.cli.common import Env, ProgressBars, pass_env
+from memcli.compress.methods import METHODS
+from memcli.errors import MemError
 
 
 @click.command()
@@ -14,7 +16,7 @@ from memcli.cli.common import Env, ProgressBars, pass_env
 @click.option("--pending", is_flag=True, help="Memories queued by `mem add --defer`.")
 @click.option("--failed", is_flag=True, help="Memories whose compression failed (to retry).")
 @click.option("--all", "every", is_flag=True, help="Every memory (e.g. after changing the model or ratio).")
-@click.option("--method", type=click.Choice(["prune", "facts"]), help="Override compress_method from mem.yaml.")
+@click.option("--method", type=click.Choice(sorted(METHODS)), help="Override compress_method from mem.yaml.")
 @click.option("--ratio", type=click.FloatRange(0.05, 0.95), help="Share of the raw tokens to keep (default 0.6).")
 @pass_env
 def compress(env: Env, memory_ids, pending, failed, every, method, ratio) -> None:
@@ -34,12 +36,14 @@ def compress(env: Env, memory_ids, pending, failed, every, method, ratio) -> Non
     if pending or failed or every:
         seen = {m.id for m in chosen}
         chosen += [m for m in mem.to_compress(pending=pending, failed=failed, every=every) if m.id not in seen]
+    from memcli.api import Compressing
+
     with ProgressBars(threshold=2) as progress:
-        outcome = mem.compress(chosen, method=method, ratio=ratio, progress=progress)
+        outcome = mem.compress(chosen, compressing=Compressing(method=method, ratio=ratio), progress=progress)
     summary = ", ".join(f"{count} {status}" for status, count in sorted(outcome.items())) or "nothing to do"
     click.echo(f"compressed {len(chosen)} memories: {summary}", err=True)
     if outcome.get("failed"):
-        raise click.exceptions.Exit(3)
+        raise click.exceptions.Exit(MemError.exit_code)
 
 
 @click.command()

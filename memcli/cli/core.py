@@ -12,7 +12,7 @@ import click
 
 from memcli.cli import render
 from memcli.cli.common import Env, emit, output_options, pass_env, say_redacted
-from memcli.errors import InputError, InvalidMemory, Refused
+from memcli.errors import NOTHING, InputError, InvalidMemory, MemError, Refused
 
 
 def interactive() -> bool:
@@ -31,8 +31,8 @@ def filter_options(func):
 
 
 def make_filters(tags, since, until, source):
-    from memcli.catalog import Filters
-    from memcli.memory import normalise_tags
+    from memcli.index.filters import Filters
+    from memcli.store.memory import normalise_tags
     from memcli.when import parse_when
 
     return Filters(
@@ -61,7 +61,7 @@ def init(ctx: click.Context, directory: Path | None, git: bool) -> None:
     """
     import os
 
-    from memcli.store import Store
+    from memcli.store.files import Store
 
     env: Env = ctx.obj
     root = directory or env.store_dir or (Path(os.environ["MEM_DIR"]) if os.environ.get("MEM_DIR") else Path(".mem"))
@@ -111,7 +111,7 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
     if file is not None and text:
         raise click.UsageError("give the text or --file, not both")
     if file is not None:
-        mem.refuse_ignored(file)
+        mem.gate.refuse_ignored(file)
         body = read_file(file, limit)
         source = source or str(file)
     elif text == ("-",) or (not text and not interactive()):
@@ -120,8 +120,10 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
         body = " ".join(text)
     else:
         raise click.UsageError("nothing to add: give the text as arguments, pipe it in, or use --file")
+    from memcli.api import Compressing
+
     result = mem.add(body, tags=tags, source=source, allow_duplicate=allow_duplicate,
-                     compress=not no_compress, defer=defer)
+                     compressing=Compressing(enabled=not no_compress, defer=defer))
     announce_new_store(env)
     say_redacted(result.redacted)
     if result.duplicate:
@@ -169,7 +171,7 @@ def rm(env: Env, memory_ids, yes: bool) -> None:
             click.echo(render.line(memory), err=True)
         noun = "memory" if len(memories) == 1 else "memories"
         if not click.confirm(f"Delete {len(memories)} {noun}?", err=True):
-            raise click.exceptions.Exit(1)
+            raise click.exceptions.Exit(NOTHING)
     mem.remove(memories)
     for memory in memories:
         click.echo(f"deleted {memory.id}", err=True)
@@ -220,7 +222,9 @@ def _keep(text: str, memory_id: str) -> str:
 @pass_env
 def export(env: Env) -> None:
     """Write every memory, with every field, as JSON lines (oldest first) to stdout."""
-    for record in env.mem().export():
+    from memcli.transfer import export
+
+    for record in export(env.mem()):
         click.echo(json.dumps(record, ensure_ascii=False))
 
 
@@ -246,8 +250,11 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
         if not file.is_file():
             raise InputError(f"no such file: {source}")
         stream = file.open(encoding="utf-8")
+    from memcli.api import Compressing
+    from memcli.transfer import import_lines
+
     with stream:
-        report = mem.import_jsonl(stream, compress=not no_compress, defer=defer)
+        report = import_lines(mem, stream, Compressing(enabled=not no_compress, defer=defer))
     announce_new_store(env)
     for error in report.invalid + report.refused:
         click.echo(f"mem: skipped {error}", err=True)
@@ -260,7 +267,7 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     click.echo(f"imported {report.imported}, skipped {report.duplicates} already stored, "
                f"{len(report.invalid)} invalid{refused}", err=True)
     if report.invalid:
-        raise click.exceptions.Exit(3)
+        raise click.exceptions.Exit(MemError.exit_code)
     if report.refused:
         raise click.exceptions.Exit(Refused.exit_code)
 

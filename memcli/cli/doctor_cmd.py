@@ -7,6 +7,7 @@ import json
 import click
 
 from memcli.cli.common import Env, ProgressBars, pass_env
+from memcli.errors import NOTHING
 
 
 @click.command()
@@ -39,7 +40,7 @@ def doctor(env: Env, as_json: bool) -> None:
     click.echo(f"mem: {problems} problem{'s' if problems != 1 else ''} found" if problems else "mem: the store is healthy",
                err=True)
     if not healthy:
-        raise click.exceptions.Exit(1)
+        raise click.exceptions.Exit(NOTHING)
 
 
 COMMANDS = [doctor]

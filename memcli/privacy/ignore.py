@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from memcli.config import user_config_dir
 from memcli.errors import StoreError
+from memcli.paths import user_config_dir
 
 log = logging.getLogger("memcli")
 

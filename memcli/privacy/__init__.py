@@ -1,0 +1,1 @@
+"""What keeps secrets and ignored files out: redaction, the `.memignore` denylist, the gate every write passes."""

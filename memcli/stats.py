@@ -1,0 +1,46 @@
+"""What compression saves a reader: tokens of the raw texts against tokens actually read."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from memcli.store.memory import Memory
+
+
+def savings(memories: Iterable[Memory], count_tokens: Callable[[str], int], tokenizer: str) -> dict:
+    """Totals, by status and by method. Stored token counts are used where the compressor left them;
+    only memories without them are counted with the tokenizer."""
+    totals = {"memories": 0, "optimized": 0, "raw_tokens": 0, "read_tokens": 0}
+    by_status: dict[str, int] = {}
+    by_method: dict[str, dict] = {}
+    for memory in memories:
+        info = memory.compression or {}
+        status = info.get("status", "none")
+        by_status[status] = by_status.get(status, 0) + 1
+        if memory.optimized and isinstance(info.get("raw_tokens"), int) and isinstance(info.get("tokens"), int):
+            raw_tokens, read_tokens = info["raw_tokens"], info["tokens"]
+            method = by_method.setdefault(str(info.get("method")), {"memories": 0, "raw_tokens": 0, "tokens": 0})
+            method["memories"] += 1
+            method["raw_tokens"] += raw_tokens
+            method["tokens"] += read_tokens
+            totals["optimized"] += 1
+        else:
+            raw_tokens = read_tokens = count_tokens(memory.raw)
+        totals["memories"] += 1
+        totals["raw_tokens"] += raw_tokens
+        totals["read_tokens"] += read_tokens
+    for method in by_method.values():
+        method["saved_percent"] = _percent(method["raw_tokens"] - method["tokens"], method["raw_tokens"])
+    return {
+        **totals,
+        "optimized_percent": _percent(totals["optimized"], totals["memories"]),
+        "saved_tokens": totals["raw_tokens"] - totals["read_tokens"],
+        "saved_percent": _percent(totals["raw_tokens"] - totals["read_tokens"], totals["raw_tokens"]),
+        "by_status": by_status,
+        "by_method": by_method,
+        "tokenizer": tokenizer,
+    }
+
+
+def _percent(part: float, whole: float) -> float:
+    return round(100.0 * part / whole, 1) if whole else 0.0

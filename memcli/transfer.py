@@ -1,0 +1,97 @@
+"""Export and import as JSON lines: one memory per line, ids and timestamps kept.
+
+An import line is either an exported memory (`raw`, `id`, times, ...) or a read-contract record
+(`content_raw`/`content`); fields that only describe a read (`score`, `query`, `optimized`) are dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Iterator
+
+from memcli.errors import InputError, InvalidMemory, MemError, Refused
+from memcli.index.filters import Filters
+from memcli.store import ids
+from memcli.store.memory import Memory, clean_input, now_utc
+
+if TYPE_CHECKING:
+    from memcli.api import Compressing, Mem
+
+READ_ONLY_FIELDS = ("content", "content_raw", "optimized", "score", "query")
+
+
+@dataclass
+class ImportReport:
+    imported: int = 0
+    duplicates: int = 0
+    invalid: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    redacted: dict[str, int] = field(default_factory=dict)
+
+
+def export(mem: Mem) -> Iterator[dict]:
+    """Every memory as its stored fields, oldest first."""
+    if not mem.store.exists:
+        return iter(())
+    mem.catalog.refresh()
+    return (memory.to_dict() for memory in mem.catalog.list(Filters(), newest_first=False))
+
+
+def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing) -> ImportReport:
+    """Take exported JSON lines through the write pipeline: ids and timestamps kept, exact duplicates
+    (same id or same text) skipped, bad or refused lines reported and the rest imported."""
+    report = ImportReport()
+    mem.ensure_store()
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            memory = parse_line(text, number, mem.settings.max_input_bytes)
+        except MemError as exc:
+            report.invalid.append(str(exc))
+            continue
+        try:
+            mem.gate.refuse_ignored_source(memory.source)
+            (raw, memory.source), redacted = mem.gate.redact_all(memory.raw, memory.source)
+            if raw != memory.raw:  # the short form was made from the secret too: make a new one
+                memory.raw, memory.compressed, memory.compression = raw, None, None
+            (memory.compressed,), in_short_form = mem.gate.redact_all(memory.compressed)
+        except Refused as exc:
+            report.refused.append(f"line {number}: {exc}")
+            continue
+        report.redacted = dict(Counter(report.redacted) + Counter(redacted) + Counter(in_short_form))
+        needs = memory.compressed is None and memory.status != "skipped"
+        if mem.commit(memory, compressing if needs else None, dedupe=True):
+            report.duplicates += 1
+        else:
+            report.imported += 1
+    return report
+
+
+def parse_line(text: str, line: int, max_bytes: int) -> Memory:
+    """The memory an import line stands for; InvalidMemory or InputError naming the line."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidMemory(f"line {line}: not JSON ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise InvalidMemory(f"line {line}: expected a JSON object")
+    record = dict(data)
+    if "raw" not in record and isinstance(record.get("content_raw"), str):
+        record["raw"] = record["content_raw"]
+    if isinstance(record.get("raw"), str):
+        try:
+            record["raw"] = clean_input(record["raw"])
+        except InputError as exc:
+            raise InvalidMemory(f"line {line}: {exc}") from None
+    record.setdefault("id", ids.new_id())
+    record.setdefault("created_at", now_utc())
+    record.setdefault("written_by", "import")
+    for key in READ_ONLY_FIELDS:
+        record.pop(key, None)
+    memory = Memory.from_dict(record, f"line {line}")
+    if len(memory.raw.encode("utf-8")) > max_bytes:
+        raise InputError(f"line {line}: text larger than {max_bytes} bytes")
+    return memory
