@@ -4,7 +4,7 @@ Corpus: the ~650-character session summaries of ../shared/bench/locomo-dev (LoCo
 read-only, never shipped) plus the developer notes of bench/data/dev_notes.json. For each method:
   tokens -     mean token reduction of the compressed candidates (compression model's tokenizer), over
                all memories, then over the LoCoMo summaries and the developer notes apart
-  guard ok -   share of candidates the guard accepts (memcli.guard)
+  guard ok -   share of candidates the guard accepts (memcli.compress.guard)
   spans -      share of the raw's protected spans still in the candidate
   answers -    LoCoMo QA of categories 1-4 whose answer appears in the summary of one of its evidence
                sessions (evidence ids D<session>:<turn>, all of them taken even from malformed
@@ -31,11 +31,17 @@ import sys
 import time
 from pathlib import Path
 
-from memcli import guard
-from memcli.compress import compress
-from memcli.lm_ops import LlamaOps, TokenScore
-from memcli.prune import prune, rank_by_surprisal, rank_combined, rank_stopwords
-from memcli.spans import find_spans
+from memcli.compress import guard
+from memcli.compress.pipeline import compress
+from memcli.compress.prune import (
+    prune,
+    rank_by_surprisal,
+    rank_combined,
+    rank_stopwords,
+)
+from memcli.compress.spans import find_spans
+from memcli.providers.llama import LlamaOps
+from memcli.providers.protocols import TokenScore
 
 HERE = Path(__file__).resolve().parent
 LOCOMO = HERE.parent.parent / "shared" / "bench" / "locomo-dev" / "locomo-dev.json"
@@ -144,7 +150,7 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=0, help="print the first N memories and their forms")
     args = parser.parse_args()
 
-    from memcli.llm import get_lm
+    from memcli.providers.llama import get_lm
 
     memories, probes, locomo_count = load_corpus()
     load_before = os.getloadavg()[0]
@@ -156,9 +162,9 @@ def main() -> int:
     lm = get_lm(args.model)
     load_s = time.perf_counter() - started
     started = time.perf_counter()
-    compress(memories[0], ratio=args.ratio, lm=lm)
-    first_s = time.perf_counter() - started
     ops = LlamaOps(lm)
+    compress(memories[0], ratio=args.ratio, lm=ops)
+    first_s = time.perf_counter() - started
     count = ops.count_tokens
     lengths = [len(m) for m in memories]
     print(f"{len(memories)} memories ({locomo_count} LoCoMo summaries, {len(memories) - locomo_count} developer "
@@ -168,7 +174,7 @@ def main() -> int:
           f"ratio {args.ratio}")
 
     def via_compress(raw):
-        result = compress(raw, ratio=args.ratio, lm=lm, min_chars=0, timeout_s=120)
+        result = compress(raw, ratio=args.ratio, lm=ops, min_chars=0, timeout_s=120)
         return result.text if result.text is not None else raw
 
     stopword_model = TokenizerOnly(ops)

@@ -28,7 +28,7 @@ import json, sys, time
 t0 = time.perf_counter()
 import llama_cpp
 t1 = time.perf_counter()
-from memcli import llm
+from memcli.providers import llama as llm
 model = llm.get_embedder(sys.argv[1]) if sys.argv[2] == "embed" else llm.get_lm(sys.argv[1])
 t2 = time.perf_counter()
 print(json.dumps({"import": t1 - t0, "load": t2 - t1}))
@@ -36,7 +36,7 @@ print(json.dumps({"import": t1 - t0, "load": t2 - t1}))
 
 POLICY_SCRIPT = """
 import statistics, sys, time
-from memcli import llm
+from memcli.providers import llama as llm
 embedder = llm.get_embedder(sys.argv[1])
 texts = [f"note {i}: the scraper hit the rate limit of site {i % 7} again" for i in range(32)]
 embedder.embed(texts)
@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
 
-    from memcli import llm
+    from memcli.providers import llama as llm
 
     print(f"models dir: {os.environ.get('MEM_MODELS_DIR', '(user cache)')}; {os.cpu_count()} cpus, "
           f"{llm.THREADS} threads, load average {os.getloadavg()[0]:.1f}; median of {args.runs} runs")

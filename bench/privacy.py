@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from memcli.chunk import split
-from memcli.ignore import IgnoreRules
-from memcli.redact import redact
+from memcli.privacy.ignore import IgnoreRules
+from memcli.privacy.redact import redact
 
 WORDS = ("rate limit proxy queue deploy billing postgres redis cache retry backoff scraper token password secret "
          "review release branch merge budget context search index the a of to in is for on").split()

@@ -24,7 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from store import WORDS, make_store, timed as wall, word_salad  # noqa: E402
+from store import WORDS, make_store, word_salad  # noqa: E402
+from store import timed as wall
 
 LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo-dev" / "locomo-dev.json"
 
@@ -49,7 +50,7 @@ def corpus(name: str):
 def refreshes(root: Path, runs: int) -> tuple[float, float]:
     """Medians of (a no-change refresh: one stat per folder, the vectors in step; a full look at every file)."""
     from memcli.api import Mem
-    from memcli.store import Store
+    from memcli.store.files import Store
 
     quick, full = [], []
     for _ in range(runs):

@@ -21,9 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from memcli import ids
-from memcli.memory import Memory, format_time
-from memcli.store import Store
+from memcli.store import ids
+from memcli.store.files import Store
+from memcli.store.memory import Memory, format_time
 
 WORDS = ("rate limit proxy queue deploy billing heroku fly postgres redis cache retry backoff scraper amazon "
          "ebay tuesday review ruff uv pytest release branch merge token budget context search index").split()

@@ -1,11 +1,11 @@
-"""Deterministic stand-ins for the compression model (memcli.lm_ops.CompressionModel)."""
+"""Deterministic stand-ins for the compression model (memcli.providers.protocols.CompressionModel)."""
 
 from __future__ import annotations
 
 import re
 import threading
 
-from memcli.lm_ops import TokenScore
+from memcli.providers.protocols import TokenScore
 
 _TOKEN = re.compile(r"\s*(?:\w+|[^\w\s])")
 

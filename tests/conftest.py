@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import fakes as fake_models
 import pytest
-from fakes import install as install_fakes
 
 REAL_MODELS_DIR = os.environ.get("MEM_TEST_MODELS_DIR") or os.environ.get("MEM_MODELS_DIR")
 
@@ -22,15 +22,27 @@ def isolated(tmp_path, monkeypatch, request):
     monkeypatch.setenv("MEM_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.delenv("VISUAL", raising=False)
-    if request.node.get_closest_marker("models") is None:
-        install_fakes(monkeypatch)
+    real = request.node.get_closest_marker("models") is not None
+    monkeypatch.setattr(fake_models, "current", None if real else fake_models.providers())
     return tmp_path
 
 
 @pytest.fixture
-def fakes(monkeypatch):
+def fakes():
     """The fake compressor and embedder the current test uses (to inspect what they were given)."""
-    return install_fakes(monkeypatch)
+    return fake_models.current.compressor, fake_models.current.embedder("any")
+
+
+@pytest.fixture
+def use_providers(monkeypatch):
+    """`use_providers(embedder=..., compressor=...)` swaps providers for the rest of the test: the CLI
+    (tests/helpers.run) and `open_mem()` get them."""
+    import dataclasses
+
+    def swap(**changes):
+        monkeypatch.setattr(fake_models, "current", dataclasses.replace(fake_models.current, **changes))
+
+    return swap
 
 
 @pytest.fixture

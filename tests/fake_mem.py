@@ -5,9 +5,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fakes import install  # noqa: E402
+from fakes import providers  # noqa: E402
 
 from memcli.cli import main  # noqa: E402
 
-install()
-main()
+main(obj=providers())

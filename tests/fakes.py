@@ -55,18 +55,17 @@ class FakeEmbedder:
         return out
 
 
-def install(monkeypatch=None):
-    """Swap the engines for fakes (through pytest's monkeypatch, or for good in a subprocess)."""
-    from memcli import engines
+def providers(compressor=None, embedder=None):
+    """Providers made of fakes: what `Mem(store, providers=...)` and `main(obj=...)` take."""
+    from memcli.providers import Providers
 
-    compressor = FakeCompressor()
-    embedder = FakeEmbedder()
-    replacements = {"compressor": lambda: compressor, "embedder": lambda ref: embedder,
-                    "token_counter": lambda ref: lambda text: len(text.split()),
-                    "locate_model": lambda ref, role: f"fake-{role}-model.gguf"}
-    for name, value in replacements.items():
-        if monkeypatch is not None:
-            monkeypatch.setattr(engines, name, value)
-        else:
-            setattr(engines, name, value)
-    return compressor, embedder
+    compressor = compressor or FakeCompressor()
+    embedder = embedder or FakeEmbedder()
+    return Providers(embedder=lambda ref: embedder, compressor=compressor,
+                     token_counter=lambda ref: lambda text: len(text.split()),
+                     locate_model=lambda ref, role: f"fake-{role}-model.gguf")
+
+
+# The providers the CLI of the running test gets (tests/helpers.run passes them as `main(obj=...)`);
+# None runs the real models (tests marked `models`).
+current = None

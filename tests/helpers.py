@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import fakes
 import yaml
 from click.testing import CliRunner
 
@@ -14,7 +15,7 @@ from memcli.cli import main
 
 def run(*args, input=None, env=None):
     """Invoke the CLI; a Python exception that escaped the CLI's error mapping fails the test."""
-    result = CliRunner().invoke(main, [str(a) for a in args], input=input, env=env)
+    result = CliRunner().invoke(main, [str(a) for a in args], input=input, env=env, obj=fakes.current)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result
@@ -29,6 +30,13 @@ def ok(*args, input=None, env=None):
 def add(text, *args) -> str:
     """Add a memory from the command line and return the id it printed."""
     return ok("add", text, *args).stdout.strip()
+
+
+def open_mem():
+    """The library on the current store, with the providers the test's CLI gets."""
+    from memcli.api import Mem
+
+    return Mem.open(providers=fakes.current)
 
 
 def store_root() -> Path:

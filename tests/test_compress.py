@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from compress_fakes import FakeModel, HangingModel, LoopingModel, RaisingModel, SlowFactsModel, UntouchableModel
+from compress_fakes import (
+    FakeModel,
+    HangingModel,
+    LoopingModel,
+    RaisingModel,
+    SlowFactsModel,
+    UntouchableModel,
+)
 
-from memcli.compress import compress
+from memcli.compress.facts import GRAMMAR, clean, facts
+from memcli.compress.guard import check
+from memcli.compress.pipeline import compress
 from memcli.errors import InputError, ModelError
-from memcli.facts import GRAMMAR, clean, facts
-from memcli.guard import check
-from memcli.lm_ops import Deadline
+from memcli.providers.protocols import Deadline
 
 RAW = (
     "Decision from the architecture review on 2026-03-14: the billing service keeps its own database "

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from helpers import add, load_file, memory_files, ok, run
-from memcli import engines
 
 LONG = ("The billing service moved from Heroku to Fly.io in March 2026 because the dyno bill had reached "
         "$1,200 a month. We kept Postgres 16 on Crunchy Bridge and did not move the database. The cut-over "
@@ -33,13 +32,12 @@ def test_defer_then_compress_pending(fakes):
     assert "nothing to do" in ok("compress", "--pending").stderr
 
 
-def test_a_raising_compressor_never_loses_the_write(monkeypatch, fakes):
-    def broken():
-        def compress(raw, **kwargs):
-            raise RuntimeError("model exploded")
-        return compress
+def test_a_raising_compressor_never_loses_the_write(use_providers, fakes):
+    def broken(raw, **kwargs):
+        raise RuntimeError("model exploded")
 
-    monkeypatch.setattr(engines, "compressor", broken)
+    compressor, _ = fakes
+    use_providers(compressor=broken)
     result = ok("add", LONG)
     memory_id = result.stdout.strip()
     assert result.stderr.count("compression failed") == 1 and "mem compress --failed" in result.stderr
@@ -48,8 +46,7 @@ def test_a_raising_compressor_never_loses_the_write(monkeypatch, fakes):
     assert data["compression"]["status"] == "failed" and "model exploded" in data["compression"]["reason"]
     still_broken = run("compress", "--failed")
     assert still_broken.exit_code == 3 and "1 failed" in still_broken.stderr
-    compressor, _ = fakes
-    monkeypatch.setattr(engines, "compressor", lambda: compressor)
+    use_providers(compressor=compressor)
     assert "1 done" in ok("compress", "--failed").stderr
     assert status_of(memory_id)["compression"]["status"] == "done"
 
@@ -89,10 +86,10 @@ def test_stats_counts_the_tokens_saved():
     assert "tokens to read" in human and f"saves {long_words - kept} tokens" in human
 
 
-def test_a_missing_model_is_reported_once_and_the_memory_lands(monkeypatch):
-    from memcli.compress import compress
+def test_a_missing_model_is_reported_once_and_the_memory_lands(use_providers):
+    from memcli.compress.pipeline import compress
 
-    monkeypatch.setattr(engines, "compressor", lambda: compress)  # the real one; no model in MEM_MODELS_DIR
+    use_providers(compressor=compress)  # the real one; no model in MEM_MODELS_DIR
     result = ok("add", LONG)
     assert result.stderr.count("compression failed") == 1
     assert "mem models pull smollm2-135m-instruct-q4_1" in result.stderr

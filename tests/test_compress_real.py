@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from memcli.compress import compress
-from memcli.config import DEFAULT_COMPRESS_MODEL
-from memcli.guard import check, missing_spans
-from memcli.lm_ops import Deadline, LlamaOps
+from memcli.compress.guard import check, missing_spans
+from memcli.compress.pipeline import compress
+from memcli.providers.llama import LlamaOps
+from memcli.providers.protocols import Deadline
+from memcli.providers.registry import DEFAULT_COMPRESS_MODEL
 
 pytestmark = pytest.mark.models
 
@@ -44,7 +45,7 @@ TRICKY = [
 
 @pytest.fixture(scope="module")
 def lm():
-    from memcli.llm import get_lm
+    from memcli.providers.llama import get_lm
 
     return get_lm(DEFAULT_COMPRESS_MODEL)
 

@@ -7,10 +7,11 @@ import math
 import random
 
 from helpers import add, jsonl, ok, run
-from memcli import ids
+
 from memcli.context import line_for, pack
-from memcli.memory import Memory
-from memcli.search import Hit
+from memcli.index.search import Hit
+from memcli.store import ids
+from memcli.store.memory import Memory
 
 WORDS = ("rate limit proxy queue deploy billing heroku fly postgres redis cache retry backoff scraper amazon "
          "ebay tuesday review ruff uv pytest release branch merge token budget context search index").split()

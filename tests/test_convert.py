@@ -10,10 +10,11 @@ import pytest
 from click.testing import CliRunner
 from tinybert import HIDDEN, VOCAB, write_tiny_bert
 
-from memcli import llm, models
-from memcli.bert_gguf import convert_bert
 from memcli.cli.models_cmd import models as models_cli
 from memcli.errors import InputError
+from memcli.providers import install as models
+from memcli.providers import llama as llm
+from memcli.providers.bert_gguf import convert_bert
 
 REFERENCE = json.loads((Path(__file__).parent / "fixtures" / "minilm_reference.json").read_text())
 

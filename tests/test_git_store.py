@@ -8,10 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helpers import jsonl, memory_files, ok, run, store_root
-from memcli import engines, ids
+
 from memcli.errors import ModelError
+from memcli.store import ids
 
 
 def git_run(repo: Path, *args: str) -> subprocess.CompletedProcess:
@@ -200,7 +200,7 @@ def test_doctor_on_a_store_without_a_git_repository(tmp_path):
     assert [(f["check"], f["ok"]) for f in broken] == [("store", False)] and "compress_target" in broken[0]["message"]
 
 
-def test_doctor_reports_missing_models_pending_compression_and_a_stale_index(monkeypatch, fakes):
+def test_doctor_reports_missing_models_pending_compression_and_a_stale_index(use_providers, fakes):
     _, embedder = fakes
     ok("add", "a short note")
     ok("add", "x " * 300, "--defer")
@@ -208,8 +208,7 @@ def test_doctor_reports_missing_models_pending_compression_and_a_stale_index(mon
     def not_here(ref, role="embed"):
         raise ModelError(f"model {ref} is not installed; run `mem models pull {ref}`")
 
-    monkeypatch.setattr(engines, "locate_model", not_here)
-    monkeypatch.setattr(engines, "embedder", not_here)
+    use_providers(locate_model=not_here, embedder=not_here)
     pulled = store_root() / "memories" / "2026" / "01" / f"{ids.new_id()}.yaml"
     pulled.parent.mkdir(parents=True, exist_ok=True)
     pulled.write_text(f"id: {pulled.stem}\nraw: arrived with a git pull\n")
@@ -220,8 +219,7 @@ def test_doctor_reports_missing_models_pending_compression_and_a_stale_index(mon
     assert [f["fix"] for f in problems[1:]] == ["mem models pull all-minilm-l6-v2",
                                                 "mem models pull smollm2-135m-instruct-q4_1", "mem compress --pending"]
 
-    monkeypatch.setattr(engines, "locate_model", lambda ref, role: Path(f"/models/{role}.gguf"))
-    monkeypatch.setattr(engines, "embedder", lambda ref: embedder)
+    use_providers(locate_model=lambda ref, role: Path(f"/models/{role}.gguf"), embedder=lambda ref: embedder)
     ok("compress", "--pending")
     healthy = ok("doctor")
     assert "up to date (caught up: embedded 1 memories)" in healthy.stdout

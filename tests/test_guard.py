@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compress_fakes import FakeModel
 
-from memcli.guard import check
+from memcli.compress.guard import check
 
 RAW = (
     "On 2026-03-14 Priya decided that the billing service keeps its own database, because the invoice "

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memcli.errors import StoreError
-from memcli.ignore import IgnoreRules
+from memcli.privacy.ignore import IgnoreRules
 
 
 def make(root: Path, files: dict[str, str]) -> Path:
@@ -269,7 +269,7 @@ def test_decisions_agree_with_git_check_ignore(tmp_path, seed):
     """Random trees with random root and nested rule files, judged by mem and by git itself."""
     import subprocess
 
-    from memcli.ignore import DEFAULTS
+    from memcli.privacy.ignore import DEFAULTS
 
     rng = random.Random(seed)
     for trial in range(15):

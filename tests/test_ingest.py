@@ -6,10 +6,10 @@ import json
 import os
 from pathlib import Path
 
-import pytest
-
 import fake_secrets as fs
+import pytest
 from helpers import add, jsonl, load_file, memory_files, ok, run, store_root, write_tree
+
 from memcli.ingest import source_path
 
 WORDS = ("proxy", "queue", "retry", "backoff", "invoice", "tenant", "cluster", "deploy", "budget", "schema")

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from tinybert import write_tiny_bert
 
-from memcli import llm
-from memcli.bert_gguf import convert_bert
 from memcli.errors import ModelError
+from memcli.providers import llama as llm
+from memcli.providers.bert_gguf import convert_bert
 
 SENTENCES = json.loads((Path(__file__).parent / "fixtures" / "minilm_reference.json").read_text())["sentences"]
 
@@ -165,7 +165,7 @@ def test_real_compression_model_is_refused_as_an_embedder_by_path(real_models):
 def test_llama_cpp_logs_stay_off_the_terminal_unless_asked(real_models):
     script = (
         "import logging, sys\n"
-        "from memcli import llm\n"
+        "from memcli.providers import llama as llm\n"
         "if sys.argv[1] == 'debug':\n"
         "    logging.basicConfig(level=logging.DEBUG, stream=sys.stdout)\n"
         "llm.get_embedder('all-minilm-l6-v2').embed(['hello'])\n"

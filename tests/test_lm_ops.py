@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memcli.lm_ops import _char_spans
+from memcli.providers.llama import _char_spans
 
 
 def test_byte_level_tokens_split_inside_a_character_both_map_to_it():

@@ -12,13 +12,13 @@ import time
 from pathlib import Path
 
 import anyio
+from helpers import add, memory_files, ok, open_mem, run, store_root
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import Implementation
 
-from helpers import add, memory_files, ok, run, store_root
-from memcli import catalog, ids, vectors
-from memcli.api import Mem
+from memcli.index import catalog, vectors
+from memcli.store import ids
 
 TESTS = Path(__file__).parent
 FAKE_MEM = str(TESTS / "fake_mem.py")
@@ -254,7 +254,7 @@ def test_a_long_lived_mem_catches_up_with_other_writers(monkeypatch):
     clock = Clock()
     monkeypatch.setattr(catalog, "time", clock)
     first = add("first note about caching")
-    mem = Mem.open()
+    mem = open_mem()
     assert [m.id for m in mem.list()] == [first]
     settle(store_root())
     mem.refresh()
@@ -284,7 +284,7 @@ def test_a_long_lived_mem_survives_a_reindex_by_another_process(monkeypatch):
     texts = ["deploy billing on friday", "rotate the scraper proxies", "whiskers the cat likes tuna",
              "postgres upgrade next sprint"]
     notes = {text: add(text) for text in texts}
-    mem = Mem.open()
+    mem = open_mem()
     assert mem.search("scraper proxies", mode="vector")[0].memory.id == notes["rotate the scraper proxies"]
     next(p for p in memory_files() if p.stem == notes[texts[0]]).unlink()
     shutil.rmtree(store_root() / ".index")

@@ -14,10 +14,11 @@ import pytest
 from click.testing import CliRunner
 from tinybert import build_wheel, fake_gguf, write_tiny_bert
 
-from memcli import models, registry
 from memcli.cli.models_cmd import models as models_cli
 from memcli.errors import ModelError
-from memcli.registry import Conversion, ModelSpec, UrlSource, WheelSource
+from memcli.providers import install as models
+from memcli.providers import registry
+from memcli.providers.registry import Conversion, ModelSpec, UrlSource, WheelSource
 
 GOOD = fake_gguf(300_000, seed=1)
 OTHER = fake_gguf(300_000, seed=2)

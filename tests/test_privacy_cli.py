@@ -6,14 +6,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from pathlib import Path
-
-import anyio
-import pytest
-import yaml
 
 import fake_secrets as fs
+import pytest
 import test_mcp as mcp_client
+import yaml
 from helpers import add, jsonl, load_file, memory_files, ok, run, store_root, write_tree
 
 LONG = ("Rate limiting has been the hardest part of the scraper project. Amazon blocks IPs after about 30 "

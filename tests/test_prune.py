@@ -7,8 +7,8 @@ import re
 import pytest
 from compress_fakes import FakeModel
 
-from memcli.guard import missing_spans
-from memcli.prune import Unit, prune, rank_stopwords, render
+from memcli.compress.guard import missing_spans
+from memcli.compress.prune import Unit, prune, rank_stopwords, render
 
 NOTE = (
     "We moved the scraper off Selenium and onto Playwright 1.42 last Tuesday, because the Chrome driver "

@@ -12,7 +12,7 @@ import string
 import pytest
 
 from memcli.errors import Refused, StoreError
-from memcli.redact import check_no_private_key, redact, store_detectors
+from memcli.privacy.redact import check_no_private_key, redact, store_detectors
 
 _rng = random.Random(20261129)
 ALNUM = string.ascii_letters + string.digits

@@ -6,10 +6,11 @@ import json
 import shutil
 
 import pytest
+from helpers import add, jsonl, memory_files, ok, open_mem, run, store_root
 
-from helpers import add, jsonl, memory_files, ok, run, store_root
-from memcli import engines, ids, vectors
 from memcli.errors import ModelError
+from memcli.index import vectors
+from memcli.store import ids
 
 NOTES = {
     "proxy": "Amazon blocks IPs after about 30 requests per second, so the scraper rotates proxies",
@@ -153,7 +154,7 @@ def test_the_graph_fold_keeps_results_right(monkeypatch):
     assert ids_of(ok("search", "whiskers tuna", "--mode", "vector", "--jsonl").stdout)[0] == added["cat"]
 
 
-def test_a_different_embedding_model_means_a_full_rebuild(monkeypatch, fakes):
+def test_a_different_embedding_model_means_a_full_rebuild(use_providers, fakes):
     _, embedder = fakes
     added = add_notes()
     ok("search", "billing")
@@ -162,7 +163,7 @@ def test_a_different_embedding_model_means_a_full_rebuild(monkeypatch, fakes):
         model_id = "another-model"
         dim = 256
 
-    monkeypatch.setattr(engines, "embedder", lambda ref: Other())
+    use_providers(embedder=lambda ref: Other())
     result = ok("search", "billing Heroku", "--mode", "vector", "--jsonl")
     assert "embedding model changed" in result.stderr
     assert ids_of(result.stdout)[0] == added["billing"]
@@ -176,11 +177,11 @@ def test_reindex_rebuilds_from_files():
     assert len(jsonl(ok("search", "billing", "--jsonl").stdout)) >= 1
 
 
-def test_without_an_embedding_model_hybrid_falls_back_to_words(monkeypatch):
+def test_without_an_embedding_model_hybrid_falls_back_to_words(use_providers):
     def missing(ref):
         raise ModelError("model all-minilm-l6-v2 is not installed; run `mem models pull all-minilm-l6-v2`")
 
-    monkeypatch.setattr(engines, "embedder", missing)
+    use_providers(embedder=missing)
     added = add("Fly.io deploys need flyctl 0.2 or newer")
     result = ok("search", "flyctl deploys", "--jsonl")
     assert ids_of(result.stdout) == [added]
@@ -194,15 +195,13 @@ def test_without_an_embedding_model_hybrid_falls_back_to_words(monkeypatch):
 def test_embedding_a_backlog_does_not_hold_the_store_lock(monkeypatch, fakes):
     """After a big `git pull`, the first search embeds every new memory; writers in other processes must
     not wait for all of it, so the lock is taken per stored batch, never around the model."""
-    from memcli.api import Mem
-
     _, embedder = fakes
     for n in range(5):
         copied = store_root() / "memories" / "2026" / "02" / f"{ids.new_id()}.yaml"
         copied.parent.mkdir(parents=True, exist_ok=True)
         copied.write_text(f"raw: pulled note number {n} about tomatoes\nid: {copied.stem}\n")
     ok("init")
-    mem = Mem.open()
+    mem = open_mem()
     held = []
     original = type(embedder).embed
     monkeypatch.setattr(type(embedder), "embed", lambda self, texts: held.append(mem.store._lock_depth)

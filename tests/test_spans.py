@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memcli.spans import find_spans
+from memcli.compress.spans import find_spans
 
 
 def texts(text: str) -> list[str]:

@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from helpers import add
 
 HEAVY = ("llama_cpp", "numpy", "hnswlib", "gguf", "safetensors", "mcp")

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from helpers import add, jsonl, load_file, memory_files, ok, run, store_root
-from memcli import ids
+
 from memcli.cli import core
-from memcli.store import Store, find_store
+from memcli.store import ids
+from memcli.store.files import Store, find_store
 
 LONG = ("Rate limiting has been the hardest part of the scraper project. Amazon blocks IPs after about 30 "
         "requests per second, so we rotate through a pool of 12 residential proxies and back off "
