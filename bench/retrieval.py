@@ -1,11 +1,14 @@
-"""Retrieval quality on LoCoMo: recall@5 and @10 per search mode, through the real CLI.
+"""Retrieval quality on LoCoMo: recall@5 and @10 per search mode and per conversation, through the real CLI.
 
-    .venv/bin/python bench/retrieval.py [--data ../shared/bench/locomo-dev/locomo-dev.json]
+    .venv/bin/python bench/retrieval.py [--data ../shared/bench/locomo-dev/locomo-dev.json] [--before REF]
 
 Each conversation gets its own store; each turn becomes one memory ("Speaker: text", plus the image
 caption when the turn shared a photo), created at its session's date. The category 1-4 questions go
 through `mem search -` (one process per mode and conversation); recall@k is the share of a question's
 evidence turns found in its top k, averaged over questions (the metric in the data's README).
+Every figure is printed per conversation as well as overall, so a change that helps one conversation
+and hurts the other shows. `--before REF` runs the hybrid search of that git revision of this
+repository (its own store, built the same way) in the same run, as the "before" row.
 """
 
 from __future__ import annotations
@@ -22,7 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo-dev" / "locomo-dev.json"
+ROOT = Path(__file__).resolve().parents[1]
+# shared/ sits beside the repository (or beside the folder of worktrees holding it)
+DEFAULT_DATA = next((p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json" for p in ROOT.parents
+                     if (p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json").is_file()), None)
 EVIDENCE = re.compile(r"D(\d+):(\d+)")
 
 
@@ -67,50 +73,83 @@ def run_mem(args: list[str], env: dict, stdin: str | None = None) -> str:
     return done.stdout
 
 
+def checkout(ref: str, into: Path) -> Path:
+    """The package of git revision `ref` of this repository, unpacked under `into`."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "memcli"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
+def conversation(sample: dict, work: Path, versions: dict[str, Path], modes: dict[str, list[str]]):
+    """{(version, mode): (sum of R@5, sum of R@10, seconds)} and the number of questions."""
+    figures = {}
+    asked = []
+    for version, code in versions.items():
+        env = dict(os.environ, MEM_DIR=str(work / version / sample["sample_id"]), PYTHONPATH=str(code))
+        records, by_id = [], {}
+        for dia_id, text, stamp in turns(sample["conversation"]):
+            records.append(json.dumps({"raw": text, "created_at": stamp, "tags": [sample["sample_id"]],
+                                       "source": f"locomo/{sample['sample_id']}#{dia_id}"}))
+        run_mem(["import", "--no-compress", "-"], env, "\n".join(records))
+        run_mem(["reindex"], env)
+        for row in json.loads(run_mem(["ls", "--json"], env)):
+            by_id[row["id"]] = row["source"].split("#")[1]
+        asked = list(questions(sample, set(by_id.values())))
+        queries = "\n".join(" ".join(q.split()) for q, _ in asked) + "\n"
+        for mode in modes[version]:
+            began = time.perf_counter()
+            out = run_mem(["search", "-", "-k", "10", "--mode", mode], env, queries)
+            seconds = time.perf_counter() - began
+            found: dict[str, list[str]] = {}
+            for line in out.splitlines():
+                row = json.loads(line)
+                found.setdefault(row["query"], []).append(by_id[row["id"]])
+            sums = {5: 0.0, 10: 0.0}
+            for question, evidence in asked:
+                ranked = found.get(" ".join(question.split()), [])
+                for k in sums:
+                    sums[k] += len(evidence & set(ranked[:k])) / len(evidence)
+            figures[version, mode] = (sums[5], sums[10], seconds)
+    return figures, len(asked)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--modes", nargs="+", default=["text", "vector", "hybrid"])
+    parser.add_argument("--before", metavar="REF", help="also run the hybrid search of this git revision")
     args = parser.parse_args()
+    if args.data is None:
+        raise SystemExit("no LoCoMo data found beside the repository; give --data")
     samples = json.loads(args.data.read_text())
     work = Path(tempfile.mkdtemp(prefix="mem-bench-retrieval-"))
-    totals = {mode: {5: 0.0, 10: 0.0} for mode in args.modes}
-    seconds = {mode: 0.0 for mode in args.modes}
-    count = 0
+    versions, modes = {"now": ROOT}, {"now": args.modes}
+    if args.before:
+        versions = {args.before: checkout(args.before, work / "code"), **versions}
+        modes[args.before] = ["hybrid"]
+    results, counts = {}, {}
     try:
         for sample in samples:
-            env = dict(os.environ, MEM_DIR=str(work / sample["sample_id"]))
-            records, by_id = [], {}
-            for dia_id, text, stamp in turns(sample["conversation"]):
-                records.append(json.dumps({"raw": text, "created_at": stamp, "tags": [sample["sample_id"]],
-                                           "source": f"locomo/{sample['sample_id']}#{dia_id}"}))
-            run_mem(["import", "--no-compress", "-"], env, "\n".join(records))
-            run_mem(["reindex"], env)
-            for row in json.loads(run_mem(["ls", "--json"], env)):
-                by_id[row["id"]] = row["source"].split("#")[1]
-            asked = list(questions(sample, set(by_id.values())))
-            queries = "\n".join(" ".join(q.split()) for q, _ in asked) + "\n"
-            for mode in args.modes:
-                began = time.perf_counter()
-                out = run_mem(["search", "-", "-k", "10", "--mode", mode], env, queries)
-                seconds[mode] += time.perf_counter() - began
-                found: dict[str, list[str]] = {}
-                for line in out.splitlines():
-                    row = json.loads(line)
-                    found.setdefault(row["query"], []).append(by_id[row["id"]])
-                for question, evidence in asked:
-                    ranked = found.get(" ".join(question.split()), [])
-                    for k in (5, 10):
-                        totals[mode][k] += len(evidence & set(ranked[:k])) / len(evidence)
-            count += len(asked)
-            print(f"{sample['sample_id']}: {len(by_id)} turns, {len(asked)} questions", file=sys.stderr)
+            results[sample["sample_id"]], counts[sample["sample_id"]] = conversation(sample, work, versions, modes)
+            print(f"{sample['sample_id']}: {counts[sample['sample_id']]} questions", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"LoCoMo dev ({len(samples)} conversations, {count} questions of categories 1-4)")
-    print(f"{'mode':<8} {'R@5':>6} {'R@10':>6} {'s/query':>8}")
-    for mode in args.modes:
-        print(f"{mode:<8} {totals[mode][5] / count:6.3f} {totals[mode][10] / count:6.3f} "
-              f"{seconds[mode] / count:8.4f}")
+    total = sum(counts.values())
+    print(f"LoCoMo dev ({len(samples)} conversations, {total} questions of categories 1-4); "
+          f"load average {os.getloadavg()[0]:.1f}")
+    names = list(results)
+    print(f"{'code':<10} {'mode':<7} " + " ".join(f"{name + ' R@5':>12} {'R@10':>5}" for name in names + ["all"])
+          + f" {'s/query':>8}")
+    for version in versions:
+        for mode in modes[version]:
+            cells = [(results[n][version, mode][0] / counts[n], results[n][version, mode][1] / counts[n])
+                     for n in names]
+            cells.append((sum(results[n][version, mode][0] for n in names) / total,
+                          sum(results[n][version, mode][1] for n in names) / total))
+            seconds = sum(results[n][version, mode][2] for n in names) / total
+            print(f"{version:<10} {mode:<7} " + " ".join(f"{r5:12.3f} {r10:5.3f}" for r5, r10 in cells)
+                  + f" {seconds:8.4f}")
 
 
 if __name__ == "__main__":

@@ -57,6 +57,7 @@ class Catalog:
         self._identity: tuple[int, int] | None = None
         self._refreshed = False
         self._seen_folders: dict[str, int | None] = {}
+        self._lexicon = None
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -328,14 +329,29 @@ class Catalog:
 
     def bm25(self, match: str, limit: int, filters: Filters) -> list[tuple[int, float]]:
         """(label, score) for an FTS5 query over raw text and tags, best first; higher is better
-        (FTS5's bm25() is negated)."""
+        (FTS5's bm25() is negated). The memories table is joined only when a filter needs it."""
         where, params = filters.sql("m")
+        join = " JOIN memories m ON m.label = f.rowid" if filters else ""
         rows = self.db.execute(
-            f"SELECT f.rowid, -bm25(fts, 1.0, 0.5) AS score FROM fts f JOIN memories m ON m.label = f.rowid"
+            f"SELECT f.rowid, -bm25(fts, 1.0, 0.5) AS score FROM fts f{join}"
             f" WHERE fts MATCH ? AND {where} ORDER BY bm25(fts, 1.0, 0.5) LIMIT ?",
             [match, *params, limit],
         ).fetchall()
         return [(label, float(score)) for label, score in rows]
+
+    @property
+    def lexicon(self):
+        """Word counts for search (memcli.index.lexical), kept with this connection."""
+        from memcli.index.lexical import Lexicon
+
+        if self._lexicon is None or self._lexicon.db is not self.db:
+            self._lexicon = Lexicon(self.db)
+        return self._lexicon
+
+    def raw_texts(self, labels: list[int]) -> list[str]:
+        """The raw texts of these memories, in the order given."""
+        rows = dict(db_file.rows_in(self.db, "SELECT rowid, raw FROM fts WHERE rowid IN ({marks})", labels))
+        return [rows[label] for label in labels if label in rows]
 
     def count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]

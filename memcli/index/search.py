@@ -11,11 +11,11 @@ meaning in the score (the cosine part), so `--min-score` means something across 
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from memcli.errors import InputError, MemError
+from memcli.index import lexical
 from memcli.index.filters import Filters
 
 if TYPE_CHECKING:
@@ -28,13 +28,6 @@ MODES = ("hybrid", "vector", "text")
 ALPHA = 0.5
 CANDIDATES = 100
 
-TOKEN = re.compile(r"\w+", re.UNICODE)
-STOPWORDS = frozenset(
-    "a an and are as at be been but by did do does for from had has have he her his how i if in into is it its "
-    "me my of on or our she so that the their them they this to was we were what when where which who whom why "
-    "will with would you your".split()
-)
-
 
 @dataclass
 class Hit:
@@ -42,30 +35,17 @@ class Hit:
     score: float
 
 
-def fts_query(text: str) -> str | None:
-    """Any user text → a safe FTS5 query: each word quoted (no syntax errors), OR-ed, stopwords left out."""
-    words = [w for w in TOKEN.findall(text.lower()) if w not in STOPWORDS] or TOKEN.findall(text.lower())
-    unique = list(dict.fromkeys(words))
-    return " OR ".join(f'"{w}"' for w in unique) if unique else None
-
-
-def text_ranking(catalog: Catalog, query: str, limit: int, filters: Filters) -> list[tuple[int, float]]:
-    """BM25 over raw text and tags; higher is better (FTS5's bm25() is negated)."""
-    match = fts_query(query)
-    if match is None:
-        return []
-    return catalog.bm25(match, limit, filters)
-
-
-def fuse(text: list[tuple[int, float]], vector: list[tuple[int, float]], alpha: float = ALPHA) -> list[tuple[int, float]]:
-    """alpha x cosine + (1 - alpha) x BM25 relative to this query's best; a memory one side missed gets 0 there."""
-    best_text = max((score for _, score in text), default=0.0) or 1.0
+def fuse(rankings: list[tuple[float, list[tuple[int, float]], bool]]) -> list[tuple[int, float]]:
+    """The weighted mean over (weight, ranking, relative) of each memory's scores, so a blend stays
+    within 0-1: a relative ranking (BM25) is divided by this query's best, a cosine counts as it is
+    (below 0 as 0), and a memory that a ranking missed gets 0 there."""
+    total = sum(weight for weight, _, _ in rankings)
     blended: dict[int, float] = {}
-    for label, score in text:
-        blended[label] = (1 - alpha) * score / best_text
-    for label, similarity in vector:
-        blended[label] = blended.get(label, 0.0) + alpha * max(similarity, 0.0)
-    return sorted(blended.items(), key=lambda item: -item[1])
+    for weight, ranking, relative in rankings:
+        best = (max((score for _, score in ranking), default=0.0) or 1.0) if relative else 1.0
+        for label, score in ranking:
+            blended[label] = blended.get(label, 0.0) + weight / total * max(score, 0.0) / best
+    return sorted(blended.items(), key=lambda item: (-item[1], item[0]))
 
 
 def search(catalog: Catalog, query: str, *, k: int, mode: str, filters: Filters, min_score: float | None,
@@ -74,17 +54,26 @@ def search(catalog: Catalog, query: str, *, k: int, mode: str, filters: Filters,
     search cannot run (no embedding model), hybrid says so once and goes on with words alone."""
     if not query.strip():
         raise InputError("the search query is empty")
-    rankings = {}
-    if mode in ("hybrid", "text"):
-        rankings["text"] = text_ranking(catalog, query, max(CANDIDATES, k), filters)
+    terms = lexical.words(query)
+    limit = max(CANDIDATES, k)
+    text = lexical.bm25(catalog, terms, limit, filters) if mode in ("hybrid", "text") else None
+    vector = None
     if mode in ("hybrid", "vector"):
         try:
-            rankings["vector"] = vector_ranking(query, max(CANDIDATES, k), filters)
+            vector = vector_ranking(query, limit, filters)
         except MemError as exc:
             if mode == "vector":
                 raise
             log.warning("meaning search unavailable (%s); showing word matches only", exc)
-    ranked = fuse(rankings["text"], rankings["vector"]) if len(rankings) > 1 else next(iter(rankings.values()))
+    if text is None or vector is None:
+        ranked = text if vector is None else vector
+    else:
+        blend = [(1 - ALPHA, text, True), (ALPHA, vector, False)]
+        ranked = fuse(blend)
+        extra = lexical.feedback_terms(catalog, terms, [label for label, _ in ranked])
+        if extra:
+            blend.append(((1 - ALPHA) * lexical.FEEDBACK_WEIGHT, lexical.bm25(catalog, extra, limit, filters), True))
+            ranked = fuse(blend)
     if min_score is not None:
         ranked = [(label, score) for label, score in ranked if score >= min_score]
     ranked = ranked[:k]

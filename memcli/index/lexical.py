@@ -1,0 +1,110 @@
+"""Word search: BM25 over SQLite FTS5 on the words that tell memories apart, and pseudo-relevance feedback.
+
+FTS5 evaluates bm25() for every row matching any query word, so one common word ("Caroline" in a store
+of her chats) made each query score most of the store: ~10 ms at 10k memories and ten times that at
+100k, for rows that rank last. A word found in more than COMMON_SHARE of the memories adds little to
+BM25 (its idf is at most log(9) = 2.2, against 5-9 for the words that decide a ranking) and the meaning
+side still reads it, so it is left out of the MATCH; when every word is that common the rarest stays.
+How often each word occurs is counted once per index state (cheap: a count stops at the cap).
+
+Pseudo-relevance feedback (the idea of RM3): the words that the best few results have and the query
+lacks, weighted by how rare they are, are searched as a second query of half the weight, so a memory
+that states the answer in other words than the question still comes up. bench/retrieval.py shows what
+each step does on each dev conversation; the README quotes it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from memcli.index.filters import Filters
+
+if TYPE_CHECKING:
+    from memcli.index.catalog import Catalog
+
+COMMON_SHARE = 0.1
+FEEDBACK_DOCS = 3  # the best results that feedback reads
+FEEDBACK_WORDS = 5  # the words it adds
+FEEDBACK_WEIGHT = 0.5  # of the second query against the first (RM3's usual even mix)
+
+TOKEN = re.compile(r"\w+", re.UNICODE)
+STOPWORDS = frozenset(
+    "a an and are as at be been but by did do does for from had has have he her his how i if in into is it its "
+    "me my of on or our she so that the their them they this to was we were what when where which who whom why "
+    "will with would you your".split()
+)
+
+
+def words(text: str) -> list[str]:
+    """The distinct searchable words of a text in order, stopwords left out (unless that leaves none)."""
+    tokens = TOKEN.findall(text.lower())
+    return list(dict.fromkeys([w for w in tokens if w not in STOPWORDS] or tokens))
+
+
+def match_expression(terms: list[str]) -> str:
+    """Each word quoted (no FTS5 syntax errors from user text), OR-ed."""
+    return " OR ".join(f'"{w}"' for w in terms)
+
+
+class Lexicon:
+    """How many memories hold each word, counted through FTS5 (so its tokenizer and stemmer apply) and
+    kept until the index changes; a long-lived process (MCP, `mem search -`) counts each word once."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+        self._state: tuple[int, int] | None = None
+        self._counts: dict[str, int] = {}
+        self.size = 0
+
+    def _check(self) -> None:
+        state = (self.db.execute("PRAGMA data_version").fetchone()[0], self.db.total_changes)
+        if state != self._state:
+            self._state, self._counts = state, {}
+            self.size = self.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+
+    @property
+    def cap(self) -> int:
+        return max(1, int(self.size * COMMON_SHARE))
+
+    def frequency(self, word: str) -> int:
+        """Memories holding the word, counted up to cap + 1 (above the cap the exact figure does not matter)."""
+        if word not in self._counts:
+            self._counts[word] = self.db.execute(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                (match_expression([word]), self.cap + 1)).fetchone()[0]
+        return self._counts[word]
+
+    def telling(self, terms: list[str]) -> list[str]:
+        """The terms worth a BM25 evaluation: found, and not common; the rarest one when all are common."""
+        self._check()
+        found = {term: self.frequency(term) for term in terms}
+        found = {term: n for term, n in found.items() if n}
+        kept = [term for term, n in found.items() if n <= self.cap]
+        return kept or sorted(found, key=found.get)[:1]
+
+    def idf(self, word: str) -> float:
+        n = self.frequency(word)
+        return math.log((self.size - n + 0.5) / (n + 0.5)) if n else 0.0
+
+
+def bm25(catalog: Catalog, terms: list[str], limit: int, filters: Filters) -> list[tuple[int, float]]:
+    """(label, score) best first over the telling terms; higher is better."""
+    telling = catalog.lexicon.telling(terms)
+    return catalog.bm25(match_expression(telling), limit, filters) if telling else []
+
+
+def feedback_terms(catalog: Catalog, query_terms: list[str], top_labels: list[int]) -> list[str]:
+    """The words the best results share and the query lacks, each scored by in how many of them it
+    occurs times its idf; common words (see COMMON_SHARE) never count."""
+    lexicon = catalog.lexicon
+    asked = set(query_terms)
+    seen: Counter[str] = Counter()
+    for text in catalog.raw_texts(top_labels[:FEEDBACK_DOCS]):
+        seen.update(w for w in set(words(text)) if w not in asked and len(w) > 2 and not w.isdigit())
+    scored = [(count * lexicon.idf(w), w) for w, count in seen.items()
+              if 0 < lexicon.frequency(w) <= lexicon.cap]
+    return [w for _, w in sorted(scored, key=lambda item: (-item[0], item[1]))[:FEEDBACK_WORDS]]
