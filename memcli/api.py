@@ -143,17 +143,28 @@ class Mem:
         the file); a private key that survives redaction, or a `source` the denylist names, refuses the
         write (Refused) before anything is stored. `check_source=False` is for a caller that has already
         decided the source with finer rules (ingest)."""
-        raw = self._checked_text(text)
+        return self.add_many([(text, source)], tags=tags, written_by=written_by, allow_duplicate=allow_duplicate,
+                             compressing=compressing, check_source=check_source)[0]
+
+    def add_many(self, texts: list[tuple[str, str | None]], *, tags: Iterable[str] = (), written_by: str = "cli",
+                 allow_duplicate: bool = False, compressing: Compressing = Compressing(),
+                 check_source: bool = True) -> list[AddResult]:
+        """`add` for several (text, source) pairs, such as the chunks of a file: every one passes the gate
+        before any is stored, then one `commit_many` embeds them together."""
         tag_list = normalise_tags(list(tags))
-        if check_source:
-            self.gate.refuse_ignored_source(source)
-        (raw, source), redacted = self.gate.redact_all(raw, source)
+        prepared = []
+        for text, source in texts:
+            raw = self._checked_text(text)
+            if check_source:
+                self.gate.refuse_ignored_source(source)
+            (raw, source), redacted = self.gate.redact_all(raw, source)
+            stamp = now_utc()
+            prepared.append((Memory(id=ids.new_id(), created_at=stamp, updated_at=stamp, raw=raw, tags=tag_list,
+                                    source=source, written_by=written_by), redacted))
         self.ensure_store()
-        stamp = now_utc()
-        memory = Memory(id=ids.new_id(), created_at=stamp, updated_at=stamp, raw=raw, tags=tag_list,
-                        source=source, written_by=written_by)
-        existing = self.commit(memory, compressing, dedupe=not allow_duplicate)
-        return AddResult(existing or memory, duplicate=existing is not None, redacted=redacted)
+        stored = self.commit_many([(memory, compressing) for memory, _ in prepared], dedupe=not allow_duplicate)
+        return [AddResult(existing or memory, duplicate=existing is not None, redacted=redacted)
+                for (memory, redacted), existing in zip(prepared, stored)]
 
     def save_edit(self, memory: Memory, text: str) -> EditResult:
         """Validate an edited file, redact it and save it. Raises before writing anything."""
@@ -193,26 +204,33 @@ class Mem:
         return raw
 
     def commit(self, memory: Memory, compressing: Compressing | None, *, dedupe: bool,
-                replaces: str | None = None) -> Memory | None:
+               replaces: str | None = None) -> Memory | None:
         """The one write pipeline, after the gate: the duplicate test, compression (None keeps the memory's
         own `compressed` and `compression`), the vector, then the file and the index under the lock.
         Returns the memory already stored when `dedupe` finds this text (or this id), and writes nothing."""
-        key = content_key(memory.raw)
-        if dedupe:
-            existing = self.stored_as(memory.id, key)
-            if existing:
-                return existing
-        if compressing is not None:
-            memory.compressed, memory.compression = self._compression_for(memory.raw, compressing)
-        vector = self._embed_for_write(memory.raw)
+        return self.commit_many([(memory, compressing)], dedupe=dedupe, replaces=replaces)[0]
+
+    def commit_many(self, writes: list[tuple[Memory, Compressing | None]], *, dedupe: bool,
+                    replaces: str | None = None) -> list[Memory | None]:
+        """`commit` for many memories at once (import, ingest): their texts are embedded in one call, which
+        packs them into the model's batches, and the lock is taken once. One result per write, in order."""
+        results: list[Memory | None] = [self.stored_as(m.id, content_key(m.raw)) if dedupe else None
+                                        for m, _ in writes]
+        todo = [(n, memory) for n, ((memory, compressing), existing) in enumerate(zip(writes, results))
+                if existing is None]
+        for n, memory in todo:
+            if writes[n][1] is not None:
+                memory.compressed, memory.compression = self._compression_for(memory.raw, writes[n][1])
+        vectors = self._embed_for_write([memory.raw for _, memory in todo])
         with self.store.lock():
-            if dedupe:
-                # Another process may have stored the same text while this one was compressing.
-                existing = self.stored_as(memory.id, key)
+            for (n, memory), vector in zip(todo, vectors):
+                # Another process (or an earlier write of this batch) may have stored the same text meanwhile.
+                existing = self.stored_as(memory.id, content_key(memory.raw)) if dedupe else None
                 if existing:
-                    return existing
-            self._save(memory, vector, old_relpath=replaces)
-        return None
+                    results[n] = existing
+                else:
+                    self._save(memory, vector, old_relpath=replaces)
+        return results
 
     def stored_as(self, memory_id: str, key: str) -> Memory | None:
         """The stored memory with this id or this text, if any."""
@@ -233,17 +251,16 @@ class Mem:
         if added and vector is not None:
             self.vectors.add(added[0], vector, self._embedder)
 
-    def _embed_for_write(self, raw: str):
-        """The vector of a new text, or None (with one warning per process) when no embedder can be had:
+    def _embed_for_write(self, texts: list[str]) -> list:
+        """The vectors of new texts, or Nones (with one warning per process) when no embedder can be had:
         the write goes on and the next search embeds what is missing."""
-        if self._embed_failed:
-            return None
-        try:
-            return self.embedder().embed([raw])[0]
-        except Exception as exc:  # a missing or broken model must not lose the write
-            self._embed_failed = True
-            log.warning("not indexed for meaning search yet: %s", describe(exc))
-        return None
+        if not self._embed_failed and texts:
+            try:
+                return list(self.embedder().embed(texts))
+            except Exception as exc:  # a missing or broken model must not lose the write
+                self._embed_failed = True
+                log.warning("not indexed for meaning search yet: %s", describe(exc))
+        return [None] * len(texts)
 
     def _compression_for(self, raw: str, compressing: Compressing):
         """(compressed text or None, the `compression` mapping). Never raises: a write must not fail here,
@@ -391,6 +408,12 @@ class Mem:
         embedded = self.vectors.sync(self.embedder(), progress)
         self.vectors.maybe_fold()
         return embedded
+
+    def settle(self) -> None:
+        """After a large write: fold its vectors into the graph now (when they are many enough), so the
+        first search after it does not pay for that."""
+        if self._embedder is not None and self.store.exists:
+            self.vectors.maybe_fold()
 
     def reindex(self, progress=None) -> int:
         """Rebuild every cache from the files alone: catalog, vectors, graph."""

@@ -1,8 +1,9 @@
 """`mem ingest`: files and folders into memories, one per chunk, kept in step with the files on re-runs.
 
 Each text file is redacted as a whole (a private-key block is caught even when it is longer than a
-chunk), split with memcli.chunk, and each chunk is stored through `Mem.add` (so it is compressed and
-embedded like any memory) with `source: <path>#<n>` (n from 1) and `written_by: ingest`.
+chunk), split with memcli.chunk, and a file's new chunks are stored through `Mem.add_many` (embedded together,
+like any memory) with `source: <path>#<n>` (n from 1) and `written_by: ingest`. Compression, the slow
+part (seconds a chunk with the local model), is queued by default for `mem compress --pending`.
 
 How a path is written: relative to the store's home (the project folder around a `.mem/` store, else
 the store folder) when it is inside it, so a store committed to git holds `docs/setup.md#2` on every
@@ -60,6 +61,7 @@ class IngestReport:
     updated: int = 0
     unchanged: int = 0
     removed: int = 0
+    pending: int = 0  # chunks added whose compression waits for `mem compress --pending`
     orphaned: int = 0  # chunks of files no longer there, kept because remove_orphans was not asked
     redacted: dict[str, int] = field(default_factory=dict)  # secrets replaced in the chunks added
     dry_run: bool = False
@@ -87,8 +89,9 @@ class _Root:
 
 
 def ingest(mem, paths: Iterable[Path | str], *, tags: Iterable[str] = (), dry_run: bool = False,
-           remove_orphans: bool = False, defer: bool = False, progress: Progress | None = None) -> IngestReport:
-    """Ingest files and folders into `mem` (an memcli.api.Mem); see the module docstring."""
+           remove_orphans: bool = False, defer: bool = True, progress: Progress | None = None) -> IngestReport:
+    """Ingest files and folders into `mem` (an memcli.api.Mem); see the module docstring. By default (`defer`)
+    chunks are stored at the speed of embedding and their compression is queued (`report.pending`)."""
     report = IngestReport(dry_run=dry_run)
     tags = normalise_tags(list(tags))
     roots = [_root(mem, Path(p)) for p in paths]
@@ -107,6 +110,8 @@ def ingest(mem, paths: Iterable[Path | str], *, tags: Iterable[str] = (), dry_ru
         report.removed += len(gone)
     else:
         report.orphaned = len(gone)
+    if not dry_run:
+        mem.settle()
     return report
 
 
@@ -191,16 +196,14 @@ def _ingest_file(mem, path: Path, source: str, stored: list, tags: list[str], re
     pool: dict[str, list] = {}
     for memory in stored:
         pool.setdefault(memory.raw, []).append(memory)
-    added = updated = 0
+    new: list[tuple[str, str]] = []
+    updated = 0
     for n, chunk in enumerate(chunks, 1):
         chunk_source = f"{source}#{n}"
         same_text = pool.get(chunk)
         if not same_text:
-            added += 1
+            new.append((chunk, chunk_source))
             report.redacted = dict(Counter(report.redacted) + Counter(_MARKER_KIND.findall(chunk)))
-            if not dry_run:
-                mem.add(chunk, tags=tags, source=chunk_source, written_by=WRITTEN_BY, allow_duplicate=True,
-                        compressing=Compressing(defer=defer), check_source=False)
             continue
         memory = next((m for m in same_text if m.source == chunk_source), same_text[0])
         same_text.remove(memory)
@@ -211,6 +214,11 @@ def _ingest_file(mem, path: Path, source: str, stored: list, tags: list[str], re
         updated += 1
         if not dry_run:
             mem.relabel(memory, source=chunk_source, tags=wanted_tags)
+    if new and not dry_run:
+        stored = mem.add_many(new, tags=tags, written_by=WRITTEN_BY, allow_duplicate=True,
+                              compressing=Compressing(defer=defer), check_source=False)
+        report.pending += sum(1 for result in stored if result.memory.status == "pending")
+    added = len(new)
     gone = [memory for left in pool.values() for memory in left]
     if gone and not dry_run:
         mem.remove(gone)

@@ -19,6 +19,7 @@ from memcli.store.memory import Memory, clean_input, now_utc
 if TYPE_CHECKING:
     from memcli.api import Compressing, Mem
 
+WRITE_BATCH = 64  # memories per write: their texts share the embedding model's batches
 READ_ONLY_FIELDS = ("content", "content_raw", "optimized", "score", "query")
 
 
@@ -44,6 +45,7 @@ def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing) -> Im
     (same id or same text) skipped, bad or refused lines reported and the rest imported."""
     report = ImportReport()
     mem.ensure_store()
+    batch: list = []
     for number, text in enumerate(lines, 1):
         if not text.strip():
             continue
@@ -63,11 +65,22 @@ def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing) -> Im
             continue
         report.redacted = dict(Counter(report.redacted) + Counter(redacted) + Counter(in_short_form))
         needs = memory.compressed is None and memory.status != "skipped"
-        if mem.commit(memory, compressing if needs else None, dedupe=True):
+        batch.append((memory, compressing if needs else None))
+        if len(batch) == WRITE_BATCH:
+            _commit(mem, batch, report)
+    _commit(mem, batch, report)
+    mem.settle()
+    return report
+
+
+def _commit(mem: Mem, batch: list, report: ImportReport) -> None:
+    """Write a batch through the pipeline (one embedding call for all of it) and empty it."""
+    for existing in mem.commit_many(batch, dedupe=True):
+        if existing:
             report.duplicates += 1
         else:
             report.imported += 1
-    return report
+    batch.clear()
 
 
 def parse_line(text: str, line: int, max_bytes: int) -> Memory:

@@ -72,7 +72,7 @@ def test_ingest_a_tree_skips_ignored_and_binary_files_and_chunks_long_ones(proje
     assert set(stored) == set(guide_sources) | {"docs/short.md#1", "docs/team/people.md#1"}
     assert summary == {"seen": 9, "files": 4, "ignored": 4, "binary": 1, "skipped": 0, "refused": [],
                        "added": len(stored), "updated": 0, "unchanged": 0, "removed": 0, "orphaned": 0,
-                       "redacted": {}, "dry_run": False}
+                       "pending": summary["pending"], "redacted": {}, "dry_run": False}
     assert (f"mem: 9 paths: 4 files read, 4 ignored, 1 binary; chunks: {len(stored)} added, 0 updated, "
             "0 unchanged, 0 removed") in stderr
     for memory in stored.values():
@@ -81,7 +81,11 @@ def test_ingest_a_tree_skips_ignored_and_binary_files_and_chunks_long_ones(proje
     assert all(len(text) <= 1500 for text in texts)
     assert "\n".join(texts).split() == guide().split()  # nothing lost, nothing reordered
     assert texts[0].startswith("# Operations guide") and all(t.startswith("## Part") for t in texts[1:])
-    assert any(stored[s]["optimized"] for s in guide_sources)  # long chunks are compressed like any add
+    # long chunks wait for compression, and the summary says how many
+    assert summary["pending"] == len(guide_sources) and not any(stored[s].get("optimized") for s in guide_sources)
+    assert f"{len(guide_sources)} chunks wait for compression: run `mem compress --pending`" in stderr
+    assert ok("compress", "--pending").exit_code == 0
+    assert all(memory["optimized"] for memory in jsonl(ok("ls", "--jsonl", "--source", "docs/guide.md#*").stdout))
     assert stored["docs/short.md#1"]["content_raw"] == "Billing moved from Heroku to Fly.io in March."
 
 
@@ -217,12 +221,17 @@ def test_secrets_are_redacted_before_chunking_and_a_surviving_key_refuses_only_i
                 assert secret.encode() not in path.read_bytes(), path
 
 
-def test_defer_leaves_compression_to_the_queue(project, fakes):
+def test_compression_is_queued_by_default_and_compress_now_waits_for_it(project, fakes):
     compressor, _ = fakes
-    ingest("docs/guide.md", "--defer")
+    ingest("docs/guide.md")
     statuses = {load_file(p)["compression"]["status"] for p in memory_files()}
     assert "pending" in statuses and compressor.seen == []
     assert ok("compress", "--pending").exit_code == 0 and compressor.seen
+    write_tree(project, {"docs/later.md": guide().replace("Operations", "Maintenance")})
+    seen = len(compressor.seen)
+    summary, stderr = ingest("docs/later.md", "--compress-now")
+    assert summary["added"] and summary["pending"] == 0 and "wait for compression" not in stderr
+    assert len(compressor.seen) > seen
 
 
 def test_an_explicitly_named_ignored_file_is_skipped(project):
@@ -268,7 +277,7 @@ def test_ingested_chunks_are_found_by_meaning_with_the_real_embedder(project, re
     ok("init")
     settings = store_root() / "mem.yaml"
     settings.write_text(settings.read_text().replace("ingest_chunk_chars: 1500", "ingest_chunk_chars: 200"))
-    ingest("docs/ops", "--defer")
+    ingest("docs/ops")
     assert set(chunks()) == {"docs/ops/scraping.md#1", "docs/ops/scraping.md#2"}
     for query, source in (("how do we avoid getting blocked", "#1"), ("when do customers get their bill", "#2")):
         hits = jsonl(ok("search", query, "--mode", "vector", "--jsonl", "-k", "1").stdout)

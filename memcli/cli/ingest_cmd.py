@@ -26,7 +26,9 @@ from memcli.errors import NOTHING, Refused
 @click.option("--dry-run", is_flag=True, help="Say what would change; store nothing.")
 @click.option("--prune", "remove_orphans", is_flag=True,
               help="Delete the chunks of files under PATH that are gone (deleted, now ignored or binary).")
-@click.option("--defer", is_flag=True, help="Store now, compress later with `mem compress --pending`.")
+@click.option("--defer/--compress-now", default=True, show_default=True,
+              help="Store chunks at once and queue their compression for `mem compress --pending`, "
+                   "or compress each before storing it (seconds a chunk).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
 @pass_env
 def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json) -> None:
@@ -36,7 +38,8 @@ def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json) -> No
     ~/.config/mem/ignore, on top of built-in defaults) and binary files are skipped. Long files are
     split into chunks of at most ingest_chunk_chars (mem.yaml, 1500 by default); each chunk is a
     memory with `source: PATH#N` and `written_by: ingest`, redacted, compressed and embedded like
-    `mem add`. PATH is written relative to the project of a .mem/ store (or the store folder), else
+    `mem add`, except that compression is queued (`mem compress --pending` does it; --compress-now
+    waits for it). PATH is written relative to the project of a .mem/ store (or the store folder), else
     as ~/... or absolute.
 
     Run it again after editing: unchanged chunks stay as they are (same ids), changed ones are
@@ -45,7 +48,7 @@ def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json) -> No
     \b
       mem ingest docs/ README.md -t docs
       mem ingest notes/ --dry-run
-      mem ingest docs/ --prune --defer && mem compress --pending
+      mem ingest docs/ --prune && mem compress --pending
     """
     from memcli.ingest import ingest as run_ingest
 
@@ -72,6 +75,9 @@ def _summary(report) -> str:
     if report.orphaned:
         lines.append(f"kept {report.orphaned} chunk{'s' if report.orphaned != 1 else ''} of files no longer "
                      "there (--prune deletes them)")
+    if report.pending:
+        lines.append(f"{report.pending} chunk{'s' if report.pending != 1 else ''} wait for compression: "
+                     "run `mem compress --pending`")
     note = redaction_note(report.redacted)
     if note:
         lines.append(note)

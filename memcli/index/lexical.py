@@ -2,10 +2,12 @@
 
 FTS5 evaluates bm25() for every row matching any query word, so one common word ("Caroline" in a store
 of her chats) made each query score most of the store: ~10 ms at 10k memories and ten times that at
-100k, for rows that rank last. A word found in more than COMMON_SHARE of the memories adds little to
-BM25 (its idf is at most log(9) = 2.2, against 5-9 for the words that decide a ranking) and the meaning
-side still reads it, so it is left out of the MATCH; when every word is that common the rarest stays.
-How often each word occurs is counted once per index state (cheap: a count stops at the cap).
+100k, for rows that rank last. So when more than SCORED memories match, only those that hold a telling
+word are scored (with BM25 over all the words, so their scores do not change): a word found in more
+than COMMON_SHARE of the memories is not telling (its idf is at most log(9) = 2.2, against 5-9 for the
+words that decide a ranking; when every word is that common, the rarest one is). What a memory holding
+only common words loses, the meaning side still sees. Counting a word costs a scan that stops at the
+cap, once per word and index state.
 
 Pseudo-relevance feedback (the idea of RM3): the words that the best few results have and the query
 lacks, weighted by how rare they are, are searched as a second query of half the weight, so a memory
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from memcli.index.catalog import Catalog
 
 COMMON_SHARE = 0.1
+SCORED = 2000  # matches that BM25 evaluates in full (~3 ms); above that only those of telling words
 FEEDBACK_DOCS = 3  # the best results that feedback reads
 FEEDBACK_WORDS = 5  # the words it adds
 FEEDBACK_WEIGHT = 0.5  # of the second query against the first (RM3's usual even mix)
@@ -70,8 +73,15 @@ class Lexicon:
     def cap(self) -> int:
         return max(1, int(self.size * COMMON_SHARE))
 
+    def matches(self, expression: str) -> int:
+        """Memories matching an FTS5 expression, counted up to SCORED + 1."""
+        self._check()
+        return self.db.execute("SELECT COUNT(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                               (expression, SCORED + 1)).fetchone()[0]
+
     def frequency(self, word: str) -> int:
         """Memories holding the word, counted up to cap + 1 (above the cap the exact figure does not matter)."""
+        self._check()
         if word not in self._counts:
             self._counts[word] = self.db.execute(
                 "SELECT COUNT(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
@@ -80,7 +90,6 @@ class Lexicon:
 
     def telling(self, terms: list[str]) -> list[str]:
         """The terms worth a BM25 evaluation: found, and not common; the rarest one when all are common."""
-        self._check()
         found = {term: self.frequency(term) for term in terms}
         found = {term: n for term, n in found.items() if n}
         kept = [term for term, n in found.items() if n <= self.cap]
@@ -92,9 +101,18 @@ class Lexicon:
 
 
 def bm25(catalog: Catalog, terms: list[str], limit: int, filters: Filters) -> list[tuple[int, float]]:
-    """(label, score) best first over the telling terms; higher is better."""
-    telling = catalog.lexicon.telling(terms)
-    return catalog.bm25(match_expression(telling), limit, filters) if telling else []
+    """(label, score) best first, higher is better: BM25 over every term; when more than SCORED memories
+    match, evaluated only for those holding a telling term (see the module docstring)."""
+    if not terms:
+        return []
+    lexicon = catalog.lexicon
+    everything = match_expression(terms)
+    among = None
+    if lexicon.matches(everything) > SCORED:
+        telling = lexicon.telling(terms)
+        if len(telling) < len(terms):
+            among = match_expression(telling)
+    return catalog.bm25(everything, limit, filters, among)
 
 
 def feedback_terms(catalog: Catalog, query_terms: list[str], top_labels: list[int]) -> list[str]:
