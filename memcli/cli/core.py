@@ -97,7 +97,7 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
     """Remember TEXT (several words are joined; `-` or a pipe reads stdin).
 
     Prints the new memory's id. If the same text is already stored, prints that id instead and
-    stores nothing. Long text (mem.yaml compress_min_chars, 400 by default) also gets a compressed
+    stores nothing but the new tags, which it adds to that memory. Long text (mem.yaml compress_min_chars, 400 by default) also gets a compressed
     form made by the local model. Secrets (keys, tokens, passwords) are replaced by
     [REDACTED:<kind>] first; a --file or --source that .memignore names is refused (exit 7).
 
@@ -128,10 +128,14 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
                      compressing=Compressing(enabled=not no_compress, defer=defer))
     announce_new_store(env)
     say_redacted(result.redacted)
-    if result.duplicate:
+    if result.tags_added:
+        click.echo(f"mem: already stored as {result.memory.id}; merged the new tags into it: {', '.join(result.tags_added)}",
+                   err=True)
+    elif result.duplicate:
         click.echo(f"mem: already stored as {result.memory.id} (--allow-duplicate stores it again)", err=True)
     if as_json:
-        payload = result.memory.to_contract() | {"duplicate": result.duplicate, "redacted": result.redacted}
+        payload = result.memory.to_contract() | {"duplicate": result.duplicate, "redacted": result.redacted,
+                                                 "tags_added": result.tags_added}
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
         click.echo(result.memory.id)
