@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 import click
@@ -201,39 +200,42 @@ def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
 def edit(env: Env, memory_id: str) -> None:
     """Open a memory's YAML file in $EDITOR; it is checked before it is saved.
 
-    If the raw text changed, a new compressed form is made. An invalid edit is never saved: on a
-    terminal you may reopen it, otherwise it is kept in a temp file and mem says where.
+    If the raw text changed, a new compressed form is made. An invalid edit is never saved, nor kept:
+    on a terminal you may reopen it. The editor works on a private temp file inside the store
+    (.index/), removed when mem is done whatever happens.
     """
+    from memcli.fsutil import scratch_file
+
     mem = env.mem()
     memory = mem.get(memory_id)
-    text = mem.edit_text(memory)
-    while True:
-        edited = click.edit(text, extension=".yaml", require_save=True)
-        if edited is None:
-            click.echo("mem: no change", err=True)
+    with scratch_file(mem.store.index_dir / f"edit-{memory.id}.yaml", mem.edit_text(memory)) as path:
+        while True:
+            edited = _edit(path)
+            if edited is None:
+                click.echo("mem: no change", err=True)
+                return
+            try:
+                saved = mem.save_edit(memory, edited)
+            except (InvalidMemory, InputError, Refused) as exc:
+                click.echo(f"mem: error: {exc}", err=True)
+                if interactive() and click.confirm("Reopen the editor?", default=True, err=True):
+                    continue
+                raise type(exc)("the edit was not saved, nor kept") from None
+            say_redacted(saved.redacted)
+            click.echo("mem: no change" if saved.memory is None else f"saved {memory.id}", err=True)
             return
-        try:
-            saved = mem.save_edit(memory, edited)
-        except (InvalidMemory, InputError, Refused) as exc:
-            click.echo(f"mem: error: {exc}", err=True)
-            if interactive() and click.confirm("Reopen the editor?", default=True, err=True):
-                text = edited
-                continue
-            if isinstance(exc, Refused):  # keeping it would store the key after all
-                raise Refused("the edit was not saved, nor kept") from None
-            kept = _keep(edited, memory.id)
-            raise InvalidMemory(f"the edit was not saved; it is kept in {kept}") from None
-        say_redacted(saved.redacted)
-        click.echo("mem: no change" if saved.memory is None else f"saved {memory.id}", err=True)
-        return
 
 
-def _keep(text: str, memory_id: str) -> str:
-    handle = tempfile.NamedTemporaryFile("w", prefix=f"mem-edit-{memory_id}-", suffix=".yaml", delete=False,
-                                         encoding="utf-8")
-    with handle:
-        handle.write(text)
-    return handle.name
+def _edit(path: Path) -> str | None:
+    """The file's text after the editor closed, or None when it was not saved."""
+    import os
+
+    before = os.stat(path).st_mtime_ns - 2_000_000_000  # an editor that saves within the same tick still counts
+    os.utime(path, ns=(before, before))
+    click.edit(filename=str(path))
+    if os.stat(path).st_mtime_ns == before:
+        return None
+    return path.read_text(encoding="utf-8")
 
 
 @click.command()

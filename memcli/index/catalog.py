@@ -17,6 +17,7 @@ import os
 import sqlite3
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable, Iterator
 
 from memcli.errors import AmbiguousId, InvalidMemory, NotFound, StoreError
@@ -66,7 +67,9 @@ class Catalog:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
-        return db_file.open_db(self.store.index_dir, self.store.lock)
+        db = db_file.open_db(self.store.index_dir, self.store.lock)
+        self.store.protect(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
+        return db
 
     def _discard(self) -> None:
         db_file.discard(self.store.index_dir, self.store.lock)
