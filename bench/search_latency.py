@@ -1,13 +1,15 @@
-"""Search latency on synthetic stores of 10k and 100k memories, with the real embedding model.
+"""Search and write latency at 10k and 100k memories, each against its physical floor measured in the same run.
 
-    .venv/bin/python bench/search_latency.py [--sizes 10000 100000] [--runs 7] [--corpus locomo|words]
+    .venv/bin/python bench/search_latency.py [--sizes 10000 100000] [--runs 7] [--mcp-runs 100] [--corpus locomo|words]
 
-Prints medians of: a cold `mem search` process (start, load model and index, one query), one query
-inside `mem search -` (150 queries minus 50 queries in one process, per query), a no-change refresh (a stat per
-folder, the vectors checked in step; in-process), a full look at every file (what a refresh does every few
-seconds to catch files rewritten in place), and a full `mem reindex`
-(catalog, embeddings, graph; fewer runs at 100k because it takes minutes). `mem --version` is the
-baseline process start measured in the same run.
+For each size, in one run: `mem import --no-compress` of that many memories (memories/s, against plain
+`Llama.embed` in batches of 32 on the same texts), the first `mem search` after it, a cold `mem search`
+process (against a process that only imports llama_cpp and hnswlib, loads the model and the graph and
+answers one query), one query inside `mem search -` (150 queries minus 50 in one process, per query),
+and `memory_search` through one `mem mcp` server spoken to by the MCP package's stdio client (p50 and
+p90, with the server's peak RSS), both against embedding the query and asking hnswlib for k=10 in a
+warm process (bench/floor.py). A no-change refresh and a full look at every file are in-process figures
+without a floor. The load average is printed: this machine is shared, so read the ratios.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -24,14 +28,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from store import WORDS, make_store, word_salad  # noqa: E402
+import floor  # noqa: E402
+from store import WORDS, word_salad  # noqa: E402
 from store import timed as wall
 
-LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo-dev" / "locomo-dev.json"
+ROOT = Path(__file__).resolve().parents[1]
+LOCOMO = next((p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json" for p in ROOT.parents
+               if (p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json").is_file()), None)
 
 
 def corpus(name: str):
-    """(a writer of memory texts for make_store, 150 queries).
+    """(a writer of memory texts, 150 queries).
 
     `locomo`: each memory is two conversation turns of LoCoMo picked at random, the queries its questions:
     words as common as in real notes. `words`: 8-40 words drawn from a 30-word list, so every query word
@@ -45,6 +52,53 @@ def corpus(name: str):
              if key.startswith("session_") and isinstance(session, list) for t in session]
     queries = [" ".join(str(qa["question"]).split()) for s in samples for qa in s["qa"]][:150]
     return (lambda rng: f"{rng.choice(turns)} {rng.choice(turns)}"), queries
+
+
+def texts(size: int, writer) -> list[str]:
+    rng = random.Random(size)
+    return [f"{writer(rng)} #{n}" for n in range(size)]
+
+
+def children_named(word: str) -> list[int]:
+    """Pids of this process's children whose command line holds `word` (the MCP server)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                status = (entry / "status").read_text()
+                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            parent = next((line.split()[1] for line in status.splitlines() if line.startswith("PPid:")), "")
+            if parent == str(os.getpid()) and word in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+def peak_rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")) / 1024
+
+
+async def through_mcp(mem: list[str], env: dict, queries: list[str]) -> tuple[list[float], float]:
+    """Round trips of memory_search (after one warm-up call), and the server's peak RSS in MB."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+    from mcp_types import Implementation
+
+    params = StdioServerParameters(command=mem[0], args=mem[1:] + ["mcp"], env=env)
+    async with Client(params, client_info=Implementation(name="bench", version="1"), read_timeout_seconds=3600) as client:
+        await client.call_tool("memory_search", {"query": queries[-1]})
+        samples = []
+        for text in queries:
+            began = time.perf_counter()
+            result = await client.call_tool("memory_search", {"query": text, "limit": 10})
+            samples.append(time.perf_counter() - began)
+            if result.is_error:
+                raise SystemExit(f"memory_search failed: {result.content[0].text}")
+        pids = children_named("mcp")
+        rss = max((peak_rss_mb(pid) for pid in pids), default=float("nan"))
+    return samples, rss
 
 
 def refreshes(root: Path, runs: int) -> tuple[float, float]:
@@ -68,9 +122,12 @@ def refreshes(root: Path, runs: int) -> tuple[float, float]:
 
 
 def main() -> None:
+    import anyio
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000])
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=7, help="cold processes per figure")
+    parser.add_argument("--mcp-runs", type=int, default=100, help="memory_search calls")
     parser.add_argument("--corpus", choices=["locomo", "words"], default="locomo",
                         help="what the memories and queries say (see corpus())")
     args = parser.parse_args()
@@ -78,30 +135,43 @@ def main() -> None:
     mem = [sys.executable, "-m", "memcli"]
     work = Path(tempfile.mkdtemp(prefix="mem-bench-latency-"))
     try:
-        env = dict(os.environ)
-        baseline = statistics.median(wall(mem + ["--version"], env) for _ in range(args.runs))
-        print(f"baseline `mem --version`: {baseline * 1000:.1f} ms")
-        print(f"{'memories':>9} {'what':<34} {'median':>12} {'runs':>5}")
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        print(f"{'memories':>9} {'what':<36} {'mem':>11} {'floor':>11} {'ratio':>6}  note")
+
+        def row(size, label, value, base=None, unit="ms", note=""):
+            shown = (lambda v: f"{v:.1f} s" if unit == "s" else f"{v:.0f}/s" if unit == "/s" else f"{v * 1000:.1f} ms")
+            ratio = f"{value / base:6.2f}" if base else ""
+            print(f"{size:>9} {label:<36} {shown(value):>11} {shown(base) if base else '':>11} {ratio:>6}  {note}",
+                  flush=True)
+
         for size in args.sizes:
             root = work / f"store-{size}"
-            make_store(root, size, writer)
             env["MEM_DIR"] = str(root)
-            reindex_runs = 1 if size > 20000 else 3
-            reindex = statistics.median(wall(mem + ["reindex"], env) for _ in range(reindex_runs))
-            cold = statistics.median(wall(mem + ["search", q, "--json"], env) for q in queries[: args.runs])
-            # The marginal cost of a query: 150 queries minus 50 queries in one process, over 100.
+            corpus_texts = texts(size, writer)
+            lines = "\n".join(json.dumps({"raw": text}) for text in corpus_texts) + "\n"
+            imported = wall(mem + ["import", "--no-compress", "-"], env, lines)
+            plain = floor.embed_rate(corpus_texts[: min(size, 1000)])
+            row(size, "import --no-compress", size / imported, plain, "/s",
+                f"{imported:.0f} s; load {os.getloadavg()[0]:.1f}")
+            first = wall(mem + ["search", queries[0], "--json"], env)
+            cold = statistics.median(wall(mem + ["search", q, "--json"], env) for q in queries[1: args.runs + 1])
+            cold_floor = statistics.median(wall([sys.executable, str(ROOT / "bench" / "floor.py"), "cold", str(root), q],
+                                                env) for q in queries[1: args.runs + 1])
+            row(size, "first `mem search` after the import", first, cold, note="against a later cold search")
+            row(size, "cold `mem search` process", cold, cold_floor)
             few = wall(mem + ["search", "-"], env, "\n".join(queries[:50]) + "\n")
             many = wall(mem + ["search", "-"], env, "\n".join(queries) + "\n")
             per_query = (many - few) / 100
+            warm_floor = floor.per_query(root, queries[: args.mcp_runs])
+            row(size, "per query in `mem search -`", per_query, warm_floor)
+            samples, rss = anyio.run(through_mcp, mem, env, (queries * 2)[: args.mcp_runs])
+            row(size, "memory_search (MCP) p50", statistics.median(samples), warm_floor,
+                note=f"p90 {statistics.quantiles(samples, n=10)[-1] * 1000:.1f} ms; server peak RSS {rss:.0f} MB")
             refresh, full_look = refreshes(root, args.runs)
-            rows = (("full reindex", reindex, "s", reindex_runs),
-                    ("cold `mem search` process", cold, "ms", args.runs),
-                    ("per query in `mem search -`", per_query, "ms", 1),
-                    ("no-change refresh (in-process)", refresh, "ms", args.runs),
-                    ("full look at every file", full_look, "ms", args.runs))
-            for label, value, unit, runs in rows:
-                shown = f"{value:.1f} s" if unit == "s" else f"{value * 1000:.1f} ms"
-                print(f"{size:>9} {label:<34} {shown:>12} {runs:>5}")
+            row(size, "no-change refresh (in-process)", refresh)
+            row(size, "full look at every file", full_look)
+            shutil.rmtree(root, ignore_errors=True)
+        print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -140,5 +140,5 @@ def test_every_command_speaks_json(tmp_path):
     imported = json.loads(ok("--dir", tmp_path / "copy", "import", "--json", input=exported).stdout)
     assert imported["imported"] == 2
     assert json.loads(ok("path", "--json").stdout)["exists"] is True
-    assert json.loads(ok("rm", "-y", deferred[:8], "--json").stdout) == {"deleted": [deferred]}
+    assert json.loads(ok("rm", "-y", deferred, "--json").stdout) == {"deleted": [deferred]}
     assert json.loads(ok("doctor", "--json").stdout)["healthy"] is True

@@ -336,17 +336,11 @@ class Catalog:
         where, params = filters.sql()
         return {label for (label,) in self.db.execute(f"SELECT label FROM memories m WHERE {where}", params)}
 
-    def bm25(self, match: str, limit: int, filters: Filters, among: str | None = None) -> list[tuple[int, float]]:
+    def bm25(self, match: str, limit: int, filters: Filters) -> list[tuple[int, float]]:
         """(label, score) for an FTS5 query over raw text and tags, best first; higher is better
-        (FTS5's bm25() is negated). `among` (another FTS5 query) limits which matches are scored: the
-        scores stay those of `match`, but FTS5 skips evaluating the rest. The memories table is joined
-        only when a filter needs it."""
+        (FTS5's bm25() is negated). The memories table is joined only when a filter needs it."""
         where, params = filters.sql("m")
         join = " JOIN memories m ON m.label = f.rowid" if filters else ""
-        if among is not None:
-            # `+rowid` keeps SQLite from looking each candidate up by rowid (which re-runs the MATCH per row).
-            where += " AND +f.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?)"
-            params.append(among)
         rows = self.db.execute(
             f"SELECT f.rowid, -bm25(fts, 1.0, 0.5) AS score FROM fts f{join}"
             f" WHERE fts MATCH ? AND {where} ORDER BY score DESC LIMIT ?",

@@ -2,12 +2,13 @@
 
 FTS5 evaluates bm25() for every row matching any query word, so one common word ("Caroline" in a store
 of her chats) made each query score most of the store: ~10 ms at 10k memories and ten times that at
-100k, for rows that rank last. So when more than SCORED memories match, only those that hold a telling
-word are scored (with BM25 over all the words, so their scores do not change): a word found in more
-than COMMON_SHARE of the memories is not telling (its idf is at most log(9) = 2.2, against 5-9 for the
-words that decide a ranking; when every word is that common, the rarest one is). What a memory holding
-only common words loses, the meaning side still sees. Counting a word costs a scan that stops at the
-cap, once per word and index state.
+100k, for rows that rank last. So when more than SCORED memories match, the query keeps only its
+telling words: a word found in more than COMMON_SHARE of the memories is not telling (its idf is at
+most log(9) = 2.2, against 5-9 for the words that decide a ranking; when every word is that common, the
+rarest one stays). The meaning side still reads the whole query. Counting a word costs a scan that stops
+at the cap, once per word and index state. Measured by forcing it on the small dev stores, this costs
+conv-26 about 0.01 of R@10 and conv-30 nothing (README); scoring the same rows exactly (all words,
+only the memories holding a telling one) lost the same and took 4x as long.
 
 Pseudo-relevance feedback (the idea of RM3): the words that the best few results have and the query
 lacks, weighted by how rare they are, are searched as a second query of half the weight, so a memory
@@ -63,7 +64,8 @@ class Lexicon:
         self._counts: dict[str, int] = {}
         self.size = 0
 
-    def _check(self) -> None:
+    def check(self) -> None:
+        """Forget the counts when the index changed (this connection's writes or another process's)."""
         state = (self.db.execute("PRAGMA data_version").fetchone()[0], self.db.total_changes)
         if state != self._state:
             self._state, self._counts = state, {}
@@ -73,19 +75,15 @@ class Lexicon:
     def cap(self) -> int:
         return max(1, int(self.size * COMMON_SHARE))
 
-    def matches(self, expression: str) -> int:
-        """Memories matching an FTS5 expression, counted up to SCORED + 1."""
-        self._check()
+    def matches(self, expression: str, upto: int = SCORED) -> int:
+        """Memories matching an FTS5 expression, counted up to `upto` + 1 (a scan that stops there)."""
         return self.db.execute("SELECT COUNT(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
-                               (expression, SCORED + 1)).fetchone()[0]
+                               (expression, upto + 1)).fetchone()[0]
 
     def frequency(self, word: str) -> int:
         """Memories holding the word, counted up to cap + 1 (above the cap the exact figure does not matter)."""
-        self._check()
         if word not in self._counts:
-            self._counts[word] = self.db.execute(
-                "SELECT COUNT(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
-                (match_expression([word]), self.cap + 1)).fetchone()[0]
+            self._counts[word] = self.matches(match_expression([word]), self.cap)
         return self._counts[word]
 
     def telling(self, terms: list[str]) -> list[str]:
@@ -101,24 +99,22 @@ class Lexicon:
 
 
 def bm25(catalog: Catalog, terms: list[str], limit: int, filters: Filters) -> list[tuple[int, float]]:
-    """(label, score) best first, higher is better: BM25 over every term; when more than SCORED memories
-    match, evaluated only for those holding a telling term (see the module docstring)."""
+    """(label, score) best first, higher is better: BM25 over every term, or over the telling ones when
+    more than SCORED memories match (see the module docstring)."""
     if not terms:
         return []
     lexicon = catalog.lexicon
-    everything = match_expression(terms)
-    among = None
-    if lexicon.matches(everything) > SCORED:
-        telling = lexicon.telling(terms)
-        if len(telling) < len(terms):
-            among = match_expression(telling)
-    return catalog.bm25(everything, limit, filters, among)
+    lexicon.check()
+    if lexicon.matches(match_expression(terms)) > SCORED:
+        terms = lexicon.telling(terms)
+    return catalog.bm25(match_expression(terms), limit, filters) if terms else []
 
 
 def feedback_terms(catalog: Catalog, query_terms: list[str], top_labels: list[int]) -> list[str]:
     """The words the best results share and the query lacks, each scored by in how many of them it
     occurs times its idf; common words (see COMMON_SHARE) never count."""
     lexicon = catalog.lexicon
+    lexicon.check()
     asked = set(query_terms)
     seen: Counter[str] = Counter()
     for text in catalog.raw_texts(top_labels[:FEEDBACK_DOCS]):

@@ -1,11 +1,16 @@
 """Hybrid search: BM25 over the raw text (SQLite FTS5) and cosine over embeddings, blended.
 
 Words find what meaning misses (names, numbers, identifiers) and meaning finds what words miss
-(paraphrase). The blend is `0.5 x cosine + 0.5 x BM25 / best BM25` over 100 candidates a side;
-bench/retrieval.py measures it against each side alone and the README quotes the figures.
-Reciprocal-rank fusion scored below BM25 alone there: it throws away how far ahead the leader is,
-which matters because the vector side is weak; the blend keeps it. Among blends that score within noise of each other, this one keeps an absolute
-meaning in the score (the cosine part), so `--min-score` means something across queries.
+(paraphrase). The blend is the weighted mean `0.5 x cosine + 0.5 x BM25 / best BM25` over 100
+candidates a side; then pseudo-relevance feedback (memcli.index.lexical) searches the words that the
+best three share and the query lacks, and the blend becomes `0.4 x cosine + 0.4 x BM25 / best + 0.2 x
+feedback BM25 / its best` (an exact match on every side still scores 1). bench/retrieval.py measures
+it against each side alone, per dev conversation, and the README quotes the figures. Reciprocal-rank
+fusion scored below BM25 alone there: it throws away how far ahead the leader is, which matters because
+the vector side is weak; the blend keeps it, and keeps an absolute meaning in the score (the cosine
+part), so `--min-score` means something across queries. Normalising each side by its own score
+spread (min-max, z-score), MMR diversity, neighbouring memories of the same source and feedback on
+the vector side (Rocchio) were measured too and helped neither conversation or only one (README).
 """
 
 from __future__ import annotations
