@@ -45,6 +45,7 @@ class AddResult:
     memory: Memory
     duplicate: bool = False
     redacted: dict[str, int] = field(default_factory=dict)  # secrets replaced, by kind
+    tags_added: list[str] = field(default_factory=list)  # new tags merged into the duplicate already stored
 
 
 @dataclass
@@ -155,7 +156,12 @@ class Mem:
         memory = Memory(id=ids.new_id(), created_at=stamp, updated_at=stamp, raw=fields["raw"], tags=tag_list,
                         source=fields["source"], written_by=fields["written_by"])
         existing = self.commit(memory, compressing, dedupe=not allow_duplicate)
-        return AddResult(existing or memory, duplicate=existing is not None, redacted=redacted)
+        if existing is None:
+            return AddResult(memory, redacted=redacted)
+        from memcli.tagging import retag
+
+        merged = retag(self, existing, add=tag_list)
+        return AddResult(merged.memory, duplicate=True, redacted=redacted, tags_added=merged.added)
 
     def save_edit(self, memory: Memory, text: str) -> EditResult:
         """Validate an edited file, redact it and save it. Raises before writing anything."""

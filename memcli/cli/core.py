@@ -10,7 +10,16 @@ from pathlib import Path
 import click
 
 from memcli.cli import render
-from memcli.cli.common import Env, emit, limit_option, no_gitignore_option, output_options, pass_env, say_redacted
+from memcli.cli.common import (
+    Env,
+    echo_json,
+    emit,
+    limit_option,
+    no_gitignore_option,
+    output_options,
+    pass_env,
+    say_redacted,
+)
 from memcli.errors import NOTHING, InputError, InvalidMemory, MemError, Refused
 
 
@@ -69,16 +78,25 @@ def init(ctx: click.Context, directory: Path | None, git: bool) -> None:
     store = Store(root.expanduser().resolve())
     created = store.init(git=git)
     click.echo(str(store.root))
-    click.echo(("initialised a new store at " if created else "store already exists at ") + str(store.root), err=True)
+    click.echo(("mem: initialised a new store at " if created else "mem: store already exists at ") + str(store.root), err=True)
 
 
 @click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print {store, exists, chosen_by}.")
 @pass_env
-def path(env: Env) -> None:
+def path(env: Env, as_json: bool) -> None:
     """Print the folder of the store mem would use here (and say why on stderr with -v)."""
-    mem = env.mem()
-    click.echo(str(mem.store.root))
-    if not mem.store.exists:
+    from memcli.store.files import Store, locate_store
+
+    root, reason = locate_store(env.store_dir)
+    exists = Store(root).exists
+    if as_json:
+        echo_json({"store": str(root), "exists": exists, "chosen_by": reason})
+    else:
+        click.echo(str(root))
+    if env.verbose:
+        click.echo(f"mem: using {root}: {reason}", err=True)
+    if not exists:
         click.echo("mem: that store does not exist yet; `mem add` or `mem init` creates it", err=True)
 
 
@@ -97,7 +115,7 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
     """Remember TEXT (several words are joined; `-` or a pipe reads stdin).
 
     Prints the new memory's id. If the same text is already stored, prints that id instead and
-    stores nothing. Long text (mem.yaml compress_min_chars, 400 by default) also gets a compressed
+    stores nothing but the new tags, which it adds to that memory. Long text (mem.yaml compress_min_chars, 400 by default) also gets a compressed
     form made by the local model. Secrets (keys, tokens, passwords) are replaced by
     [REDACTED:<kind>] first; a --file or --source that .memignore names is refused (exit 7).
 
@@ -128,11 +146,15 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
                      compressing=Compressing(enabled=not no_compress, defer=defer))
     announce_new_store(env)
     say_redacted(result.redacted)
-    if result.duplicate:
+    if result.tags_added:
+        click.echo(f"mem: already stored as {result.memory.id}; merged the new tags into it: {', '.join(result.tags_added)}",
+                   err=True)
+    elif result.duplicate:
         click.echo(f"mem: already stored as {result.memory.id} (--allow-duplicate stores it again)", err=True)
     if as_json:
-        payload = result.memory.to_contract() | {"duplicate": result.duplicate, "redacted": result.redacted}
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        payload = result.memory.to_contract() | {"duplicate": result.duplicate, "redacted": result.redacted,
+                                                 "tags_added": result.tags_added}
+        echo_json(payload)
     else:
         click.echo(result.memory.id)
 
@@ -163,8 +185,9 @@ def ls(env: Env, tags, since, until, source, limit, raw, fmt) -> None:
 @click.command()
 @click.argument("memory_ids", metavar="ID...", nargs=-1, required=True)
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--json", "as_json", is_flag=True, help="Print {deleted: [ids]} on stdout.")
 @pass_env
-def rm(env: Env, memory_ids, yes: bool) -> None:
+def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
     """Delete memories. Every ID must name exactly one memory, or nothing is deleted."""
     mem = env.mem()
     memories = mem.resolve(memory_ids)
@@ -175,8 +198,10 @@ def rm(env: Env, memory_ids, yes: bool) -> None:
         if not click.confirm(f"Delete {len(memories)} {noun}?", err=True):
             raise click.exceptions.Exit(NOTHING)
     mem.remove(memories)
+    if as_json:
+        echo_json({"deleted": [memory.id for memory in memories]})
     for memory in memories:
-        click.echo(f"deleted {memory.id}", err=True)
+        click.echo(f"mem: deleted {memory.id}", err=True)
 
 
 @click.command()
@@ -270,9 +295,9 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     summary = {"imported": report.imported, "duplicates": report.duplicates, "invalid": len(report.invalid),
                "refused": len(report.refused), "redacted": report.redacted}
     if as_json:
-        click.echo(json.dumps(summary))
+        echo_json(summary)
     refused = f", {len(report.refused)} refused" if report.refused else ""
-    click.echo(f"imported {report.imported}, skipped {report.duplicates} already stored, "
+    click.echo(f"mem: imported {report.imported}, skipped {report.duplicates} already stored, "
                f"{len(report.invalid)} invalid{refused}", err=True)
     if report.invalid:
         raise click.exceptions.Exit(MemError.exit_code)

@@ -346,6 +346,12 @@ class Catalog:
         ).fetchall()
         return [(label, float(score)) for label, score in rows]
 
+    def tag_counts(self, filters: Filters) -> list[tuple[str, int]]:
+        where, params = filters.sql()
+        return self.db.execute(
+            f"SELECT t.value, COUNT(*) AS n FROM memories m, json_each(m.tags) t WHERE {where}"
+            " GROUP BY t.value ORDER BY n DESC, t.value", params).fetchall()
+
     def count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
 

@@ -35,18 +35,22 @@ SETTINGS_HEADER = """\
 
 def find_store(explicit: Path | None = None, cwd: Path | None = None) -> Path:
     """--dir, then $MEM_DIR, then the nearest project store upward, then the user store."""
+    return locate_store(explicit, cwd)[0]
+
+
+def locate_store(explicit: Path | None = None, cwd: Path | None = None) -> tuple[Path, str]:
+    """The store find_store picks, and why (for `mem -v path`)."""
     if explicit is not None:
-        return Path(explicit).expanduser().resolve()
+        return Path(explicit).expanduser().resolve(), "given by --dir"
     env = os.environ.get("MEM_DIR")
     if env:
-        return Path(env).expanduser().resolve()
+        return Path(env).expanduser().resolve(), "given by $MEM_DIR"
     here = (cwd or Path.cwd()).resolve()
     for folder in (here, *here.parents):
-        if (folder / ".mem" / SETTINGS_FILE).is_file():
-            return folder / ".mem"
-        if (folder / SETTINGS_FILE).is_file():
-            return folder
-    return user_store_dir()
+        for root in (folder / ".mem", folder):
+            if (root / SETTINGS_FILE).is_file():
+                return root, f"the nearest project store upward from {here} (it holds {SETTINGS_FILE})"
+    return user_store_dir(), f"the user store: no --dir, no $MEM_DIR, and no .mem/ or {SETTINGS_FILE} above {here}"
 
 
 class Store:
