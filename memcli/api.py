@@ -213,7 +213,7 @@ class Mem:
             if existing:
                 return existing
         if compressing is not None:
-            memory.compressed, memory.compression = self._compression_for(memory, compressing)
+            memory.compressed, memory.compression = self.compression_of(memory, compressing)
         vector = self._embed_for_write(memory.raw)
         with self.store.lock():
             if dedupe:
@@ -255,7 +255,7 @@ class Mem:
             log.warning("not indexed for meaning search yet: %s", describe(exc))
         return None
 
-    def _compression_for(self, memory: Memory, compressing: Compressing):
+    def compression_of(self, memory: Memory, compressing: Compressing):
         """(compressed text or None, the `compression` mapping). Never raises: a write must not fail here,
         and a failure is said once, on stderr. Bound for a server, the text passes the egress gate first."""
         from memcli.compress.pipeline import too_short
@@ -308,16 +308,27 @@ class Mem:
         outcome: dict[str, int] = {}
         now = Compressing(method=compressing.method, ratio=compressing.ratio)
         for done, memory in enumerate(memories, 1):
-            compressed, info = self._compression_for(memory, now)
-            with self.store.lock():
-                current = self._current(memory.id)
-                if current is not None and current.raw == memory.raw:
-                    current.compressed, current.compression = compressed, info
-                    self._save(current, None)
-                    outcome[info["status"]] = outcome.get(info["status"], 0) + 1
+            status = self.save_compression(memory, *self.compression_of(memory, now))
+            if status:
+                outcome[status] = outcome.get(status, 0) + 1
             if progress:
                 progress("compressing", done, len(memories))
         return outcome
+
+    def save_compression(self, memory: Memory, compressed: str | None, info: dict) -> str | None:
+        """Store a compression made from `memory`, unless its text changed meanwhile; the status, or None."""
+        with self.store.lock():
+            current = self._current(memory.id)
+            if current is None or current.raw != memory.raw:
+                return None
+            current.compressed, current.compression = compressed, info
+            self._save(current, None)
+        return info["status"]
+
+    def pending_count(self) -> int:
+        """Memories waiting for compression (a cheap count: the idle worker asks it often)."""
+        self.catalog.refresh()
+        return self.catalog.status_counts().get("pending", 0)
 
     def remove(self, memories: list[Memory]) -> None:
         with self.store.lock():

@@ -126,20 +126,22 @@ class RemoteCompressor:
         try:
             line = self.facts(raw, deadline)
         except ProviderError as exc:
-            status = "pending" if exc.transient else "failed"
-            return Compression(None, {"method": "facts", "model": self.name, "status": status,
-                                      "reason": _short(str(exc))})
-        raw_tokens = self.count_tokens(raw)
-        reason = guard.check(raw, line, self.count_tokens, allowed=KEYS)
-        if reason is None:
-            return Compression(line, {"method": "facts", "model": self.name, "raw_tokens": raw_tokens,
-                                      "tokens": self.count_tokens(line), "status": "done"})
-        log.info("facts line from %s rejected (%s); falling back to prune", self.name, reason)
+            if exc.transient or exc.kind == "auth":
+                status = "pending" if exc.transient else "failed"
+                return Compression(None, {"method": "facts", "model": self.name, "status": status,
+                                          "reason": _short(str(exc))})
+            why = f"facts from {self.name} failed: {exc}"  # the server cannot do this request: no use retrying
+        else:
+            reason = guard.check(raw, line, self.count_tokens, allowed=KEYS)
+            if reason is None:
+                return Compression(line, {"method": "facts", "model": self.name, "raw_tokens": self.count_tokens(raw),
+                                          "tokens": self.count_tokens(line), "status": "done"})
+            why = f"facts from {self.name} rejected: {reason}"
+        log.info("%s; falling back to prune", why)
         local["timeout_s"] = max(1.0, deadline.remaining())
         fallback = self.local.compressor(raw, method="prune", **local)
         info = dict(fallback.info)
-        info["reason"] = _short(f"facts from {self.name} rejected: {reason}"
-                                + (f"; then {info['reason']}" if info.get("reason") else ""))
+        info["reason"] = _short(why + (f"; then {info['reason']}" if info.get("reason") else ""))
         return Compression(fallback.text, info)
 
     def facts(self, raw: str, deadline: Deadline) -> str:
