@@ -20,11 +20,12 @@ GOOD_LINE = " | ".join(f"{k}={v}" for k, v in GOOD_FACTS)
 GOOD_JSON = json.dumps({"facts": [{"key": k, "value": v} for k, v in GOOD_FACTS]})
 
 
-def use_server(base_url: str, **provider) -> dict:
-    """Point the test store's provider at base_url (fast worker settings unless overridden)."""
+def use_server(base_url: str, store: dict | None = None, **provider) -> dict:
+    """Point the test store's provider at base_url (fast worker settings unless overridden); `store`
+    holds other mem.yaml settings."""
     ok("init")
     path = store_root() / "mem.yaml"
-    settings = yaml.safe_load(path.read_text())
+    settings = yaml.safe_load(path.read_text()) | (store or {})
     settings["provider"] = {"name": "openai-compatible", "base_url": base_url, "model": "scripted",
                             "timeout_seconds": 2, "max_retries": 0, "backoff_seconds": 0.05,
                             "max_backoff_seconds": 0.2, **provider}

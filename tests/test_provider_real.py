@@ -19,6 +19,7 @@ from memcli.providers.protocols import Deadline
 pytestmark = pytest.mark.models
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SLOW_MACHINE = {"compress_timeout_s": 600}  # 2 shared cores: a grammar-held reply can take a minute
 
 
 @pytest.fixture(scope="module")
@@ -38,17 +39,17 @@ def test_the_server_writes_a_grammar_held_line(llama_server, real_models, tmp_pa
     from memcli.providers.remote import RemoteCompressor
 
     settings = ProviderSettings(name="llamacpp", base_url=llama_server, model="smollm2", constrain="grammar",
-                                timeout_seconds=120)
+                                timeout_seconds=300)
     compressor = RemoteCompressor(settings, tmp_path / ".index", engines.local(), "smollm2-135m-instruct-q4_1")
-    line = compressor.facts(NOTE, Deadline(180))
+    line = compressor.facts(NOTE, Deadline(600))
     pairs = line.split(" | ")
     assert line and all(pair.split("=", 1)[0] in KEYS for pair in pairs)  # the grammar held the format
     assert compressor.status()["requests_last_minute"] == 1 and compressor.status()["circuit"] == "closed"
 
 
 def test_a_write_through_the_server_keeps_the_guard_and_falls_back(llama_server, real_models):
-    use_server(llama_server, name="llamacpp", model="smollm2", constrain="grammar", timeout_seconds=120,
-               max_retries=0)
+    use_server(llama_server, SLOW_MACHINE, name="llamacpp", model="smollm2", constrain="grammar",
+               timeout_seconds=300, max_retries=0)
     memory_id = add(NOTE)
     memory = stored(memory_id)
     info = memory["compression"]
@@ -63,11 +64,15 @@ def test_a_write_through_the_server_keeps_the_guard_and_falls_back(llama_server,
         assert len(memory["compressed"]) < len(NOTE)
 
 
-def test_a_constraint_the_server_does_not_take_falls_back_with_its_answer(llama_server, real_models):
-    # llama-cpp-python's server takes response_format json_object, not json_schema: it answers 422.
-    use_server(llama_server, model="smollm2", constrain="json_schema", timeout_seconds=60)
+def test_a_constraint_the_server_cannot_take_leaves_the_job_pending_with_its_answer(llama_server, real_models):
+    # llama-cpp-python's server takes response_format json_object, not json_schema, and says so with a 500:
+    # a server error, so the job waits for a later try rather than falling back.
+    use_server(llama_server, SLOW_MACHINE, model="smollm2", constrain="json_schema", timeout_seconds=60)
     memory_id = add(NOTE)
-    info = stored(memory_id)["compression"]
-    assert info["method"] == "prune" and info["status"] == "done"
-    assert info["reason"].startswith("facts from openai-compatible:smollm2 failed: bad-request: HTTP 4")
-    assert "json_object" in info["reason"] or "json_schema" in info["reason"]
+    memory = stored(memory_id)
+    assert memory["raw"] == NOTE and memory["compressed"] is None
+    info = memory["compression"]
+    assert info["status"] == "pending" and info["reason"].startswith("server: HTTP 500")
+    assert "json_object" in info["reason"]
+    status = json.loads(ok("status", "--json").stdout)
+    assert status["pending"] == 1 and "json_object" in status["last_error"]["reason"]
