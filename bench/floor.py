@@ -30,10 +30,22 @@ def load_embedder():
 
 
 def load_graph(store: Path, dim: int = 384):
+    """The store's hnsw file; a small store keeps its vectors in SQLite only, so then a graph of those."""
+    import sqlite3
+
     import hnswlib
+    import numpy as np
 
     graph = hnswlib.Index(space="cosine", dim=dim)
-    graph.load_index(str(store / ".index" / "vectors.hnsw"))
+    path = store / ".index" / "vectors.hnsw"
+    if path.is_file():
+        graph.load_index(str(path))
+        return graph
+    with sqlite3.connect(store / ".index" / "catalog.sqlite") as db:
+        rows = db.execute("SELECT label, vec FROM vectors").fetchall()
+    graph.init_index(max_elements=len(rows), ef_construction=200, M=16)
+    graph.add_items(np.frombuffer(b"".join(v for _, v in rows), dtype=np.float32).reshape(len(rows), dim),
+                    [label for label, _ in rows])
     return graph
 
 
