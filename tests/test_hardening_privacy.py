@@ -437,7 +437,7 @@ def test_item14_a_file_swapped_for_a_link_to_env_while_ingest_compresses_is_refu
     (tree / "docs" / "b.md").write_text("the second note")
     victim = tree / "docs" / "b.md"
     use_providers(compressor=swapping(lambda: (victim.unlink(), victim.symlink_to(tree / ".env"))))
-    result = run("ingest", "docs", "--json")
+    result = run("ingest", "docs", "--json", "--compress-now")
     assert result.exit_code == 7
     assert "docs/b.md" in result.stderr and "changed after mem decided to read it" in result.stderr
     assert tree.secret not in stored_text()
@@ -456,7 +456,7 @@ def test_item14_a_folder_swapped_for_a_link_while_ingest_compresses_is_refused(t
         (tree / "docs" / "z").symlink_to(decoy, target_is_directory=True)
 
     use_providers(compressor=swapping(swap_folder))
-    result = run("ingest", "docs")
+    result = run("ingest", "docs", "--compress-now")
     assert result.exit_code == 7 and "changed after mem decided" in result.stderr
     assert tree.secret not in stored_text()
 
