@@ -138,7 +138,7 @@ class Mem:
 
     def add(self, text: str, *, tags: Iterable[str] = (), source: str | None = None, written_by: str = "cli",
             allow_duplicate: bool = False, compressing: Compressing = Compressing(),
-            check_source: bool = True) -> AddResult:
+            check_source: bool = True, supersedes: Iterable[str] = ()) -> AddResult:
         """Store a text. Secrets are redacted before anything else sees it (the duplicate test, the models,
         the file); a private key that survives redaction, or a `source` the denylist names, refuses the
         write (Refused) before anything is stored. `check_source=False` is for a caller that has already
@@ -151,7 +151,7 @@ class Mem:
         self.ensure_store()
         stamp = now_utc()
         memory = Memory(id=ids.new_id(), created_at=stamp, updated_at=stamp, raw=raw, tags=tag_list,
-                        source=source, written_by=written_by)
+                        source=source, written_by=written_by, supersedes=list(supersedes))
         existing = self.commit(memory, compressing, dedupe=not allow_duplicate)
         return AddResult(existing or memory, duplicate=existing is not None, redacted=redacted)
 
@@ -280,7 +280,8 @@ class Mem:
         if not self._readable():
             return []
         wanted = {status for status, on in (("pending", pending), ("failed", failed)) if on}
-        return [m for m in self.catalog.list(Filters(), newest_first=False) if every or m.status in wanted]
+        every_version = Filters(all_versions=True)
+        return [m for m in self.catalog.list(every_version, newest_first=False) if every or m.status in wanted]
 
     def compress(self, memories: list[Memory], *, compressing: Compressing = Compressing(),
                  progress=None) -> dict[str, int]:
@@ -384,7 +385,8 @@ class Mem:
         embedder = self.embedder()
         self.index_vectors(progress)
         allowed = self.catalog.labels(filters) if filters else None
-        return self.vectors.query(embedder.embed([query])[0], limit, allowed)
+        skip = set() if filters.all_versions else self.catalog.superseded_labels()
+        return self.vectors.query(embedder.embed([query])[0], limit, allowed, skip)
 
     def index_vectors(self, progress=None) -> int:
         """Embed whatever has no vector yet and fold a large delta into the graph; cheap when in step."""

@@ -32,11 +32,12 @@ class ImportReport:
 
 
 def export(mem: Mem) -> Iterator[dict]:
-    """Every memory as its stored fields, oldest first."""
+    """Every memory as its stored fields, oldest first; earlier versions too (each newer one names what
+    it `supersedes`, so an import rebuilds the history)."""
     if not mem.store.exists:
         return iter(())
     mem.catalog.refresh()
-    return (memory.to_dict() for memory in mem.catalog.list(Filters(), newest_first=False))
+    return (memory.to_dict() for memory in mem.catalog.list(Filters(all_versions=True), newest_first=False))
 
 
 def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing) -> ImportReport:

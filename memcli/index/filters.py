@@ -1,4 +1,5 @@
-"""Which memories a read wants: tags (all of them), a time window, a source glob.
+"""Which memories a read wants: tags (all of them), a time window, a source glob; current versions only
+unless `all_versions` (memcli/versions.py).
 
 One value object shared by listing, search (both sides) and export, turned into SQL in one place.
 """
@@ -14,8 +15,10 @@ class Filters:
     since: str | None = None
     until: str | None = None
     source: str | None = None
+    all_versions: bool = False
 
     def __bool__(self) -> bool:
+        """Whether it narrows the set beyond current versions (which the vector side leaves out by itself)."""
         return bool(self.tags or self.since or self.until or self.source)
 
     def sql(self, alias: str = "m") -> tuple[str, list]:
@@ -32,4 +35,6 @@ class Filters:
         if self.source:
             clauses.append(f"{alias}.source GLOB ?")
             params.append(self.source)
+        if not self.all_versions:
+            clauses.append(f"{alias}.superseded_by IS NULL")
         return (" AND ".join(clauses) or "1"), params
