@@ -16,6 +16,8 @@ from memcli.providers.registry import DEFAULT_COMPRESS_MODEL, DEFAULT_EMBED_MODE
 
 log = logging.getLogger("memcli")
 
+ON_SIMILAR = ("keep", "update", "ask")  # what a write close to a current memory does (memcli/versions.py)
+
 
 @dataclass
 class Settings:
@@ -27,6 +29,7 @@ class Settings:
     compress_timeout_s: float = 30.0
     max_input_bytes: int = 1024 * 1024
     ingest_chunk_chars: int = 1500
+    on_similar: str = "keep"
     redact: list[dict] = field(default_factory=list)
 
     def to_yaml_dict(self) -> dict:
@@ -39,6 +42,7 @@ class Settings:
             "compress_timeout_s": self.compress_timeout_s,
             "max_input_bytes": self.max_input_bytes,
             "ingest_chunk_chars": self.ingest_chunk_chars,
+            "on_similar": self.on_similar,
             "redact": list(self.redact),
         }
 
@@ -78,6 +82,8 @@ class Settings:
             raise StoreError(f"{origin}: compress_method: {problem}")
         if not 0.05 <= self.compress_target <= 0.95:
             raise StoreError(f"{origin}: compress_target must be between 0.05 and 0.95")
+        if self.on_similar not in ON_SIMILAR:
+            raise StoreError(f"{origin}: on_similar must be one of {', '.join(ON_SIMILAR)} (got {self.on_similar!r})")
         if self.max_input_bytes <= 0 or self.compress_min_chars < 0 or self.ingest_chunk_chars < 200:
             raise StoreError(f"{origin}: limits must be positive (ingest_chunk_chars at least 200)")
         for rule in self.redact:

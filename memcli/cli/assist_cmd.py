@@ -26,7 +26,8 @@ from memcli.index.search import MODES
 @click.option("--json", "as_json", is_flag=True,
               help="Print {text, tokens, budget, memories} with the chosen memories and their scores.")
 @pass_env
-def context(env: Env, query, budget, k, tags, since, until, source, mode, min_score, raw, as_json) -> None:
+def context(env: Env, query, budget, k, tags, since, until, source, all_versions, mode, min_score, raw,
+            as_json) -> None:
     """Print the memories that best answer QUERY, packed into at most TOKENS tokens, ready to paste
     into a prompt. Exits 1 when nothing was found or nothing fits.
 
@@ -41,7 +42,7 @@ def context(env: Env, query, budget, k, tags, since, until, source, mode, min_sc
     """
     with ProgressBars() as progress:
         packed = env.mem().context(query, budget, raw=raw, k=k, mode=mode, min_score=min_score, progress=progress,
-                                   filters=make_filters(tags, since, until, source))
+                                   filters=make_filters(tags, since, until, source, all_versions))
     if as_json:
         click.echo(json.dumps(packed.to_contract(raw=raw), ensure_ascii=False, indent=2))
     else:

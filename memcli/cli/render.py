@@ -29,6 +29,8 @@ def _fit(text: str, width: int) -> str:
 def line(memory: Memory, *, raw: bool = False, score: float | None = None) -> str:
     """Two lines: id, date, tags (and score) in bold-ish header; the content, cut to the terminal on a tty."""
     head = [click.style(memory.id, fg="yellow"), local_time(memory.created_at)]
+    if memory.superseded_by:
+        head.append(f"replaced by {memory.superseded_by}")
     if score is not None:
         head.append(f"score {score:.3f}")
     if memory.tags:
@@ -39,9 +41,14 @@ def line(memory: Memory, *, raw: bool = False, score: float | None = None) -> st
     return "  ".join(head) + "\n    " + body
 
 
-def full(memory: Memory, *, raw: bool = False) -> str:
+def full(memory: Memory, *, raw: bool = False, replaced: int = 0) -> str:
     info = memory.compression or {}
     rows = [("id", memory.id), ("created", local_time(memory.created_at))]
+    if replaced:
+        rows.append(("versions", f"replaced {replaced} earlier version{'s' if replaced != 1 else ''} "
+                                 f"(mem show {memory.id[:8]} --history)"))
+    if memory.superseded_by:
+        rows.append(("replaced by", memory.superseded_by))
     if memory.updated_at != memory.created_at:
         rows.append(("updated", local_time(memory.updated_at)))
     if memory.tags:

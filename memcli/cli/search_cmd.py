@@ -26,7 +26,7 @@ from memcli.index.search import MODES
 @click.option("--raw", is_flag=True, help="Give the raw text instead of the compressed form.")
 @output_options
 @pass_env
-def search(env: Env, query, k, tags, since, until, source, mode, min_score, raw, fmt) -> None:
+def search(env: Env, query, k, tags, since, until, source, all_versions, mode, min_score, raw, fmt) -> None:
     """Find memories by words and meaning; best first. Exits 1 when nothing is found (like grep).
 
     QUERY `-` reads one query per line from stdin and writes JSON lines, each result carrying its
@@ -38,7 +38,7 @@ def search(env: Env, query, k, tags, since, until, source, mode, min_score, raw,
       printf 'proxies\\nbilling\\n' | mem search - | jq -r .id
     """
     mem = env.mem()
-    filters = make_filters(tags, since, until, source)
+    filters = make_filters(tags, since, until, source, all_versions)
     found = 0
     with ProgressBars() as progress:
         if query == "-":
