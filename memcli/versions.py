@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from memcli.config import ON_SIMILAR
 from memcli.errors import InputError, MemError
-from memcli.store.memory import Memory, content_key, normalise_tags, now_utc
+from memcli.store.memory import Memory, content_key, normalise_tags
 
 if TYPE_CHECKING:
     from memcli.api import AddResult, Compressing, Mem
@@ -56,6 +56,7 @@ class Written:
     replaced: list[Memory] = field(default_factory=list)
     similar: list[Similar] = field(default_factory=list)
     unchanged: bool = False
+    tags_added: list[str] = field(default_factory=list)  # new tags merged into an exact duplicate
 
 
 # -- the version graph -------------------------------------------------------------------------------
@@ -152,7 +153,8 @@ def write(mem: Mem, text: str, *, supersedes: str | None = None, on_similar: str
 def _linked(mem: Mem, result: AddResult, tips: list[Memory]) -> Written:
     """A write that should replace `tips`: a new memory already names them; text already stored as a
     current memory is made to replace them instead (unless it is one of them)."""
-    written = Written(result.memory, duplicate=result.duplicate, redacted=result.redacted, replaced=tips)
+    written = Written(result.memory, duplicate=result.duplicate, redacted=result.redacted, replaced=tips,
+                      tags_added=result.tags_added)
     if result.duplicate:
         others = [tip for tip in tips if tip.id != result.memory.id]
         written.replaced = others
@@ -164,11 +166,8 @@ def _linked(mem: Mem, result: AddResult, tips: list[Memory]) -> Written:
 
 def _supersede(mem: Mem, memory: Memory, olds: list[Memory]) -> Memory:
     """Make a stored memory replace `olds` as well: its file gets the links, its text stays."""
-    fresh = mem.catalog.get(memory.id)
-    fresh.supersedes = list(dict.fromkeys(fresh.supersedes + [old.id for old in olds if old.id != fresh.id]))
-    fresh.updated_at = now_utc()
-    mem.commit(fresh, None, dedupe=False, replaces=mem.catalog.resolve(fresh.id)[1])
-    return fresh
+    links = list(dict.fromkeys(memory.supersedes + [old.id for old in olds if old.id != memory.id]))
+    return mem.relabel(memory, source=memory.source, tags=memory.tags, supersedes=links)
 
 
 # -- near-duplicates ---------------------------------------------------------------------------------
