@@ -113,10 +113,11 @@ def forks(mem: Mem) -> list[Fork]:
 
 
 def update(mem: Mem, prefix: str, text: str, *, tags: Iterable[str] | None = None, source: str | None = None,
-           written_by: str = "cli", compressing: Compressing | None = None) -> Written:
+           written_by: str = "cli", compressing: Compressing | None = None, local_only: bool = False) -> Written:
     """Write `text` as the new version of the memory `prefix` names. It replaces every current version of
     that memory's chain, so updating either side of a fork resolves it. The new version keeps the tags
-    and source of the one it replaces unless given. The same text as the current version changes nothing."""
+    and source of the one it replaces unless given, and stays local-only if it was. The same text as the
+    current version changes nothing."""
     from memcli.api import Compressing
 
     _, tips = current(mem, prefix)
@@ -127,6 +128,7 @@ def update(mem: Mem, prefix: str, text: str, *, tags: Iterable[str] | None = Non
         tags = list(dict.fromkeys(tag for tip in tips for tag in tip.tags))
     result = mem.add(text, tags=tags, source=source if source is not None else tips[0].source,
                      written_by=written_by, compressing=compressing or Compressing(), allow_duplicate=bool(same_text),
+                     local_only=local_only or any(tip.extra.get("send_to_remote") is False for tip in tips),
                      check_source=source is not None, supersedes=[tip.id for tip in tips])
     return _linked(mem, result, tips)
 

@@ -14,6 +14,7 @@ from memcli.cli import (
     doctor_cmd,
     ingest_cmd,
     search_cmd,
+    status_cmd,
     tag_cmd,
     thread_cmd,
     versions_cmd,
@@ -50,5 +51,5 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
 
 for command in (core.COMMANDS + search_cmd.COMMANDS + compress_cmd.COMMANDS + assist_cmd.COMMANDS
                 + doctor_cmd.COMMANDS + ingest_cmd.COMMANDS + tag_cmd.COMMANDS + thread_cmd.COMMANDS
-                + versions_cmd.COMMANDS + [models]):
+                + status_cmd.COMMANDS + versions_cmd.COMMANDS + [models]):
     main.add_command(command)

@@ -53,6 +53,9 @@ def make_filters(tags, since, until, source, all_versions=False):
 
 def text_options(func):
     """Where the text of `add` and `update` comes from, and how it is stored."""
+    func = click.option("--local-only", is_flag=True,
+                        help="Never send this memory to a compression server (mem.yaml `provider`); compress it "
+                             "here.")(func)
     func = click.option("--defer", is_flag=True, help="Store now, compress later with `mem compress --pending`.")(func)
     func = click.option("--no-compress", is_flag=True, help="Store the raw text only.")(func)
     func = click.option("--source", metavar="PATH|URI", help="Where the memory came from (default: the --file path).")(func)
@@ -151,7 +154,7 @@ def path(env: Env, as_json: bool) -> None:
                    "(default: on_similar in mem.yaml, keep).")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored memory as JSON instead of its id.")
 @pass_env
-def add(env: Env, text, file, source, no_compress, defer, tags, allow_duplicate, supersedes, on_similar,
+def add(env: Env, text, file, source, no_compress, defer, local_only, tags, allow_duplicate, supersedes, on_similar,
         as_json) -> None:
     """Remember TEXT (several words are joined; `-` or a pipe reads stdin).
 
@@ -173,6 +176,7 @@ def add(env: Env, text, file, source, no_compress, defer, tags, allow_duplicate,
     mem = env.mem()
     body, source = read_text(mem, text, file, source)
     written = write(mem, body, tags=tags, source=source, allow_duplicate=allow_duplicate, supersedes=supersedes,
+                    local_only=local_only,
                     compressing=Compressing(enabled=not no_compress, defer=defer),
                     on_similar=on_similar or mem.settings.on_similar,
                     confirm=_confirm_update if interactive() else None)
