@@ -10,7 +10,16 @@ from pathlib import Path
 import click
 
 from memcli.cli import render
-from memcli.cli.common import Env, echo_json, emit, limit_option, output_options, pass_env, say_redacted
+from memcli.cli.common import (
+    Env,
+    echo_json,
+    emit,
+    limit_option,
+    no_gitignore_option,
+    output_options,
+    pass_env,
+    say_redacted,
+)
 from memcli.config import ON_SIMILAR
 from memcli.errors import NOTHING, InputError, InvalidMemory, MemError, Refused
 
@@ -53,6 +62,7 @@ def make_filters(tags, since, until, source, all_versions=False):
 
 def text_options(func):
     """Where the text of `add` and `update` comes from, and how it is stored."""
+    func = no_gitignore_option(func)
     func = click.option("--local-only", is_flag=True,
                         help="Never send this memory to a compression server (mem.yaml `provider`); compress it "
                              "here.")(func)
@@ -64,16 +74,16 @@ def text_options(func):
     return func
 
 
-def read_text(mem, text, file, source):
+def read_text(mem, text, file, source, no_gitignore=False):
     """(the text, its source) from arguments, `-` or a pipe, or --file (refused when .memignore names it)."""
-    from memcli.textio import read_file, read_stream
+    from memcli.textio import read_stream
 
+    mem.gitignore = not no_gitignore
     limit = mem.settings.max_input_bytes
     if file is not None and text:
         raise click.UsageError("give the text or --file, not both")
     if file is not None:
-        mem.gate.refuse_ignored(file)
-        return read_file(file, limit), source or str(file)
+        return mem.gate.read_file(file, limit), source or str(file)
     if text == ("-",) or (not text and not interactive()):
         return read_stream(sys.stdin.buffer, "stdin", limit), source
     if text:
@@ -154,8 +164,8 @@ def path(env: Env, as_json: bool) -> None:
                    "(default: on_similar in mem.yaml, keep).")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored memory as JSON instead of its id.")
 @pass_env
-def add(env: Env, text, file, source, no_compress, defer, local_only, tags, allow_duplicate, supersedes, on_similar,
-        as_json) -> None:
+def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitignore, tags, allow_duplicate,
+        supersedes, on_similar, as_json) -> None:
     """Remember TEXT (several words are joined; `-` or a pipe reads stdin).
 
     Prints the new memory's id. If the same text is already stored, prints that id instead and
@@ -174,7 +184,7 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, tags, allo
     from memcli.versions import write
 
     mem = env.mem()
-    body, source = read_text(mem, text, file, source)
+    body, source = read_text(mem, text, file, source, no_gitignore)
     written = write(mem, body, tags=tags, source=source, allow_duplicate=allow_duplicate, supersedes=supersedes,
                     local_only=local_only,
                     compressing=Compressing(enabled=not no_compress, defer=defer),

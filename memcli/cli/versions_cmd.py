@@ -15,7 +15,8 @@ from memcli.cli.core import read_text, say_written, text_options
               help="Tags of the new version (default: those of the version it replaces).")
 @click.option("--json", "as_json", is_flag=True, help="Print the new version as JSON instead of its id.")
 @pass_env
-def update(env: Env, memory_id, text, file, source, no_compress, defer, local_only, tags, as_json) -> None:
+def update(env: Env, memory_id, text, file, source, no_compress, defer, local_only, no_gitignore, tags,
+           as_json) -> None:
     """Replace memory ID with TEXT (`-` or a pipe reads stdin): a new version with a new id.
 
     The old version stays on disk as history (`mem show ID --history`); search, ls and context
@@ -31,7 +32,7 @@ def update(env: Env, memory_id, text, file, source, no_compress, defer, local_on
     from memcli.versions import update as update_memory
 
     mem = env.mem()
-    body, source = read_text(mem, text, file, source)
+    body, source = read_text(mem, text, file, source, no_gitignore)
     written = update_memory(mem, memory_id, body, tags=tags or None, source=source, local_only=local_only,
                             compressing=Compressing(enabled=not no_compress, defer=defer))
     if written.unchanged:
