@@ -43,7 +43,7 @@ def context(env: Env, query, budget, k, tags, since, until, source, mode, min_sc
         packed = env.mem().context(query, budget, raw=raw, k=k, mode=mode, min_score=min_score, progress=progress,
                                    filters=make_filters(tags, since, until, source))
     if as_json:
-        click.echo(json.dumps(packed.to_contract(raw=raw), ensure_ascii=False, indent=2))
+        click.echo(json.dumps(packed.to_contract(), ensure_ascii=False, indent=2))
     else:
         click.echo(packed.text, nl=False)
     if packed.skipped:
@@ -65,7 +65,7 @@ def mcp(env: Env) -> None:
     A desktop assistant's configuration (e.g. claude_desktop_config.json):
       {"mcpServers": {"mem": {"command": "mem", "args": ["mcp"]}}}
     """
-    from memcli.mcp_server import serve
+    from memcli.mcp.server import serve
 
     serve(env.mem())
 

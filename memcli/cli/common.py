@@ -71,6 +71,12 @@ def output_options(func):
     return func
 
 
+def with_raw_option(func):
+    """--with-raw: the read contract's opt-in for `content_raw` beside `content`."""
+    return click.option("--with-raw", is_flag=True,
+                        help="In --json/--jsonl, also give the raw text as content_raw where it differs.")(func)
+
+
 def emit(items: Iterable, fmt: str | None, *, row: Callable[[Any], dict], human: Callable[[Any], str],
          single: bool = False) -> int:
     """Write items to stdout as contract rows (--json/--jsonl) or human text; returns how many."""
