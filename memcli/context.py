@@ -21,8 +21,9 @@ from memcli.errors import InputError
 from memcli.index.search import Hit
 from memcli.store.memory import Memory
 
-
-DEFAULT_BUDGET = 500  # tokens: room for about ten compressed memories of a few sentences
+DEFAULT_BUDGET = 1000
+"""Tokens a block may take when the caller does not say: room for a dozen compressed memories, a small
+share of even a small model's context window."""
 
 
 @dataclass

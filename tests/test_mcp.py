@@ -19,6 +19,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import Implementation
 
+from memcli.context import DEFAULT_BUDGET
 from memcli.index import catalog, vectors
 from memcli.store import ids
 
@@ -90,7 +91,8 @@ def test_a_client_writes_searches_lists_gets_and_deletes():
                          "memory_context"}
         short = await call(client, "memory_write", content="We moved billing from Heroku to Fly.io in March",
                            tags=["infra", "Billing"], source="notes/infra.md")
-        assert short == {"id": short["id"], "duplicate": False, "written_by": "mcp:test-assistant"}
+        assert short == {"id": short["id"], "duplicate": False, "written_by": "mcp:test-assistant",
+                         "tags": ["infra", "billing"], "source": "notes/infra.md"}
         again = await call(client, "memory_write", content="we moved billing from heroku to fly.io in march")
         assert again["duplicate"] and again["id"] == short["id"]
         long = await call(client, "memory_write", content=LONG, tags="scraper")
@@ -216,7 +218,7 @@ def test_the_default_read_costs_less_than_the_raw_one():
         assert raw.structured_content["tokens"] == raw.structured_content["raw_tokens"] \
             == default.structured_content["raw_tokens"]
         packed = await call(client, "memory_context", query="scraper proxies")
-        assert packed["budget"] == 500 and packed["tokens"] < packed["raw_tokens"]
+        assert packed["budget"] == DEFAULT_BUDGET and packed["tokens"] < packed["raw_tokens"]
 
     session(scenario)
 
@@ -387,4 +389,4 @@ def test_a_long_lived_mem_survives_a_reindex_by_another_process(monkeypatch):
     for text in texts[1:]:
         assert mem.search(text, mode="vector", k=1)[0].memory.id == notes[text]
     later = mem.add("a note written after the reindex").memory
-    assert later.id in ok("search", "written after the reindex", "--mode", "text").stdout
+    assert later.id in ok("search", "written after the reindex", "--mode", "text", "--jsonl").stdout

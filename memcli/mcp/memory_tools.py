@@ -59,6 +59,8 @@ class Written(TypedDict):
     duplicate: Annotated[bool, Field(description="The same text was stored already; nothing new was written.")]
     written_by: str
     optimized: NotRequired[bool]
+    tags: NotRequired[list[str]]
+    source: NotRequired[str]
     redacted: NotRequired[Annotated[dict[str, int], Field(description="Secrets replaced by [REDACTED:<kind>], by kind.")]]
 
 
@@ -115,12 +117,11 @@ def register(box: Toolbox) -> None:
         writing the same text again stores nothing new and says so. Secrets are replaced by
         [REDACTED:<kind>] before storing; a private key is refused."""
         written_by = client_name(ctx)
-        result = await box.run(lambda mem: mem.add(content, tags=normalise_tags(tags), source=source,
+        result = await box.run(lambda mem: mem.add(content, tags=tags, source=source,
                                                    written_by=written_by))
         memory = result.memory
-        structured = {"id": memory.id, "duplicate": result.duplicate, "written_by": written_by}
-        if memory.optimized:
-            structured["optimized"] = True
+        structured = {"id": memory.id, "duplicate": result.duplicate, "written_by": memory.written_by}
+        structured |= {key: value for key, value in memory.to_contract().items() if key in Written.__annotations__}
         if result.redacted:
             structured["redacted"] = result.redacted
         said = f"{'Already stored' if result.duplicate else 'Stored'} as {memory.id}."
