@@ -15,6 +15,7 @@ from memcli.cli import (
     ingest_cmd,
     search_cmd,
     tag_cmd,
+    thread_cmd,
 )
 from memcli.cli.common import Env, MemGroup, setup_logging
 from memcli.cli.models_cmd import models
@@ -47,5 +48,5 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
 
 
 for command in (core.COMMANDS + search_cmd.COMMANDS + compress_cmd.COMMANDS + assist_cmd.COMMANDS
-                + doctor_cmd.COMMANDS + ingest_cmd.COMMANDS + tag_cmd.COMMANDS + [models]):
+                + doctor_cmd.COMMANDS + ingest_cmd.COMMANDS + tag_cmd.COMMANDS + thread_cmd.COMMANDS + [models]):
     main.add_command(command)
