@@ -19,6 +19,7 @@ from memcli.cli.common import (
     output_options,
     pass_env,
     say_redacted,
+    with_raw_option,
 )
 from memcli.config import ON_SIMILAR
 from memcli.errors import NOTHING, InputError, InvalidMemory, MemError, Refused
@@ -48,16 +49,8 @@ def versions_option(func):
 
 def make_filters(tags, since, until, source, all_versions=False):
     from memcli.index.filters import Filters
-    from memcli.store.memory import normalise_tags
-    from memcli.when import parse_when
 
-    return Filters(
-        tags=tuple(normalise_tags(list(tags))),
-        since=parse_when(since) if since else None,
-        until=parse_when(until, end_of_day=True) if until else None,
-        source=source,
-        all_versions=all_versions,
-    )
+    return Filters.parse(list(tags), since, until, source, all_versions=all_versions)
 
 
 def text_options(func):
@@ -222,9 +215,10 @@ def _confirm_update(close) -> bool:
 @click.argument("memory_id", metavar="ID")
 @click.option("--raw", is_flag=True, help="Show the raw text instead of the compressed form.")
 @click.option("--history", is_flag=True, help="Every version, newest first.")
+@with_raw_option
 @output_options
 @pass_env
-def show(env: Env, memory_id: str, raw: bool, history: bool, fmt: str | None) -> None:
+def show(env: Env, memory_id: str, raw: bool, history: bool, with_raw: bool, fmt: str | None) -> None:
     """Show one memory (ID may be any unique prefix): its current version, even when ID names an
     earlier one; --history lists every version."""
     from memcli.versions import chain, heads
@@ -232,9 +226,12 @@ def show(env: Env, memory_id: str, raw: bool, history: bool, fmt: str | None) ->
     mem = env.mem()
     named = mem.get(memory_id)
     versions = chain(mem, named.id)
+
+    def row(memory):
+        return memory.to_contract(raw=raw, include_raw=with_raw)
+
     if history:
-        emit(versions, fmt, row=lambda m: m.to_contract(raw=raw),
-             human=lambda m: render.line(m, env.short_id(m.id), raw=raw))
+        emit(versions, fmt, row=row, human=lambda m: render.line(m, env.short_id(m.id), raw=raw))
         return
     tips = heads(versions)
     earlier = len(versions) - len(tips)
@@ -243,7 +240,7 @@ def show(env: Env, memory_id: str, raw: bool, history: bool, fmt: str | None) ->
     if len(tips) > 1:
         click.echo(f"mem: {len(tips)} current versions (a fork, from a merge): `mem update` either to resolve it",
                    err=True)
-    emit(tips, fmt, row=lambda m: m.to_contract(raw=raw) | ({"replaced": earlier} if earlier else {}),
+    emit(tips, fmt, row=lambda m: row(m) | ({"replaced": earlier} if earlier else {}),
          human=lambda m: render.full(m, raw=raw, replaced=earlier), single=len(tips) == 1)
 
 
@@ -252,12 +249,14 @@ def show(env: Env, memory_id: str, raw: bool, history: bool, fmt: str | None) ->
 @versions_option
 @limit_option(None, "At most N memories.")
 @click.option("--raw", is_flag=True, help="Show raw text instead of the compressed form.")
+@with_raw_option
 @output_options
 @pass_env
-def ls(env: Env, tags, since, until, source, all_versions, limit, raw, fmt) -> None:
+def ls(env: Env, tags, since, until, source, all_versions, limit, raw, with_raw, fmt) -> None:
     """List memories, newest first (current versions only, unless --all-versions)."""
     memories = env.mem().list(make_filters(tags, since, until, source, all_versions), limit)
-    emit(memories, fmt, row=lambda m: m.to_contract(raw=raw), human=lambda m: render.line(m, env.short_id(m.id), raw=raw))
+    emit(memories, fmt, row=lambda m: m.to_contract(raw=raw, include_raw=with_raw),
+         human=lambda m: render.line(m, env.short_id(m.id), raw=raw))
 
 
 @click.command()

@@ -17,6 +17,17 @@ class Filters:
     source: str | None = None
     all_versions: bool = False
 
+    @classmethod
+    def parse(cls, tags=(), since: str | None = None, until: str | None = None,
+              source: str | None = None, all_versions: bool = False) -> "Filters":
+        """From what a person or an assistant typed (`-t`, `--since 3d`, MCP arguments), checked."""
+        from memcli.store.memory import normalise_tags
+        from memcli.when import parse_when
+
+        return cls(tags=tuple(normalise_tags(tags)), since=parse_when(since) if since else None,
+                   until=parse_when(until, end_of_day=True) if until else None, source=source or None,
+                   all_versions=all_versions)
+
     def __bool__(self) -> bool:
         """Whether it narrows the set beyond current versions (which the vector side leaves out by itself)."""
         return bool(self.tags or self.since or self.until or self.source)
