@@ -176,7 +176,7 @@ def _supersede(mem: Mem, memory: Memory, olds: list[Memory]) -> Memory:
 
 
 def stems(text: str) -> set[str]:
-    from memcli.index.search import STOPWORDS, TOKEN
+    from memcli.index.lexical import STOPWORDS, TOKEN
 
     return {word[:STEM] for word in TOKEN.findall(text.lower()) if word not in STOPWORDS}
 

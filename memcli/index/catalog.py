@@ -379,7 +379,7 @@ class Catalog:
         """(label, score) for an FTS5 query over raw text and tags, best first; higher is better
         (FTS5's bm25() is negated). The memories table is joined only when a filter needs it."""
         where, params = filters.sql("m")
-        join = " JOIN memories m ON m.label = f.rowid" if filters else ""
+        join = " JOIN memories m ON m.label = f.rowid" if where != "1" else ""
         rows = self.db.execute(
             f"SELECT f.rowid, -bm25(fts, 1.0, 0.5) AS score FROM fts f{join}"
             f" WHERE fts MATCH ? AND {where} ORDER BY score DESC LIMIT ?",
