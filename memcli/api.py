@@ -25,6 +25,7 @@ from memcli.errors import (
 from memcli.index.catalog import Catalog
 from memcli.index.filters import Filters
 from memcli.privacy.gate import Gate
+from memcli.progress import Progress
 from memcli.providers import Providers
 from memcli.store import ids
 from memcli.store.files import Store, find_store
@@ -38,6 +39,7 @@ from memcli.store.memory import (
 )
 
 log = logging.getLogger("memcli")
+COMPRESSING = "compressing memories"  # the progress phase of compression
 
 
 @dataclass
@@ -62,6 +64,7 @@ class Compressing:
     defer: bool = False
     method: str | None = None
     ratio: float | None = None
+    progress: Progress | None = None  # told when a compression starts and ends (it can take seconds)
 
 
 class Mem:
@@ -273,6 +276,8 @@ class Mem:
             return None, {"status": "skipped", "reason": short}
         if compressing.defer:
             return None, {"status": "pending"}
+        if compressing.progress:
+            compressing.progress(COMPRESSING, 0, 1)
         try:
             result = self.providers.compressor(
                 raw,
@@ -285,6 +290,8 @@ class Mem:
             compressed, info = result.text, dict(result.info)
         except Exception as exc:  # fail-open: the memory lands raw and `mem compress --failed` can retry
             compressed, info = None, {"status": "failed", "reason": describe(exc)}
+        if compressing.progress:
+            compressing.progress(COMPRESSING, 1, 1)
         if info.get("status") == "failed":
             log.warning("compression failed (%s); stored the raw text only, retry with `mem compress --failed`",
                         info.get("reason", "unknown reason"))
@@ -303,6 +310,8 @@ class Mem:
         nothing and a re-run picks up what is left. Returns how many ended in each status."""
         outcome: dict[str, int] = {}
         now = Compressing(method=compressing.method, ratio=compressing.ratio)
+        if progress:
+            progress(COMPRESSING, 0, len(memories))
         for done, memory in enumerate(memories, 1):
             compressed, info = self._compression_for(memory.raw, now)
             with self.store.lock():
@@ -312,7 +321,7 @@ class Mem:
                     self._save(current, None)
                     outcome[info["status"]] = outcome.get(info["status"], 0) + 1
             if progress:
-                progress("compressing", done, len(memories))
+                progress(COMPRESSING, done, len(memories))
         return outcome
 
     def remove(self, memories: list[Memory]) -> None:

@@ -10,7 +10,16 @@ from pathlib import Path
 import click
 
 from memcli.cli import render
-from memcli.cli.common import Env, echo_json, emit, limit_option, output_options, pass_env, say_redacted
+from memcli.cli.common import (
+    Env,
+    ProgressBars,
+    echo_json,
+    emit,
+    limit_option,
+    output_options,
+    pass_env,
+    say_redacted,
+)
 from memcli.errors import NOTHING, InputError, InvalidMemory, MemError, Refused
 
 
@@ -132,9 +141,14 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
         raise click.UsageError("nothing to add: give the text as arguments, pipe it in, or use --file")
     from memcli.api import Compressing
 
-    result = mem.add(body, tags=tags, source=source, allow_duplicate=allow_duplicate,
-                     compressing=Compressing(enabled=not no_compress, defer=defer))
+    with ProgressBars(delay=0) as progress:
+        result = mem.add(body, tags=tags, source=source, allow_duplicate=allow_duplicate,
+                         compressing=Compressing(enabled=not no_compress, defer=defer, progress=progress))
     announce_new_store(env)
+    info = result.memory.compression or {}
+    if progress.enabled and not result.duplicate and info.get("status") == "done":
+        click.echo(f"mem: compressed {info.get('raw_tokens')} → {info.get('tokens')} tokens ({info.get('method')})",
+                   err=True)
     say_redacted(result.redacted)
     if result.tags_added:
         click.echo(f"mem: already stored as {result.memory.id}; merged the new tags into it: {', '.join(result.tags_added)}",
@@ -277,7 +291,8 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     from memcli.transfer import import_lines
 
     with stream:
-        report = import_lines(mem, stream, Compressing(enabled=not no_compress, defer=defer))
+        with ProgressBars() as progress:
+            report = import_lines(mem, stream, Compressing(enabled=not no_compress, defer=defer), progress)
     announce_new_store(env)
     for error in report.invalid + report.refused:
         click.echo(f"mem: skipped {error}", err=True)

@@ -50,7 +50,7 @@ def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json) -> No
     from memcli.ingest import ingest as run_ingest
 
     mem = env.mem()
-    with ProgressBars(threshold=1) as progress:
+    with ProgressBars() as progress:
         report = run_ingest(mem, paths, tags=tags, dry_run=dry_run, remove_orphans=remove_orphans, defer=defer, progress=progress)
     announce_new_store(env)
     for refused in report.refused:
