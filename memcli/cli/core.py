@@ -108,9 +108,11 @@ def path(env: Env, as_json: bool) -> None:
 @click.option("--allow-duplicate", is_flag=True, help="Store it even if the same text is already stored.")
 @click.option("--no-compress", is_flag=True, help="Store the raw text only.")
 @click.option("--defer", is_flag=True, help="Store now, compress later with `mem compress --pending`.")
+@click.option("--local-only", is_flag=True,
+              help="Never send this memory to a compression server (mem.yaml `provider`); compress it here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored memory as JSON instead of its id.")
 @pass_env
-def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer, as_json) -> None:
+def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer, local_only, as_json) -> None:
     """Remember TEXT (several words are joined; `-` or a pipe reads stdin).
 
     Prints the new memory's id. If the same text is already stored, prints that id instead and
@@ -142,7 +144,7 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
     from memcli.api import Compressing
 
     with ProgressBars(delay=0) as progress:
-        result = mem.add(body, tags=tags, source=source, allow_duplicate=allow_duplicate,
+        result = mem.add(body, tags=tags, source=source, allow_duplicate=allow_duplicate, local_only=local_only,
                          compressing=Compressing(enabled=not no_compress, defer=defer, progress=progress))
     announce_new_store(env)
     info = result.memory.compression or {}
