@@ -391,10 +391,10 @@ class Mem:
                 found.append(self.catalog.get(memory_id))
         return found
 
-    def list(self, filters: Filters = Filters(), limit: int | None = None) -> Iterator[Memory]:
+    def list(self, filters: Filters = Filters(), limit: int | None = None, offset: int = 0) -> Iterator[Memory]:
         if not self._readable():
             return iter(())
-        return self.catalog.list(filters, limit)
+        return self.catalog.list(filters, limit, offset=offset)
 
     def stats(self) -> dict:
         """What compression saves a reader (memcli.stats.savings)."""

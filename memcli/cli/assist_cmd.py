@@ -41,7 +41,7 @@ def context(env: Env, words, budget, limit, tags, since, until, source, mode, mi
         packed = env.mem().context(query_text(words), budget, raw=raw, k=limit, mode=mode, min_score=min_score, progress=progress,
                                    filters=make_filters(tags, since, until, source))
     if as_json:
-        echo_json(packed.to_contract(raw=raw))
+        echo_json(packed.to_contract())
     else:
         click.echo(packed.text, nl=False)
     if packed.skipped:
@@ -63,7 +63,7 @@ def mcp(env: Env) -> None:
     A desktop assistant's configuration (e.g. claude_desktop_config.json):
       {"mcpServers": {"mem": {"command": "mem", "args": ["mcp"]}}}
     """
-    from memcli.mcp_server import serve
+    from memcli.mcp.server import serve
 
     serve(env.mem())
 

@@ -19,6 +19,7 @@ from memcli.cli.common import (
     output_options,
     pass_env,
     say_redacted,
+    with_raw_option,
 )
 from memcli.errors import NOTHING, InputError, InvalidMemory, MemError, Refused
 
@@ -42,15 +43,8 @@ def filter_options(func):
 
 def make_filters(tags, since, until, source):
     from memcli.index.filters import Filters
-    from memcli.store.memory import normalise_tags
-    from memcli.when import parse_when
 
-    return Filters(
-        tags=tuple(normalise_tags(list(tags))),
-        since=parse_when(since) if since else None,
-        until=parse_when(until, end_of_day=True) if until else None,
-        source=source,
-    )
+    return Filters.parse(list(tags), since, until, source)
 
 
 def announce_new_store(env: Env) -> None:
@@ -165,24 +159,28 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
 @click.command()
 @click.argument("memory_id", metavar="ID")
 @click.option("--raw", is_flag=True, help="Show the raw text instead of the compressed form.")
+@with_raw_option
 @output_options
 @pass_env
-def show(env: Env, memory_id: str, raw: bool, fmt: str | None) -> None:
+def show(env: Env, memory_id: str, raw: bool, with_raw: bool, fmt: str | None) -> None:
     """Show one memory (ID may be any unique prefix)."""
     memory = env.mem().get(memory_id)
-    emit([memory], fmt, row=lambda m: m.to_contract(raw=raw), human=lambda m: render.full(m, raw=raw), single=True)
+    emit([memory], fmt, row=lambda m: m.to_contract(raw=raw, include_raw=with_raw),
+         human=lambda m: render.full(m, raw=raw), single=True)
 
 
 @click.command(name="ls")
 @filter_options
 @limit_option(None, "At most N memories.")
 @click.option("--raw", is_flag=True, help="Show raw text instead of the compressed form.")
+@with_raw_option
 @output_options
 @pass_env
-def ls(env: Env, tags, since, until, source, limit, raw, fmt) -> None:
+def ls(env: Env, tags, since, until, source, limit, raw, with_raw, fmt) -> None:
     """List memories, newest first."""
     memories = env.mem().list(make_filters(tags, since, until, source), limit)
-    emit(memories, fmt, row=lambda m: m.to_contract(raw=raw), human=lambda m: render.line(m, env.short_id(m.id), raw=raw))
+    emit(memories, fmt, row=lambda m: m.to_contract(raw=raw, include_raw=with_raw),
+         human=lambda m: render.line(m, env.short_id(m.id), raw=raw))
 
 
 @click.command()

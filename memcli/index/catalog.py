@@ -317,13 +317,14 @@ class Catalog:
         row = self.db.execute("SELECT id FROM memories WHERE content_key = ? LIMIT 1", (key,)).fetchone()
         return row[0] if row else None
 
-    def list(self, filters: Filters, limit: int | None = None, newest_first: bool = True) -> Iterator[Memory]:
+    def list(self, filters: Filters, limit: int | None = None, newest_first: bool = True,
+             offset: int = 0) -> Iterator[Memory]:
         where, params = filters.sql()
         order = "DESC" if newest_first else "ASC"
         sql = f"SELECT record FROM memories m WHERE {where} ORDER BY m.created_at {order}, m.id {order}"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
+        if limit is not None or offset:
+            sql += " LIMIT ? OFFSET ?"
+            params += [-1 if limit is None else limit, offset]
         for (record,) in self.db.execute(sql, params):
             yield _from_record(record)
 

@@ -15,6 +15,16 @@ class Filters:
     until: str | None = None
     source: str | None = None
 
+    @classmethod
+    def parse(cls, tags=(), since: str | None = None, until: str | None = None,
+              source: str | None = None) -> "Filters":
+        """From what a person or an assistant typed (`-t`, `--since 3d`, MCP arguments), checked."""
+        from memcli.store.memory import normalise_tags
+        from memcli.when import parse_when
+
+        return cls(tags=tuple(normalise_tags(tags)), since=parse_when(since) if since else None,
+                   until=parse_when(until, end_of_day=True) if until else None, source=source or None)
+
     def __bool__(self) -> bool:
         return bool(self.tags or self.since or self.until or self.source)
 

@@ -135,22 +135,25 @@ class Memory:
         data.update(self.extra)
         return data
 
-    def to_contract(self, *, raw: bool = False, score: float | None = None) -> dict:
-        """The read contract shared by `--json`, `--jsonl` and MCP (the README, "Output and exit codes")."""
-        data = {
-            "id": self.id,
-            "content": self.raw if raw else self.content,
-            "content_raw": self.raw,
-            "optimized": self.optimized,
-            "tags": list(self.tags),
-            "source": self.source,
-            "written_by": self.written_by,
-            "created_at": self.created_at,
-        }
-        if raw:
-            del data["content_raw"]
+    def to_contract(self, *, raw: bool = False, include_raw: bool = False, score: float | None = None) -> dict:
+        """The read contract (v2) shared by `--json`, `--jsonl` and MCP (README, "Output and exit codes").
+
+        Every key a reader does not need is left out, because each one costs the reading model tokens:
+        `content` is the compressed form where there is one (the raw prose with `raw`), `content_raw`
+        only on request and only when it differs, `optimized` only when true, empty tags and no source
+        not at all. `mem export` gives every stored field."""
+        data: dict = {"id": self.id, "content": self.raw if raw else self.content}
+        if include_raw and data["content"] != self.raw:
+            data["content_raw"] = self.raw
+        if self.optimized:
+            data["optimized"] = True
+        if self.tags:
+            data["tags"] = list(self.tags)
+        if self.source:
+            data["source"] = self.source
+        data["created_at"] = self.created_at
         if score is not None:
-            data["score"] = round(float(score), 6)
+            data["score"] = round(float(score), 4)
         return data
 
     @classmethod
