@@ -10,7 +10,7 @@ import click
 from memcli.cli import render
 from memcli.cli.common import (Env, ProgressBars, echo_json, emit, limit_option, output_options, pass_env,
                                query_text, with_raw_option)
-from memcli.cli.core import filter_options, make_filters
+from memcli.cli.core import filter_options, make_filters, versions_option
 from memcli.errors import NOTHING
 from memcli.index.search import MODES
 
@@ -19,6 +19,7 @@ from memcli.index.search import MODES
 @click.argument("words", metavar="QUERY...", nargs=-1, required=True)
 @limit_option(10, "How many results (-k works too).", "-k")
 @filter_options
+@versions_option
 @click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
               help="hybrid: words and meaning; vector: meaning only; text: words only (BM25).")
 @click.option("--min-score", type=float, metavar="X",
@@ -27,7 +28,7 @@ from memcli.index.search import MODES
 @with_raw_option
 @output_options
 @pass_env
-def search(env: Env, words, limit, tags, since, until, source, mode, min_score, raw, with_raw, fmt) -> None:
+def search(env: Env, words, limit, tags, since, until, source, all_versions, mode, min_score, raw, with_raw, fmt) -> None:
     """Find memories by words and meaning; best first. Exits 1 when nothing is found (like grep).
 
     Several words are one query. QUERY `-` reads one query per line from stdin and writes JSON lines, each result carrying its
@@ -40,7 +41,7 @@ def search(env: Env, words, limit, tags, since, until, source, mode, min_score, 
     """
     query = query_text(words)
     mem = env.mem()
-    filters = make_filters(tags, since, until, source)
+    filters = make_filters(tags, since, until, source, all_versions)
 
     def row(hit):
         return hit.memory.to_contract(raw=raw, include_raw=with_raw, score=hit.score)
