@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from retrieval import DEFAULT_DATA, questions, turns  # noqa: E402
 
-from memcli.index.search import STOPWORDS  # noqa: E402
+from memcli.index.lexical import STOPWORDS  # noqa: E402
 
 WORD = re.compile(r"[a-z]{4,}")
 K = 10

@@ -49,11 +49,8 @@ def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing,
     read first, so `progress` counts records against a known total."""
     report = ImportReport()
     mem.ensure_store()
-<<<<<<< HEAD
-    batch: list = []
-=======
     lines = list(lines)
->>>>>>> main
+    batch: list = []
     for number, text in enumerate(lines, 1):
         if progress:
             progress("importing memories", number - 1, len(lines))
@@ -85,6 +82,8 @@ def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing,
             _commit(mem, batch, report)
     _commit(mem, batch, report)
     mem.settle()
+    if progress:
+        progress("importing memories", len(lines), len(lines))
     return report
 
 
@@ -95,13 +94,7 @@ def _commit(mem: Mem, batch: list, report: ImportReport) -> None:
             report.duplicates += 1
         else:
             report.imported += 1
-<<<<<<< HEAD
     batch.clear()
-=======
-    if progress:
-        progress("importing memories", len(lines), len(lines))
-    return report
->>>>>>> main
 
 
 def parse_record(text: str, line: int) -> dict:
