@@ -41,8 +41,7 @@ def test_pipelines_turn_git_history_into_memories_and_json_into_text(tmp_path):
     assert out[out.index("$ mem ls --tag git --jsonl | jq -s length") + 1] == "4"
     search = next(i for i, line in enumerate(out) if line.startswith("$ mem search \""))
     first = out[search + 1].split("\t")
-    # the exact match leads; its score is 80-100 (a fifth of it is the feedback words' BM25, see index/search.py)
-    assert 80 <= int(first[0]) <= 100 and first[2] == subjects[-1]
+    assert first[0] == "100" and first[2] == subjects[-1]
     assert [line for line in out if "  ->  " in line and not line.startswith("$")] == [
         "Document the release...  ->  Document the release checklist",
         "Add retry with...  ->  Add retry with exponential backoff to the scraper",

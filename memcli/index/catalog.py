@@ -396,11 +396,6 @@ class Catalog:
             self._lexicon = Lexicon(self.db)
         return self._lexicon
 
-    def raw_texts(self, labels: list[int]) -> list[str]:
-        """The raw texts of these memories, in the order given."""
-        rows = dict(db_file.rows_in(self.db, "SELECT rowid, raw FROM fts WHERE rowid IN ({marks})", labels))
-        return [rows[label] for label in labels if label in rows]
-
     def tag_counts(self, filters: Filters) -> list[tuple[str, int]]:
         where, params = filters.sql()
         return self.db.execute(

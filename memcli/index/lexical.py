@@ -1,4 +1,4 @@
-"""Word search: BM25 over SQLite FTS5 on the words that tell memories apart, and pseudo-relevance feedback.
+"""Word search: BM25 over SQLite FTS5, on the words that tell memories apart when a query matches many.
 
 FTS5 evaluates bm25() for every row matching any query word, so one common word ("Caroline" in a store
 of her chats) made each query score most of the store: ~10 ms at 10k memories and ten times that at
@@ -9,19 +9,12 @@ rarest one stays). The meaning side still reads the whole query. Counting a word
 at the cap, once per word and index state. Measured by forcing it on the small dev stores, this costs
 conv-26 about 0.01 of R@10 and conv-30 nothing (README); scoring the same rows exactly (all words,
 only the memories holding a telling one) lost the same and took 4x as long.
-
-Pseudo-relevance feedback (the idea of RM3): the words that the best few results have and the query
-lacks, weighted by how rare they are, are searched as a second query of half the weight, so a memory
-that states the answer in other words than the question still comes up. bench/retrieval.py shows what
-each step does on each dev conversation; the README quotes it.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import sqlite3
-from collections import Counter
 from typing import TYPE_CHECKING
 
 from memcli.index.filters import Filters
@@ -31,9 +24,6 @@ if TYPE_CHECKING:
 
 COMMON_SHARE = 0.1
 SCORED = 2000  # matches that BM25 evaluates in full (~3 ms); above that only those of telling words
-FEEDBACK_DOCS = 3  # the best results that feedback reads
-FEEDBACK_WORDS = 5  # the words it adds
-FEEDBACK_WEIGHT = 0.5  # of the second query against the first (RM3's usual even mix)
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -93,9 +83,6 @@ class Lexicon:
         kept = [term for term, n in found.items() if n <= self.cap]
         return kept or sorted(found, key=found.get)[:1]
 
-    def idf(self, word: str) -> float:
-        n = self.frequency(word)
-        return math.log((self.size - n + 0.5) / (n + 0.5)) if n else 0.0
 
 
 def bm25(catalog: Catalog, terms: list[str], limit: int, filters: Filters) -> list[tuple[int, float]]:
@@ -108,17 +95,3 @@ def bm25(catalog: Catalog, terms: list[str], limit: int, filters: Filters) -> li
     if lexicon.matches(match_expression(terms)) > SCORED:
         terms = lexicon.telling(terms)
     return catalog.bm25(match_expression(terms), limit, filters) if terms else []
-
-
-def feedback_terms(catalog: Catalog, query_terms: list[str], top_labels: list[int]) -> list[str]:
-    """The words the best results share and the query lacks, each scored by in how many of them it
-    occurs times its idf; common words (see COMMON_SHARE) never count."""
-    lexicon = catalog.lexicon
-    lexicon.check()
-    asked = set(query_terms)
-    seen: Counter[str] = Counter()
-    for text in catalog.raw_texts(top_labels[:FEEDBACK_DOCS]):
-        seen.update(w for w in set(words(text)) if w not in asked and len(w) > 2 and not w.isdigit())
-    scored = [(count * lexicon.idf(w), w) for w, count in seen.items()
-              if 0 < lexicon.frequency(w) <= lexicon.cap]
-    return [w for _, w in sorted(scored, key=lambda item: (-item[0], item[1]))[:FEEDBACK_WORDS]]

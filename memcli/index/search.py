@@ -2,15 +2,13 @@
 
 Words find what meaning misses (names, numbers, identifiers) and meaning finds what words miss
 (paraphrase). The blend is the weighted mean `0.5 x cosine + 0.5 x BM25 / best BM25` over 100
-candidates a side; then pseudo-relevance feedback (memcli.index.lexical) searches the words that the
-best three share and the query lacks, and the blend becomes `0.4 x cosine + 0.4 x BM25 / best + 0.2 x
-feedback BM25 / its best` (an exact match on every side still scores 1). bench/retrieval.py measures
-it against each side alone, per dev conversation, and the README quotes the figures. Reciprocal-rank
-fusion scored below BM25 alone there: it throws away how far ahead the leader is, which matters because
-the vector side is weak; the blend keeps it, and keeps an absolute meaning in the score (the cosine
-part), so `--min-score` means something across queries. Normalising each side by its own score
-spread (min-max, z-score), MMR diversity, neighbouring memories of the same source and feedback on
-the vector side (Rocchio) were measured too and helped neither conversation or only one (README).
+candidates a side; bench/retrieval.py measures it against each side alone, per dev conversation, and
+the README quotes the figures. Reciprocal-rank fusion scored below BM25 alone there: it throws away how
+far ahead the leader is, which matters because the vector side is weak; the blend keeps it, and keeps an
+absolute meaning in the score (the cosine part), so `--min-score` means something across queries.
+Normalising each side by its own spread, MMR diversity, neighbouring memories of the same source,
+feedback on either side were measured too (README): none helped both conversations beyond the noise
+of a fresh build while keeping the score's scale.
 """
 
 from __future__ import annotations
@@ -81,12 +79,7 @@ def search(catalog: Catalog, query: str, *, k: int, mode: str, filters: Filters,
     if text is None or vector is None:
         ranked = text if vector is None else vector
     else:
-        blend = [(1 - ALPHA, text, True), (ALPHA, vector, False)]
-        ranked = fuse(blend)
-        extra = lexical.feedback_terms(catalog, terms, [label for label, _ in ranked])
-        if extra:
-            blend.append(((1 - ALPHA) * lexical.FEEDBACK_WEIGHT, lexical.bm25(catalog, extra, limit, filters), True))
-            ranked = fuse(blend)
+        ranked = fuse([(1 - ALPHA, text, True), (ALPHA, vector, False)])
     default = MIN_SCORE if text is not None and vector is not None else 0.0  # hybrid fallen back to words is BM25
     cut = default if min_score is None else min_score
     if cut:
