@@ -301,11 +301,12 @@ class Mem:
         return outcome
 
     def remove(self, memories: list[Memory]) -> None:
+        """Delete memories, each with every copy of its file (a copy would otherwise become the memory)."""
         with self.store.lock():
             for memory in memories:
-                relpath = self._relpath_of(memory.id)
-                self.store.delete(relpath)
-                self.catalog.record_delete(relpath)
+                for relpath in [*self.catalog.copies(memory.id), self._relpath_of(memory.id)]:
+                    self.store.delete(relpath)
+                    self.catalog.record_delete(relpath)
 
     def _relpath_of(self, memory_id: str) -> str:
         return self.catalog.resolve(memory_id)[1]

@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from memcli.errors import MemError, StoreError, describe
+from memcli.index.catalog import DUPLICATE
 from memcli.store.files import INDEX
 
 CONFLICT_MARKERS = ("<<<<<<< ", ">>>>>>> ")
-DUPLICATE = "duplicate id "  # how the catalog words a file it skipped because another file has its id
 
 
 @dataclass
@@ -43,7 +43,7 @@ def diagnose(mem, progress=None) -> list[Finding]:
     except StoreError as exc:
         return [Finding("store", False, str(exc), "repair mem.yaml by hand (`git diff mem.yaml` shows what changed)")]
     behind = mem.catalog.behind()
-    mem.catalog.refresh()
+    mem.catalog.refresh(full=True)
     findings = [Finding("store", True, f"{store.root} ({mem.catalog.count()} memories)")]
     broken = mem.catalog.broken_files()
     findings += _unreadable(store.root, [(p, e) for p, e in broken if not e.startswith(DUPLICATE)], mem.catalog.count())
@@ -79,7 +79,8 @@ def _duplicates(duplicates: list[tuple[str, str]]) -> list[Finding]:
     if not duplicates:
         return [Finding("ids", True, "every memory id is unique")]
     return [Finding("ids", False, f"{path}: {error}",
-                    f"the same memory is in two files: compare them, keep one, delete the other (git rm {path})")
+                    f"the same memory is in two files; mem reads the other one. Compare them "
+                    f"(diff {path} {error.rpartition(' also in ')[2]}), keep one, delete the other")
             for path, error in duplicates]
 
 

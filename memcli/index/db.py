@@ -17,7 +17,7 @@ from memcli.errors import StoreError
 
 log = logging.getLogger("memcli")
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 FILE = "catalog.sqlite"
 HNSW_FILE = "vectors.hnsw"
 IN_CHUNK = 500  # SQLite allows 999 host parameters in older builds
@@ -30,6 +30,7 @@ CREATE TABLE memories (
     path TEXT NOT NULL UNIQUE,
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
     sha TEXT NOT NULL,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
@@ -41,7 +42,7 @@ CREATE TABLE memories (
 );
 CREATE INDEX memories_created ON memories (created_at);
 CREATE INDEX memories_content ON memories (content_key);
-CREATE TABLE broken (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, error TEXT);
+CREATE TABLE broken (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ctime_ns INTEGER, error TEXT);
 CREATE VIRTUAL TABLE fts USING fts5 (raw, tags, tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE TABLE vectors (label INTEGER PRIMARY KEY, vec BLOB NOT NULL, in_hnsw INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX vectors_delta ON vectors (in_hnsw);

@@ -125,8 +125,8 @@ class Store:
             self.file_path(relpath).unlink()
 
     def scan(self, start: str = MEMORIES, *, folders: dict | None = None,
-             descend: Callable[[str], bool] | None = None) -> Iterator[tuple[str, int, int]]:
-        """Memory files under `start` (a folder relative to the root) as (relpath, mtime_ns, size).
+             descend: Callable[[str], bool] | None = None) -> Iterator[tuple[str, int, int, int]]:
+        """Memory files under `start` (a folder relative to the root) as (relpath, mtime_ns, size, ctime_ns).
 
         `folders`, when given, gets the mtime of every folder walked (None when it is missing), taken
         before its listing so that a change during the walk shows up next time; `descend(relfolder)`
@@ -151,7 +151,7 @@ class Store:
                         stack.append(entry.path)
                 elif entry.name.endswith(".yaml") and entry.is_file(follow_symlinks=False):
                     info = entry.stat(follow_symlinks=False)
-                    yield entry.path[root_len:], info.st_mtime_ns, info.st_size
+                    yield entry.path[root_len:], info.st_mtime_ns, info.st_size, info.st_ctime_ns
 
     @contextlib.contextmanager
     def lock(self, timeout: float = LOCK_TIMEOUT_S):

@@ -1,0 +1,237 @@
+"""Hand-made files, damaged caches and hostile input: no file or cache may take mem down or hide a memory.
+
+Each numbered test reproduces one finding of the hardening round (issue 13); the tests after it try
+neighbours of the same kind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+
+import pytest
+from helpers import add, jsonl, memory_files, ok, run, store_root
+
+from memcli.index import db as db_file
+
+
+def ids_listed() -> set[str]:
+    return {row["id"] for row in jsonl(ok("ls", "--jsonl").stdout)}
+
+
+def catalog() -> sqlite3.Connection:
+    return sqlite3.connect(store_root() / ".index" / db_file.FILE)
+
+
+def age_last_full_look() -> None:
+    """As if the periodic look at every file were due (it is, a few seconds later in a real store)."""
+    with catalog() as db:
+        db.execute("UPDATE meta SET value = '[0, 0]' WHERE key = 'full_look'")
+
+
+# -- data that goes missing ------------------------------------------------------------------------
+
+def test_item1_a_moved_copy_is_the_memory_once_the_original_is_deleted():
+    memory_id = add("The billing service moved to Fly.io in March")
+    original = memory_files()[0]
+    copy = store_root() / "memories" / "1999" / "01" / original.name
+    copy.parent.mkdir(parents=True)
+    shutil.copy2(original, copy)
+    assert ids_listed() == {memory_id}
+    original.unlink()
+
+    assert "Fly.io" in ok("show", memory_id, "--raw").stdout
+    assert ok("search", "billing Fly.io", "--jsonl").stdout.count(memory_id) == 1
+    doctor = json.loads(run("doctor", "--json").stdout)
+    assert not any("duplicate" in finding["message"] for finding in doctor["findings"])
+
+
+def test_item1_rm_deletes_every_copy_so_none_comes_back():
+    memory_id = add("The billing service moved to Fly.io in March")
+    original = memory_files()[0]
+    copy = store_root() / "memories" / "1999" / "01" / original.name
+    copy.parent.mkdir(parents=True)
+    shutil.copy2(original, copy)
+    ok("ls")
+    ok("rm", "-y", memory_id)
+    assert ids_listed() == set()
+    assert memory_files() == []
+
+
+def test_item1_a_copy_takes_over_when_the_first_file_is_given_another_id():
+    first = add("The billing service moved to Fly.io in March")
+    original = memory_files()[0]
+    copy = store_root() / "memories" / "1999" / "01" / original.name
+    copy.parent.mkdir(parents=True)
+    shutil.copy2(original, copy)
+    ok("ls")
+    other = "01" + "A" * 24
+    original.write_text(original.read_text().replace(first, other))
+    ok("doctor")  # a full look, as every command makes now and then
+    assert ids_listed() == {first, other}
+
+
+def test_item2_an_edit_in_place_with_the_old_mtime_restored_is_seen():
+    memory_id = add("the deploy key rotates every 90 days")
+    path = memory_files()[0]
+    before = path.stat()
+    path.write_text(path.read_text().replace("every 90 days", "every 30 days"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+
+    age_last_full_look()
+    assert "every 30 days" in ok("show", memory_id, "--raw").stdout
+
+
+def test_item2_doctor_looks_at_every_file_and_catches_up():
+    memory_id = add("the deploy key rotates every 90 days")
+    path = memory_files()[0]
+    before = path.stat()
+    path.write_text(path.read_text().replace("every 90 days", "every 30 days"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+    assert run("doctor").exit_code == 0
+    assert "every 30 days" in ok("show", memory_id, "--raw").stdout
+
+
+def test_item2_a_broken_file_repaired_in_place_is_seen():
+    add("the deploy key rotates every 90 days")
+    path = memory_files()[0]
+    good = path.read_text()
+    before = path.stat()
+    path.write_text(good.replace("raw:", "raw;"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    age_last_full_look()
+    assert ids_listed() == set()
+    path.write_text(good)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    age_last_full_look()
+    assert len(ids_listed()) == 1
+
+
+# -- one file takes everything down ----------------------------------------------------------------
+
+VALID_ID = "01JDQ4R8ZK3M5N7P9Q1S3T5V7X"
+UNEXPECTED = {
+    "unknown key holding a date": "due: 2026-12-01\n",
+    "unknown key holding a time": "seen: 2026-12-01 10:00:00\n",
+    "status as a list": "compression: {status: [1]}\n",
+    "status mem does not know": "compression: {status: finished}\n",
+    "tokens as text": "compression: {status: done, tokens: many}\n",
+    "compression as a list": "compression: [done]\n",
+    "created_at on a day that does not exist": "created_at: 2020-02-30\n",
+    "binary value": "blob: !!binary aGVsbG8=\n",
+    "set value": "things: !!set {a, b}\n",
+    "binary raw": None,
+    "tags as a mapping": "tags: {a: 1}\n",
+    "a tag that is a mapping": "tags: [ok, {a: 1}]\n",
+    "a tag that is null": "tags: [~]\n",
+    "source as a list": "source: [a, b]\n",
+    "written_by as a mapping": "written_by: {who: me}\n",
+    "compressed as a number": "compressed: 12\n",
+    "a key that is not text": "1: one\n",
+    "a key that is a boolean": "on: monday\n",
+    "NaN": "score: .nan\n",
+    "infinity": "score: .inf\n",
+    "a lone surrogate": 'note: "a \\ud800"\n',
+    "a number too long to build": "big: " + "9" * 5000 + "\n",
+    "a timestamp out of range": "created_at: 9999-12-31T23:59:59-12:00\n",
+    "nesting too deep": "deep: " + "[" * 200 + "]" * 200 + "\n",
+    "nesting deeper than the stack": "deep: " + "[" * 5000 + "]" * 5000 + "\n",
+    "updated_at as a boolean": "updated_at: yes\n",
+    "id as a number": None,
+}
+
+
+def memory_text(extra: str | None, name: str) -> str:
+    raw = "raw: !!binary aGVsbG8=\n" if name == "binary raw" else "raw: a hand-made memory\n"
+    head = "id: 12345\n" if name == "id as a number" else f"id: {VALID_ID}\n"
+    return head + raw + (extra or "")
+
+
+@pytest.mark.parametrize("name", list(UNEXPECTED))
+def test_item4_unexpected_value_is_named_and_skipped_and_others_still_work(name):
+    good = add("the staging database is called pg-staging-2")
+    bad = store_root() / "memories" / "2026" / "11" / f"{VALID_ID}.yaml"
+    bad.write_text(memory_text(UNEXPECTED[name], name))
+
+    listed = run("ls", "--jsonl")
+    assert listed.exit_code == 0
+    readable = {row["id"] for row in jsonl(listed.stdout)}
+    assert good in readable
+    if VALID_ID not in readable:
+        assert bad.name in listed.stderr  # named in a warning
+    assert ok("search", "staging database", "--jsonl").stdout.count(good) == 1
+    assert ok("export").stdout.count(good) == 1
+    add("another memory after the bad file")
+    assert run("doctor").exit_code in (0, 1)
+    ok("reindex")
+    assert good in ids_listed()
+
+
+def test_item4_a_date_in_an_unknown_key_is_kept_as_text():
+    (store_root() / "memories" / "2026" / "11").mkdir(parents=True)
+    ok("init")
+    (store_root() / "memories" / "2026" / "11" / f"{VALID_ID}.yaml").write_text(
+        f"id: {VALID_ID}\nraw: renew the TLS certificate\ndue: 2026-12-01\n")
+    exported = jsonl(ok("export").stdout)
+    assert exported[0]["due"] == "2026-12-01"
+
+
+def test_item4_created_at_in_year_one_is_accepted():
+    ok("init")
+    folder = store_root() / "memories" / "0001" / "01"
+    folder.mkdir(parents=True)
+    (folder / f"{VALID_ID}.yaml").write_text(f"id: {VALID_ID}\nraw: the oldest note\ncreated_at: 0001-01-01\n")
+    listed = jsonl(ok("ls", "--jsonl").stdout)
+    assert listed[0]["created_at"] == "0001-01-01T00:00:00Z"
+
+
+BOMB = """\
+id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7X
+raw: lol
+a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+"""
+
+MERGE_BOMB = "id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7X\nraw: lol\nk0: &k0 {a0: 1, b0: 2}\n" + "".join(
+    f"k{i}: &k{i} {{<<: [*k{i - 1}], x{i}: 1, y{i}: {{<<: *k{i - 1}}}}}\n" for i in range(1, 40))
+
+
+@pytest.mark.parametrize("text", [BOMB, MERGE_BOMB], ids=["nested aliases", "merge keys"])
+def test_item5_a_billion_laughs_file_is_refused_at_once(text):
+    good = add("the staging database is called pg-staging-2")
+    path = store_root() / "memories" / "2026" / "11" / f"{VALID_ID}.yaml"
+    path.write_text(text)
+    listed = run("ls", "--jsonl")
+    assert {row["id"] for row in jsonl(listed.stdout)} == {good}
+    assert "aliases" in listed.stderr
+
+
+def test_item5_an_anchor_without_alias_and_a_star_in_the_text_are_fine():
+    ok("init")
+    folder = store_root() / "memories" / "2026" / "11"
+    folder.mkdir(parents=True)
+    (folder / f"{VALID_ID}.yaml").write_text(f"id: {VALID_ID}\nraw: '**bold** and 2 * 3'\nnote: &n kept\n")
+    assert ids_listed() == {VALID_ID}
+
+
+def test_item4_a_huge_memory_file_is_skipped_without_reading_it():
+    good = add("the staging database is called pg-staging-2")
+    ok("init")
+    settings = store_root() / "mem.yaml"
+    settings.write_text(settings.read_text().replace("max_input_bytes: 1048576", "max_input_bytes: 1000"))
+    path = store_root() / "memories" / "2026" / "11" / f"{VALID_ID}.yaml"
+    path.write_text(f"id: {VALID_ID}\nraw: '" + "x" * 20_000 + "'\n")
+    listed = run("ls", "--jsonl")
+    assert {row["id"] for row in jsonl(listed.stdout)} == {good}
+    assert "larger than 16000 bytes" in listed.stderr
