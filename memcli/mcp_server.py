@@ -16,6 +16,7 @@ from typing import Annotated, Any, Callable
 from memcli import __version__
 from memcli.api import Mem
 from memcli.errors import MemError, describe
+from memcli.index.db import is_damage
 from memcli.index.filters import Filters
 from memcli.store.memory import normalise_tags
 
@@ -60,8 +61,14 @@ class Worker:
 
     async def __call__(self, work: Callable[[], Any]) -> Any:
         def run():
-            self.mem.refresh()
-            return work()
+            for attempt in range(2):
+                try:
+                    self.mem.refresh()
+                    return work()
+                except Exception as exc:  # a damaged index is rebuilt from the files, and the call made again
+                    if attempt or not is_damage(exc):
+                        raise
+                    self.mem.catalog.recover(exc)
 
         try:
             return await asyncio.wrap_future(self.pool.submit(run))

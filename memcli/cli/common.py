@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable
 
 import click
 
-from memcli.errors import MemError
+from memcli.errors import MemError, StoreError
 
 
 class MemGroup(click.Group):
@@ -29,6 +29,18 @@ class MemGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("mem: interrupted", err=True)
             ctx.exit(130)
+        except Exception as exc:
+            # Damage met after the command's first look at the index (every command rebuilds a catalog it
+            # finds damaged then): rebuild now, and say so rather than answer from a damaged cache.
+            from memcli.index.db import is_damage
+
+            env = ctx.find_object(Env)
+            if env is None or not is_damage(exc):
+                raise
+            env.mem().catalog.recover(exc)
+            click.echo("mem: error: the index was damaged and has been rebuilt from the memory files; "
+                       "run the command again", err=True)
+            ctx.exit(StoreError.exit_code)
 
 
 class StderrHandler(logging.Handler):

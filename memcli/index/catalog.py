@@ -118,6 +118,21 @@ class Catalog:
         """
         if self._refreshed and not (force or full):
             return Changes()
+        try:
+            return self._refresh(progress, full)
+        except Exception as exc:
+            if not db_file.is_damage(exc):
+                raise
+            return self.recover(exc, progress)
+
+    def recover(self, exc: BaseException, progress: Progress | None = None) -> Changes:
+        """Throw a damaged catalog away and make it again from the files, which are the truth."""
+        log.warning("the index at %s is damaged (%s); rebuilding it from the files", self.path, describe(exc))
+        self.close()
+        self._discard()
+        return self._refresh(progress, True)
+
+    def _refresh(self, progress: Progress | None, full: bool) -> Changes:
         began, started_ns = time.time(), time.time_ns()
         folders = None if full else self._changed_folders()
         if folders == []:
@@ -138,10 +153,10 @@ class Catalog:
 
     def _changed_folders(self) -> list[str] | None:
         """Folders (relative to the store root) whose files need a look: None for all, [] for none."""
-        full_look = db_file.meta(self.db, "full_look")
-        if full_look is None:
+        try:
+            at, cost = json.loads(db_file.meta(self.db, "full_look") or "null")
+        except (TypeError, ValueError):  # never looked, or a meta row that does not parse
             return None
-        at, cost = json.loads(full_look)
         if time.time() - at > max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * cost):
             return None
         changed = []
@@ -362,14 +377,27 @@ class Catalog:
         return row[0] if row else None
 
     def list(self, filters: Filters, limit: int | None = None, newest_first: bool = True) -> Iterator[Memory]:
+        """Memories in creation order. Damage met on the way rebuilds the catalog and the listing goes on
+        where it was (the order is the files' own, so a rebuilt catalog gives the same one)."""
         where, params = filters.sql()
         order = "DESC" if newest_first else "ASC"
         sql = f"SELECT record FROM memories m WHERE {where} ORDER BY m.created_at {order}, m.id {order}"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        for (record,) in self.db.execute(sql, params):
-            yield _from_record(record)
+        given = 0
+        for attempt in range(2):
+            try:
+                for number, (record,) in enumerate(self.db.execute(sql, params)):
+                    if number >= given:
+                        memory = _from_record(record)
+                        given += 1
+                        yield memory
+                return
+            except Exception as exc:
+                if attempt or not db_file.is_damage(exc):
+                    raise
+                self.recover(exc)
 
     def by_labels(self, labels: Iterable[int]) -> dict[int, Memory]:
         rows = db_file.rows_in(self.db, "SELECT label, record FROM memories WHERE label IN ({marks})", list(labels))
@@ -398,10 +426,14 @@ class Catalog:
 
 
 def _from_record(record: str) -> Memory:
-    """Records in the catalog were validated when their file was read; rebuild them without checks."""
-    data = json.loads(record)
-    known = {key: data.pop(key) for key in KEY_ORDER if key in data}
-    return Memory(**known, extra=data)
+    """Records in the catalog were validated when their file was read; rebuild them without checks
+    (one that no longer parses means a damaged catalog)."""
+    try:
+        data = json.loads(record)
+        known = {key: data.pop(key) for key in KEY_ORDER if key in data}
+        return Memory(**known, extra=data)
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise db_file.Damaged(f"a record in the catalog does not parse ({exc})") from None
 
 
 def _settled(ctime_ns: int) -> int:

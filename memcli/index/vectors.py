@@ -8,13 +8,22 @@ and the vectors from the files, so losing either costs time, never memories.
 
 Every vector comes from one model: the catalog records its id, and a different model means all
 vectors are dropped and made again, never mixed.
+
+The graph file is tied to the catalog state it was built from: each fold records the file's size,
+mtime, ctime, inode and CRC-32 in the catalog. hnswlib trusts its file (a few damaged bytes crash the
+process), so it only ever loads a file whose stat is exactly the recorded one; a file whose stat moved
+(a restored backup, a copy, a write of any kind) is checked by its CRC before every other step, and
+one that does not match, or that is not there although the catalog says vectors are in it, is thrown
+away: its vectors go back to the delta (searched by brute force) and the next fold rebuilds it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
+import zlib
 from typing import Iterable
 
 from memcli.fsutil import sibling_temp
@@ -113,14 +122,64 @@ class VectorIndex:
 
     def _drop_all(self) -> None:
         self.db.execute("DELETE FROM vectors")
+        self._forget_file()
+
+    def _forget_file(self) -> None:
+        """Delete the graph file; every stored vector is searched by brute force until the next fold."""
+        self.db.execute("UPDATE vectors SET in_hnsw = 0 WHERE in_hnsw = 1")
         self.db.execute("DELETE FROM hnsw_dead")
+        self.db.execute("DELETE FROM meta WHERE key IN ('hnsw_file', 'hnsw_deleted')")
         self._graph = None
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        db_file.remove(self.path)
+
+    # -- the graph file is the one the catalog recorded --------------------------------------------
+
+    def check_file(self) -> None:
+        """Throw the graph file away (with a warning) unless it is the one the last fold recorded, or
+        when it is missing while the catalog says vectors are in it. Cheap when its stat is unchanged."""
+        if self._file_state() == "ok":
+            return
+        with self.catalog.store.lock():
+            state = self._file_state(checksum=True)  # again under the lock: another process may have folded
+            if state == "ok":
+                return
+            if state != "none":
+                log.warning("the vector index %s is %s; rebuilding it from the stored vectors", self.path, state)
+            with db_file.transaction(self.db):
+                if state == "verified":
+                    self._set_meta("hnsw_file", json.dumps(_file_record(self.path, self._recorded()["crc"])))
+                else:
+                    self._forget_file()
+
+    def _recorded(self) -> dict | None:
+        try:
+            record = json.loads(self._meta("hnsw_file") or "null")
+            return record if isinstance(record, dict) and isinstance(record.get("crc"), int) else None
+        except ValueError:
+            return None
+
+    def _file_state(self, *, checksum: bool = False) -> str:
+        """"ok" (the recorded file, by stat), "verified" (its stat moved but its CRC is the recorded one),
+        "none" (no file, and none expected), else what is wrong with it."""
+        record = self._recorded()
+        stat = _stat_record(self.path)
+        if stat is None:
+            in_file = self.db.execute("SELECT 1 FROM vectors WHERE in_hnsw = 1 LIMIT 1").fetchone()
+            return "missing" if in_file or record else "none"
+        if record is None:
+            return "not recorded in the catalog"
+        if all(record.get(key) == value for key, value in stat.items()):
+            return "ok"
+        if record.get("size") != stat["size"]:
+            return "not the file the catalog recorded (its size differs)"
+        if not checksum:
+            return "changed"
+        return "verified" if _crc(self.path) == record["crc"] else "damaged (its checksum differs)"
 
     # -- folding the delta into the graph ----------------------------------------------------------
 
     def maybe_fold(self) -> None:
+        self.check_file()
         delta, dead = self.db.execute(
             "SELECT (SELECT COUNT(*) FROM vectors WHERE in_hnsw = 0), (SELECT COUNT(*) FROM hnsw_dead)").fetchone()
         if delta >= FOLD_AT or dead >= FOLD_AT:
@@ -133,7 +192,7 @@ class VectorIndex:
         is taken only to check that no other process folded meanwhile and to swap the file in."""
         import numpy as np
 
-        dim = int(self._meta("embed_dim") or 0)
+        dim = db_file.meta_int(self.db, "embed_dim") or 0
         if not dim:
             return
         stamp = _stamp(self.path)
@@ -142,7 +201,7 @@ class VectorIndex:
         with db_file.transaction(self.db, "DEFERRED"):
             rows = self.db.execute("SELECT label, vec FROM vectors" + ("" if fresh else " WHERE in_hnsw = 0")).fetchall()
             dead = [] if fresh else [label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")]
-            marked = 0 if fresh else int(self._meta("hnsw_deleted") or 0)
+            marked = 0 if fresh else db_file.meta_int(self.db, "hnsw_deleted") or 0
         if fresh:
             graph = _new_graph(dim, max(1024, len(rows)))
         for label in dead:
@@ -160,16 +219,21 @@ class VectorIndex:
                 if progress:
                     progress("building the vector graph", min(start + 5000, len(rows)), len(rows))
         tmp = sibling_temp(self.path)
-        graph.save_index(str(tmp))
-        with self.catalog.store.lock():
-            if _stamp(self.path) != stamp:
-                # Another process folded first; its file holds what this one would have written.
-                tmp.unlink()
-                self._graph = None
-                return
-            os.replace(tmp, self.path)
-            with db_file.transaction(self.db):
-                self._folded([label for label, _ in rows], dead, marked, fresh)
+        try:
+            graph.save_index(str(tmp))
+            crc = _crc(tmp)
+            with self.catalog.store.lock():
+                if _stamp(self.path) != stamp:
+                    # Another process folded first; its file holds what this one would have written.
+                    tmp.unlink()
+                    self._graph = None
+                    return
+                os.replace(tmp, self.path)
+                with db_file.transaction(self.db):
+                    self._folded([label for label, _ in rows], dead, marked, fresh)
+                    self._set_meta("hnsw_file", json.dumps(_file_record(self.path, crc)))
+        finally:
+            db_file.remove(tmp)
         self._graph, self._graph_stamp = graph, _stamp(self.path)
 
     def _folded(self, added: list[int], dead: list[int], marked: int, fresh: bool) -> None:
@@ -188,10 +252,12 @@ class VectorIndex:
         self._set_meta("hnsw_deleted", str(marked))
 
     def _load_graph(self, dim: int):
+        """The graph, only when the file is exactly the one the catalog recorded (else None: the caller
+        searches the stored vectors by brute force, or folds from scratch)."""
         import hnswlib
 
         stamp = _stamp(self.path)
-        if stamp is None:
+        if stamp is None or self._file_state() != "ok":
             return None
         if self._graph is not None and self._graph_stamp == stamp:
             return self._graph
@@ -212,7 +278,7 @@ class VectorIndex:
         """The k nearest labels by cosine similarity, best first; `allowed` restricts them (filters)."""
         import numpy as np
 
-        dim = int(self._meta("embed_dim") or 0)
+        dim = db_file.meta_int(self.db, "embed_dim") or 0
         if not dim:
             return []
         vector = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -225,7 +291,7 @@ class VectorIndex:
                 # Delta first, then the file: a fold in between can only duplicate a label, never lose it.
                 rows = self.db.execute("SELECT label, vec FROM vectors WHERE in_hnsw = 0").fetchall()
                 dead = {label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")}
-                marked = int(self._meta("hnsw_deleted") or 0)
+                marked = db_file.meta_int(self.db, "hnsw_deleted") or 0
                 graph = self._load_graph(dim)
                 if graph is None and self.db.execute("SELECT 1 FROM vectors WHERE in_hnsw = 1 LIMIT 1").fetchone():
                     rows = self.db.execute("SELECT label, vec FROM vectors").fetchall()
@@ -273,6 +339,26 @@ def _new_graph(dim: int, capacity: int):
     graph.init_index(max_elements=capacity, ef_construction=HNSW_EF_CONSTRUCTION, M=HNSW_M)
     graph.set_num_threads(2)
     return graph
+
+
+def _stat_record(path) -> dict | None:
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return {"size": info.st_size, "mtime_ns": info.st_mtime_ns, "ctime_ns": info.st_ctime_ns, "ino": info.st_ino}
+
+
+def _file_record(path, crc: int) -> dict:
+    return {**_stat_record(path), "crc": crc}
+
+
+def _crc(path) -> int:
+    crc = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            crc = zlib.crc32(chunk, crc)
+    return crc
 
 
 def _stamp(path) -> tuple[int, int] | None:
