@@ -31,12 +31,12 @@ class ImportReport:
     redacted: dict[str, int] = field(default_factory=dict)
 
 
-def export(mem: Mem) -> Iterator[dict]:
-    """Every memory as its stored fields, oldest first."""
+def export(mem: Mem, filters: Filters = Filters(), limit: int | None = None) -> Iterator[dict]:
+    """The memories `filters` choose, as their stored fields, oldest first."""
     if not mem.store.exists:
         return iter(())
     mem.catalog.refresh()
-    return (memory.to_dict() for memory in mem.catalog.list(Filters(), newest_first=False))
+    return (memory.to_dict() for memory in mem.catalog.list(filters, limit, newest_first=False))
 
 
 def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing) -> ImportReport:

@@ -402,9 +402,9 @@ def test_a_deleted_index_is_rebuilt(tmp_path):
     import shutil
 
     shutil.rmtree(store_root() / ".index")
-    assert memory_id in ok("ls").stdout
+    assert memory_id in ok("ls", "--jsonl").stdout
     (store_root() / ".index" / "catalog.sqlite").write_bytes(b"garbage" * 100)
-    result = ok("ls")
+    result = ok("ls", "--jsonl")
     assert memory_id in result.stdout
 
 

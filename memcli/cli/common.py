@@ -72,6 +72,10 @@ class Env:
             self._mem = Mem.open(self.store_dir, self.providers)
         return self._mem
 
+    def short_id(self, memory_id: str) -> str:
+        """The shortest prefix (at least 8) that names only this memory: what listings show."""
+        return self.mem().catalog.short_id(memory_id)
+
 
 pass_env = click.make_pass_decorator(Env)
 
@@ -81,6 +85,17 @@ def output_options(func):
     func = click.option("--jsonl", "fmt", flag_value="jsonl", help="One JSON object per line.")(func)
     func = click.option("--json", "fmt", flag_value="json", help="A JSON array (an object for one memory).")(func)
     return func
+
+
+def limit_option(default: int | None, help: str, *aliases: str):
+    """-n/--limit: the one way every command that lists says how many."""
+    return click.option("-n", *aliases, "--limit", "limit", type=click.IntRange(min=1), default=default,
+                        show_default=default is not None, metavar="N", help=help)
+
+
+def query_text(words: tuple[str, ...]) -> str:
+    """Several words are one query, as `mem add` takes several words as one text."""
+    return " ".join(words)
 
 
 def emit(items: Iterable, fmt: str | None, *, row: Callable[[Any], dict], human: Callable[[Any], str],

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from memcli.cli import render
-from memcli.cli.common import Env, emit, output_options, pass_env, say_redacted
+from memcli.cli.common import Env, emit, limit_option, output_options, pass_env, say_redacted
 from memcli.errors import NOTHING, InputError, InvalidMemory, MemError, Refused
 
 
@@ -21,10 +21,12 @@ def interactive() -> bool:
 
 
 def filter_options(func):
-    """The filters that `ls`, `search` and `context` share."""
+    """The filters that `ls`, `search`, `context` and `export` share."""
     func = click.option("--source", metavar="GLOB", help="Only memories whose source matches GLOB.")(func)
-    func = click.option("--until", metavar="WHEN", help="Created at or before WHEN (date, ISO time, 3d, yesterday).")(func)
-    func = click.option("--since", metavar="WHEN", help="Created at or after WHEN (date, ISO time, 3d, 2w, today).")(func)
+    func = click.option("--until", metavar="WHEN", help="Created at or before WHEN (same forms as --since).")(func)
+    func = click.option("--since", metavar="WHEN",
+                        help="Created at or after WHEN: 2026-11-29, 30m (m is minutes), 12h, 3d, 2w, 1mo, 1y, "
+                             "'last week', yesterday.")(func)
     func = click.option("-t", "--tag", "tags", multiple=True, metavar="TAG",
                         help="Only memories with this tag (repeat for all of several).")(func)
     return func
@@ -148,14 +150,14 @@ def show(env: Env, memory_id: str, raw: bool, fmt: str | None) -> None:
 
 @click.command(name="ls")
 @filter_options
-@click.option("-n", "--limit", type=click.IntRange(min=1), help="At most N memories.")
+@limit_option(None, "At most N memories.")
 @click.option("--raw", is_flag=True, help="Show raw text instead of the compressed form.")
 @output_options
 @pass_env
 def ls(env: Env, tags, since, until, source, limit, raw, fmt) -> None:
     """List memories, newest first."""
     memories = env.mem().list(make_filters(tags, since, until, source), limit)
-    emit(memories, fmt, row=lambda m: m.to_contract(raw=raw), human=lambda m: render.line(m, raw=raw))
+    emit(memories, fmt, row=lambda m: m.to_contract(raw=raw), human=lambda m: render.line(m, env.short_id(m.id), raw=raw))
 
 
 @click.command()
@@ -168,7 +170,7 @@ def rm(env: Env, memory_ids, yes: bool) -> None:
     memories = mem.resolve(memory_ids)
     if not yes and interactive():
         for memory in memories:
-            click.echo(render.line(memory), err=True)
+            click.echo(render.line(memory, env.short_id(memory.id)), err=True)
         noun = "memory" if len(memories) == 1 else "memories"
         if not click.confirm(f"Delete {len(memories)} {noun}?", err=True):
             raise click.exceptions.Exit(NOTHING)
@@ -219,12 +221,15 @@ def _keep(text: str, memory_id: str) -> str:
 
 
 @click.command()
+@filter_options
+@limit_option(None, "At most N memories (the oldest N).")
 @pass_env
-def export(env: Env) -> None:
-    """Write every memory, with every field, as JSON lines (oldest first) to stdout."""
+def export(env: Env, tags, since, until, source, limit) -> None:
+    """Write memories, with every field, as JSON lines (oldest first) to stdout; the filters are those
+    of `mem ls`. `mem import` reads it back."""
     from memcli.transfer import export
 
-    for record in export(env.mem()):
+    for record in export(env.mem(), make_filters(tags, since, until, source), limit):
         click.echo(json.dumps(record, ensure_ascii=False))
 
 

@@ -354,8 +354,14 @@ class Catalog:
         if not rows:
             raise NotFound(f"no memory with id {prefix!r}")
         if len(rows) > 1:
-            raise AmbiguousId(prefix, [r[0] for r in rows])
+            matches = [r[0] for r in rows]
+            raise AmbiguousId(prefix, matches, [self._describe(m) for m in matches[:10]])
         return rows[0]
+
+    def _describe(self, memory_id: str) -> str:
+        memory = self.get(memory_id)
+        text = " ".join(memory.raw.split())
+        return f"{memory_id}  {memory.created_at[:10]}  {text[:60] + '…' if len(text) > 60 else text}"
 
     def short_id(self, memory_id: str, min_length: int = 8) -> str:
         """The shortest prefix (at least min_length) that names only this memory today, like git's
