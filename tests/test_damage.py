@@ -6,6 +6,7 @@ neighbours of the same kind.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -235,3 +236,196 @@ def test_item4_a_huge_memory_file_is_skipped_without_reading_it():
     listed = run("ls", "--jsonl")
     assert {row["id"] for row in jsonl(listed.stdout)} == {good}
     assert "larger than 16000 bytes" in listed.stderr
+
+
+# -- a damaged cache -------------------------------------------------------------------------------
+
+def fill(count: int = 60) -> list[str]:
+    """`count` memories, each with its own words, and every cache built (`mem reindex` writes the graph)."""
+    lines = "\n".join(json.dumps({"raw": f"note {i} about the w{i}x project and topic{i % 7}"}) for i in range(count))
+    ok("import", "--no-compress", input=lines)
+    ok("reindex")
+    listed = sorted(row["id"] for row in jsonl(ok("export").stdout))
+    gc.collect()  # close what the commands left open in this process, as their own processes would have
+    return listed
+
+
+def every_command_works(expected: set[str]) -> None:
+    """What a user runs after the damage: nothing crashes, nothing is missing (a command may say once
+    that it rebuilt the index)."""
+    for args in (["ls", "-n", "3"], ["search", "w5x project"], ["show", sorted(expected)[0]], ["doctor"],
+                 ["export"], ["add", "a note written after the damage"]):
+        result = run(*args)
+        assert result.exit_code in (0, 1, 5), (args, result.exit_code, result.stderr)
+    listed = ids_listed()
+    assert expected <= listed and len(listed) == len(expected) + 1
+    assert ok("search", "w5x project", "--jsonl", "--mode", "text").stdout.count('"score"') >= 1
+
+
+NOTE_5 = "note 5 about the w5x project and topic5"  # the fake embedder puts exactly one memory nearest
+
+
+def page_size() -> int:
+    with catalog() as db:
+        return db.execute("PRAGMA page_size").fetchone()[0]
+
+
+def table_page(name: str) -> int:
+    with catalog() as db:
+        return db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (name,)).fetchone()[0]
+
+
+@pytest.mark.parametrize("table", ["memories", "fts_data", "vectors", "meta", "broken", "folders"])
+def test_item6_noise_in_a_page_of_the_catalog_rebuilds_it(table):
+    expected = set(fill())
+    offset = page_size() * (table_page(table) - 1)
+    with open(store_root() / ".index" / db_file.FILE, "r+b") as handle:
+        handle.seek(offset)
+        handle.write(os.urandom(4096))
+    every_command_works(expected)
+
+
+@pytest.mark.parametrize("where", ["header", "middle", "end", "truncated", "empty", "a folder", "text"])
+def test_item6_neighbours_a_catalog_file_that_is_not_a_database(where):
+    expected = set(fill())
+    path = store_root() / ".index" / db_file.FILE
+    size = path.stat().st_size
+    if where == "a folder":
+        path.unlink()
+        path.mkdir()
+        (path / "x").write_text("x")
+    elif where == "text":
+        path.write_text("not a database\n")
+    elif where in ("truncated", "empty"):
+        os.truncate(path, size // 2 if where == "truncated" else 0)
+    else:
+        with open(path, "r+b") as handle:
+            handle.seek({"header": 0, "middle": size // 2, "end": size - 4096}[where])
+            handle.write(os.urandom(4096))
+    every_command_works(expected)
+
+
+@pytest.mark.parametrize("name", ["-wal", "-shm"])
+def test_item6_neighbours_noise_in_the_wal_and_shm_files(name):
+    expected = set(fill())
+    path = store_root() / ".index" / (db_file.FILE + name)
+    path.write_bytes(os.urandom(64 * 1024))
+    every_command_works(expected)
+
+
+@pytest.mark.parametrize("key, value", [
+    ("full_look", "not json"), ("full_look", "[1, 2, 3]"), ("embed_dim", "many"), ("embed_dim", "7"),
+    ("hnsw_deleted", "x"), ("hnsw_file", "{}"), ("hnsw_file", "nonsense"), ("schema", "99"),
+    ("embed_model", "another-model"),
+])
+def test_item6_neighbours_a_meta_row_that_makes_no_sense(key, value):
+    expected = set(fill())
+    with catalog() as db:
+        db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+    every_command_works(expected)
+
+
+@pytest.mark.parametrize("damage", ["a record that is not JSON", "a record of the wrong shape", "a dropped table",
+                                    "a dropped meta table"])
+def test_item6_neighbours_rows_that_make_no_sense(damage):
+    expected = set(fill())
+    with catalog() as db:
+        if damage == "a record that is not JSON":
+            db.execute("UPDATE memories SET record = '{not json' WHERE label = 5")
+        elif damage == "a record of the wrong shape":
+            db.execute("UPDATE memories SET record = '[1, 2]' WHERE label = 6")
+        elif damage == "a dropped table":
+            db.execute("DROP TABLE vectors")
+        else:
+            db.execute("DROP TABLE meta")
+    every_command_works(expected)
+
+
+@pytest.mark.parametrize("what", [".index as a file", "lock as a folder", "graph file as a folder"])
+def test_item6_neighbours_something_else_where_a_cache_should_be(what):
+    expected = set(fill())
+    index = store_root() / ".index"
+    if what == ".index as a file":
+        shutil.rmtree(index)
+        index.write_text("x")
+    elif what == "lock as a folder":
+        (index / "lock").unlink()
+        (index / "lock").mkdir()
+    else:
+        (index / db_file.HNSW_FILE).unlink()
+        (index / db_file.HNSW_FILE).mkdir()
+    every_command_works(expected)
+
+
+def test_item3_a_restored_older_graph_file_is_not_used():
+    old = fill(50)
+    saved = store_root() / "old.hnsw"
+    shutil.copy2(store_root() / ".index" / db_file.HNSW_FILE, saved)
+    ok("rm", "-y", *old)
+    ok("import", "--no-compress", input="\n".join(
+        json.dumps({"raw": f"fresh {word} entry"}) for word in ("kiwi", "mango", "papaya", "quince")))
+    ok("reindex")
+    shutil.copy2(saved, store_root() / ".index" / db_file.HNSW_FILE)
+
+    result = ok("search", "papaya", "--mode", "vector", "--jsonl")
+    assert "papaya" in jsonl(result.stdout)[0]["content"]
+    assert "vector index" in result.stderr
+    assert "vector index" not in ok("search", "papaya", "--mode", "vector").stderr
+
+
+def test_item7_a_damaged_graph_file_never_reaches_hnswlib():
+    fill(200)
+    path = store_root() / ".index" / db_file.HNSW_FILE
+    assert path.stat().st_size > 60_000
+    with open(path, "r+b") as handle:
+        handle.seek(50_000)
+        handle.write(b"\xff" * 512)
+    result = ok("search", NOTE_5, "--mode", "vector", "--jsonl")
+    assert "w5x" in jsonl(result.stdout)[0]["content"]
+    assert "damaged" in result.stderr
+
+
+def test_item7_a_truncated_graph_file_is_rebuilt_once_not_warned_about_forever():
+    fill(200)
+    path = store_root() / ".index" / db_file.HNSW_FILE
+    os.truncate(path, 1000)
+    first = ok("search", "w5x project", "--mode", "vector")
+    assert "rebuilding" in first.stderr
+    second = ok("search", "w5x project", "--mode", "vector")
+    assert second.stderr == ""
+    assert ok("doctor").exit_code == 0
+
+
+def test_item7_damage_that_keeps_the_stat_is_found_by_doctor():
+    fill(200)
+    path = store_root() / ".index" / db_file.HNSW_FILE
+    before = path.stat()
+    with open(path, "r+b") as handle:
+        handle.seek(50_000)
+        handle.write(b"\xff" * 512)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with catalog() as db:  # as if its ctime had not moved either (a bit flipped on disk)
+        record = json.loads(db.execute("SELECT value FROM meta WHERE key = 'hnsw_file'").fetchone()[0])
+        record["ctime_ns"] = path.stat().st_ctime_ns
+        db.execute("UPDATE meta SET value = ? WHERE key = 'hnsw_file'", (json.dumps(record),))
+    doctor = ok("doctor")
+    assert "vector index was damaged" in doctor.stdout
+    assert "w5x" in jsonl(ok("search", NOTE_5, "--mode", "vector", "--jsonl").stdout)[0]["content"]
+
+
+# -- small -----------------------------------------------------------------------------------------
+
+def test_item17_stale_temp_files_are_reported_and_removed_by_doctor_fix():
+    add("the deploy key rotates every 90 days")
+    folder = memory_files()[0].parent
+    dead = [folder / f".{VALID_ID}.yaml.4194304.0badf00d.tmp", store_root() / ".index" / ".vectors.hnsw.4194305.tmp"]
+    live = folder / f".{VALID_ID}.yaml.{os.getpid()}.0badf00d.tmp"
+    for path in [*dead, live]:
+        path.write_text("half a write")
+    doctor = run("doctor")
+    assert doctor.exit_code == 1
+    assert "2 temp files left by interrupted writes" in doctor.stdout and "mem doctor --fix" in doctor.stdout
+    ok("doctor", "--fix")
+    assert not any(path.exists() for path in dead)
+    assert live.exists()
+    assert ok("doctor").exit_code == 0

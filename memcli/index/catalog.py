@@ -132,6 +132,21 @@ class Catalog:
         self._discard()
         return self._refresh(progress, True)
 
+    def check(self) -> str | None:
+        """A full integrity check of the SQLite file (doctor; it reads every page): what was wrong, after
+        rebuilding, or None."""
+        try:
+            problems = [row[0] for row in self.db.execute("PRAGMA quick_check")]
+            if problems == ["ok"]:
+                return None
+            error: BaseException = db_file.Damaged("; ".join(problems[:3]))
+        except Exception as exc:
+            if not db_file.is_damage(exc):
+                raise
+            error = exc
+        self.recover(error)
+        return describe(error)
+
     def _refresh(self, progress: Progress | None, full: bool) -> Changes:
         began, started_ns = time.time(), time.time_ns()
         folders = None if full else self._changed_folders()

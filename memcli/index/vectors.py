@@ -134,22 +134,25 @@ class VectorIndex:
 
     # -- the graph file is the one the catalog recorded --------------------------------------------
 
-    def check_file(self) -> None:
+    def check_file(self, *, deep: bool = False) -> str | None:
         """Throw the graph file away (with a warning) unless it is the one the last fold recorded, or
-        when it is missing while the catalog says vectors are in it. Cheap when its stat is unchanged."""
-        if self._file_state() == "ok":
-            return
+        when it is missing while the catalog says vectors are in it; returns what was wrong. Cheap when
+        its stat is unchanged, unless `deep` (doctor), which checks the CRC whatever the stat says."""
+        if not deep and self._file_state() == "ok":
+            return None
         with self.catalog.store.lock():
-            state = self._file_state(checksum=True)  # again under the lock: another process may have folded
-            if state == "ok":
-                return
-            if state != "none":
+            # Again under the lock: another process may have folded meanwhile.
+            state = self._file_state(checksum=True, deep=deep)
+            if state in ("ok", "none"):
+                return None
+            if state != "verified":
                 log.warning("the vector index %s is %s; rebuilding it from the stored vectors", self.path, state)
             with db_file.transaction(self.db):
                 if state == "verified":
                     self._set_meta("hnsw_file", json.dumps(_file_record(self.path, self._recorded()["crc"])))
                 else:
                     self._forget_file()
+        return None if state == "verified" else state
 
     def _recorded(self) -> dict | None:
         try:
@@ -158,7 +161,7 @@ class VectorIndex:
         except ValueError:
             return None
 
-    def _file_state(self, *, checksum: bool = False) -> str:
+    def _file_state(self, *, checksum: bool = False, deep: bool = False) -> str:
         """"ok" (the recorded file, by stat), "verified" (its stat moved but its CRC is the recorded one),
         "none" (no file, and none expected), else what is wrong with it."""
         record = self._recorded()
@@ -168,13 +171,15 @@ class VectorIndex:
             return "missing" if in_file or record else "none"
         if record is None:
             return "not recorded in the catalog"
-        if all(record.get(key) == value for key, value in stat.items()):
+        if all(record.get(key) == value for key, value in stat.items()) and not deep:
             return "ok"
         if record.get("size") != stat["size"]:
             return "not the file the catalog recorded (its size differs)"
         if not checksum:
             return "changed"
-        return "verified" if _crc(self.path) == record["crc"] else "damaged (its checksum differs)"
+        if _crc(self.path) != record["crc"]:
+            return "damaged (its checksum differs)"
+        return "ok" if deep and all(record.get(key) == value for key, value in stat.items()) else "verified"
 
     # -- folding the delta into the graph ----------------------------------------------------------
 

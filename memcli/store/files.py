@@ -10,6 +10,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Callable, Iterator
@@ -166,9 +167,12 @@ class Store:
             finally:
                 self._lock_depth -= 1
             return
+        path = self.index_dir / "lock"
         try:
             self.index_dir.mkdir(parents=True, exist_ok=True)
-            handle = open(self.index_dir / "lock", "a+")
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)  # only a cache folder: whatever took the lock file's place goes
+            handle = open(path, "a+")
         except OSError as exc:
             raise StoreError(f"cannot lock {self.index_dir}: {exc.strerror or exc}") from None
         deadline = time.monotonic() + timeout
