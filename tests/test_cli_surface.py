@@ -101,3 +101,44 @@ def test_an_ambiguous_prefix_lists_the_candidates():
     assert result.exit_code == 4
     assert "ambiguous" in result.stderr and first in result.stderr and second in result.stderr
     assert "the first note" in result.stderr and "the second note" in result.stderr
+
+
+def test_deferred_memories_are_information_for_doctor():
+    ok("add", "x " * 300, "--defer")
+    result = run("doctor")
+    assert result.exit_code == 0, result.output
+    line = next(line for line in result.stdout.splitlines() if "compression" in line)
+    assert line.startswith("info") and "1 memories wait to be compressed" in line
+    assert "fix: mem compress --pending" in result.stdout and "FAIL" not in result.stdout
+
+
+def test_path_says_why_this_store(tmp_path, monkeypatch):
+    assert "given by $MEM_DIR" in ok("-v", "path").stderr
+    assert "given by --dir" in ok("--dir", tmp_path / "elsewhere", "-v", "path").stderr
+    project = tmp_path / "project"
+    ok("--dir", project / ".mem", "init")
+    (project / "src").mkdir()
+    monkeypatch.chdir(project / "src")
+    monkeypatch.delenv("MEM_DIR")
+    told = json.loads(ok("path", "--json").stdout)
+    assert told["store"] == str(project / ".mem") and told["exists"] is True
+    assert "nearest project store upward" in told["chosen_by"]
+    assert "nearest project store" in ok("-v", "path").stderr and "using" not in ok("path").stderr
+
+
+def test_every_command_speaks_json(tmp_path):
+    long_text = "We keep the nightly deploy window at 02:00 UTC because traffic is lowest then. " * 6
+    deferred = json.loads(ok("add", long_text, "--defer", "--json").stdout)["id"]
+    assert json.loads(ok("compress", "--pending", "--json").stdout) == {"memories": 1, "by_status": {"done": 1}}
+    assert json.loads(ok("reindex", "--json").stdout)["memories"] == 1
+    assert json.loads(ok("stats", "--json").stdout)["memories"] == 1
+    assert json.loads(ok("tag", deferred, "+ops", "--json").stdout)[0]["added"] == ["ops"]
+    assert json.loads(ok("tags", "--json").stdout) == [{"tag": "ops", "count": 1}]
+    (tmp_path / "notes.md").write_text("# Notes\n\nthe scraper rotates proxies\n")
+    assert json.loads(ok("ingest", tmp_path / "notes.md", "--json").stdout)["added"] == 1
+    exported = ok("export").stdout
+    imported = json.loads(ok("--dir", tmp_path / "copy", "import", "--json", input=exported).stdout)
+    assert imported["imported"] == 2
+    assert json.loads(ok("path", "--json").stdout)["exists"] is True
+    assert json.loads(ok("rm", "-y", deferred, "--json").stdout) == {"deleted": [deferred]}
+    assert json.loads(ok("doctor", "--json").stdout)["healthy"] is True

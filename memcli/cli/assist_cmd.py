@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from memcli.cli.common import Env, ProgressBars, limit_option, pass_env, query_text
-from memcli.context import DEFAULT_BUDGET
+from memcli.cli.common import Env, ProgressBars, echo_json, limit_option, pass_env, query_text
 from memcli.cli.core import filter_options, make_filters
+from memcli.context import DEFAULT_BUDGET
 from memcli.errors import NOTHING
 from memcli.index.search import MODES
 
@@ -43,7 +41,7 @@ def context(env: Env, words, budget, limit, tags, since, until, source, mode, mi
         packed = env.mem().context(query_text(words), budget, raw=raw, k=limit, mode=mode, min_score=min_score, progress=progress,
                                    filters=make_filters(tags, since, until, source))
     if as_json:
-        click.echo(json.dumps(packed.to_contract(raw=raw), ensure_ascii=False, indent=2))
+        echo_json(packed.to_contract(raw=raw))
     else:
         click.echo(packed.text, nl=False)
     if packed.skipped:

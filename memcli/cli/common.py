@@ -98,12 +98,17 @@ def query_text(words: tuple[str, ...]) -> str:
     return " ".join(words)
 
 
+def echo_json(value) -> None:
+    """One JSON object on stdout: what every command's --json prints when its answer is one thing."""
+    click.echo(json.dumps(value, ensure_ascii=False, indent=2))
+
+
 def emit(items: Iterable, fmt: str | None, *, row: Callable[[Any], dict], human: Callable[[Any], str],
          single: bool = False) -> int:
     """Write items to stdout as contract rows (--json/--jsonl) or human text; returns how many."""
     if fmt == "json" and single:
         rows = [row(item) for item in items]
-        click.echo(json.dumps(rows[0] if rows else None, ensure_ascii=False, indent=2))
+        echo_json(rows[0] if rows else None)
         return len(rows)
     if fmt == "json":
         # An array streamed one object per line: valid JSON, and the fast C encoder does the work.

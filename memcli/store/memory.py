@@ -25,7 +25,7 @@ from memcli.store import ids
 
 KEY_ORDER = ("id", "created_at", "updated_at", "tags", "source", "written_by", "raw", "compressed", "compression")
 COMPRESSION_ORDER = ("method", "model", "raw_tokens", "tokens", "status", "reason")
-STATUSES = ("done", "skipped", "pending", "failed")
+STATUSES = ("done", "skipped", "pending", "failed", "quarantined")
 TAG_RE = re.compile(r"^[^\s,]+$")
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -90,7 +90,7 @@ def normalise_tags(values) -> list[str]:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise InputError(f"a tag must be a word, not {_kind(value)}")
         for part in check_text(str(value), "a tag").split(","):
-            tag = part.strip().lower()
+            tag = part.strip().lower().replace("[redacted:", "[REDACTED:")  # a redaction marker keeps its form
             if not tag:
                 continue
             if not TAG_RE.match(tag):
@@ -237,22 +237,26 @@ class Memory:
 
     @classmethod
     def from_yaml(cls, text: str, origin: str) -> "Memory":
-        try:
-            data = _load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" (line {mark.line + 1})" if mark is not None else ""
-            raise InvalidMemory(f"{origin}: not valid YAML{where}") from None
-        except InvalidMemory as exc:
-            raise InvalidMemory(f"{origin}: {exc}") from None
-        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-            # PyYAML builds values after parsing: 2020-02-30 is a timestamp it cannot make, a number may have
-            # more digits than Python converts, nesting may be deeper than the stack.
-            raise InvalidMemory(f"{origin}: a value YAML cannot build ({type(exc).__name__}: {exc})") from None
-        return cls.from_dict(data, origin)
+        return cls.from_dict(parse_yaml(text, origin), origin)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False)
+
+
+def parse_yaml(text: str, origin: str):
+    """The data of a memory file, before it is checked as a memory (the gate screens it first)."""
+    try:
+        return _load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise InvalidMemory(f"{origin}: not valid YAML{where}") from None
+    except InvalidMemory as exc:
+        raise InvalidMemory(f"{origin}: {exc}") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        # PyYAML builds values after parsing: 2020-02-30 is a timestamp it cannot make, a number may have
+        # more digits than Python converts, nesting may be deeper than the stack.
+        raise InvalidMemory(f"{origin}: a value YAML cannot build ({type(exc).__name__}: {exc})") from None
 
 
 def _ordered_compression(info: dict | None) -> dict | None:
