@@ -12,12 +12,9 @@ import re
 import secrets
 from pathlib import Path
 from typing import Iterator
-<<<<<<< HEAD
 
 # What sibling_temp names (and what older versions named, without the random part): the pid that made it.
 TEMP_NAME = re.compile(r"^\..+\.(\d+)(?:\.[0-9a-f]+)?\.tmp$")
-=======
->>>>>>> main
 
 
 def sibling_temp(dest: Path) -> Path:
@@ -42,7 +39,6 @@ def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
         raise
 
 
-<<<<<<< HEAD
 def stale_temps(root: Path) -> Iterator[Path]:
     """Temp files under root left by a process that is no longer running (killed mid-write); a live
     process's temp file is its write in progress and is left alone."""
@@ -64,7 +60,8 @@ def _running(pid: int) -> bool:
     except (PermissionError, OverflowError):
         return pid < 1 << 22  # another user's process, or a number no pid can be
     return True
-=======
+
+
 @contextlib.contextmanager
 def scratch_file(dest: Path, text: str) -> Iterator[Path]:
     """A private (0600) file named like a temp file beside dest, holding text, removed on the way out
@@ -79,4 +76,3 @@ def scratch_file(dest: Path, text: str) -> Iterator[Path]:
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink()
->>>>>>> main

@@ -13,29 +13,19 @@ MARKS = {"ok": click.style("ok  ", fg="green"), "info": click.style("info", fg="
 
 
 @click.command()
-<<<<<<< HEAD
-@click.option("--json", "as_json", is_flag=True, help="Print {store, healthy, findings: [{check, ok, message, fix}]}.")
-@click.option("--fix", is_flag=True, help="Also remove the temp files that interrupted writes left.")
-=======
 @click.option("--json", "as_json", is_flag=True,
               help="Print {store, healthy, findings: [{check, ok, level, message, fix}]}.")
->>>>>>> main
+@click.option("--fix", is_flag=True, help="Also remove the temp files that interrupted writes left.")
 @pass_env
 def doctor(env: Env, as_json: bool, fix: bool) -> None:
     """Check the store and say how to fix each problem. Exits 0 when healthy, 1 otherwise.
 
     Looks for unreadable memory files (e.g. git merge conflicts), the same id in two files, memories
     that meaning search cannot find yet, models that are not installed, an .index/ that git would
-<<<<<<< HEAD
-    commit, and compressions that are pending or failed. Like a search, it first catches the index up
-    with the files (after a git pull, say), embedding what has no vector yet. It reads every page of
-    the caches and rebuilds a damaged one, and names the temp files that killed writes left (--fix
-    removes them).
-=======
     commit, and compressions that failed; memories waiting for `mem compress --pending` are reported
     as information, not a problem. Like a search, it first catches the index up with the files
-    (after a git pull, say), embedding what has no vector yet.
->>>>>>> main
+    (after a git pull, say), embedding what has no vector yet. It reads every page of the caches and
+    rebuilds a damaged one, and names the temp files that killed writes left (--fix removes them).
     """
     from memcli.doctor import diagnose
 

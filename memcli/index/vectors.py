@@ -224,9 +224,9 @@ class VectorIndex:
                 if progress:
                     progress("building the vector graph", min(start + 5000, len(rows)), len(rows))
         tmp = sibling_temp(self.path)
-<<<<<<< HEAD
         try:
             graph.save_index(str(tmp))
+            self.catalog.store.protect(tmp)
             crc = _crc(tmp)
             with self.catalog.store.lock():
                 if _stamp(self.path) != stamp:
@@ -240,19 +240,6 @@ class VectorIndex:
                     self._set_meta("hnsw_file", json.dumps(_file_record(self.path, crc)))
         finally:
             db_file.remove(tmp)
-=======
-        graph.save_index(str(tmp))
-        self.catalog.store.protect(tmp)
-        with self.catalog.store.lock():
-            if _stamp(self.path) != stamp:
-                # Another process folded first; its file holds what this one would have written.
-                tmp.unlink()
-                self._graph = None
-                return
-            os.replace(tmp, self.path)
-            with db_file.transaction(self.db):
-                self._folded([label for label, _ in rows], dead, marked, fresh)
->>>>>>> main
         self._graph, self._graph_stamp = graph, _stamp(self.path)
 
     def _folded(self, added: list[int], dead: list[int], marked: int, fresh: bool) -> None:

@@ -207,17 +207,12 @@ class Store:
             return
         path = self.index_dir / "lock"
         try:
-<<<<<<< HEAD
-            self.index_dir.mkdir(parents=True, exist_ok=True)
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path)  # only a cache folder: whatever took the lock file's place goes
-            handle = open(path, "a+")
-=======
             self._mkdir(self.index_dir)
             self.protect()
-            handle = os.fdopen(os.open(self.index_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_APPEND,
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)  # only a cache folder: whatever took the lock file's place goes
+            handle = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND,
                                        0o600 if self.private else 0o666), "a+")
->>>>>>> main
         except OSError as exc:
             raise StoreError(f"cannot lock {self.index_dir}: {exc.strerror or exc}") from None
         deadline = time.monotonic() + timeout
