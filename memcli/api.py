@@ -30,6 +30,7 @@ from memcli.store import ids
 from memcli.store.files import Store, find_store
 from memcli.store.memory import (
     Memory,
+    check_text,
     clean_input,
     content_key,
     normalise_tags,
@@ -154,6 +155,7 @@ class Mem:
         decided the source with finer rules (ingest). `local_only` keeps the text off any compression
         server (`send_to_remote: false` in its file)."""
         raw = self._checked_text(text)
+        check_text(source or "", "the source")
         if check_source:
             self.gate.refuse_ignored_source(source)
         fields, redacted = self.gate.screen({"raw": raw, "tags": tags, "source": source, "written_by": written_by})

@@ -429,3 +429,131 @@ def test_item17_stale_temp_files_are_reported_and_removed_by_doctor_fix():
     assert not any(path.exists() for path in dead)
     assert live.exists()
     assert ok("doctor").exit_code == 0
+
+
+# -- one bad input aborts a command ----------------------------------------------------------------
+
+BAD_LINES = {
+    "a time that has no UTC form": b'{"raw": "x1", "created_at": "9999-12-31T23:59:59-12:00"}',
+    "a lone surrogate": b'{"raw": "a \\ud800"}',
+    "invalid UTF-8": b'{"raw": "caf\xe9"}',
+    "a lone surrogate in a tag": b'{"raw": "x2", "tags": ["\\udcff"]}',
+    "a number too long": b'{"raw": "x3", "n": ' + b"9" * 5000 + b"}",
+    "nesting deeper than the stack": b'{"raw": "x4", "n": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "a set of year one moments": b'{"raw": "x5", "created_at": "0001-01-01T00:00:00+01:00"}',
+    "NaN": b'{"raw": "x6", "score2": NaN}',
+    "raw as a list": b'{"raw": ["x7"]}',
+}
+
+
+def test_item8_one_bad_import_line_is_reported_and_the_rest_imported():
+    good = [json.dumps({"raw": f"good line {n}"}).encode() for n in range(3)]
+    lines = [good[0], *BAD_LINES.values(), good[1], b"\xff\xfe\x00garbage", good[2]]
+    result = run("import", "-", input=b"\n".join(lines) + b"\n")
+    assert result.exit_code == 3  # some lines were invalid
+    for number in range(2, len(BAD_LINES) + 2):
+        assert f"line {number}:" in result.stderr
+    assert "imported 3" in result.stderr
+    assert {row["raw"] for row in jsonl(ok("export").stdout)} == {"good line 0", "good line 1", "good line 2"}
+
+
+def test_item8_an_import_line_over_the_limit_is_skipped_unread():
+    ok("init")
+    settings = store_root() / "mem.yaml"
+    settings.write_text(settings.read_text().replace("max_input_bytes: 1048576", "max_input_bytes: 100"))
+    lines = [json.dumps({"raw": "before"}), json.dumps({"raw": "x" * 5000}), json.dumps({"raw": "after"})]
+    result = run("import", "-", input="\n".join(lines))
+    assert "line 2: longer than 1600 bytes" in result.stderr
+    assert {row["raw"] for row in jsonl(ok("export").stdout)} == {"before", "after"}
+
+
+@pytest.mark.parametrize("args", [
+    ["add", "caf\udce9"], ["add", "text", "-t", "tag\udcff"], ["add", "text", "--source", "notes/\udcff.md"],
+    ["search", "caf\udce9"], ["ls", "--source", "\udcff*"],
+])
+def test_item8_text_arguments_that_are_not_utf8_are_refused_clearly(args):
+    add("something already stored")
+    result = run(*args)
+    assert result.exit_code == 2
+    assert "not valid Unicode" in result.stderr
+
+
+def test_item8_a_file_name_that_is_not_utf8_is_refused_clearly(tmp_path):
+    name = os.fsencode(tmp_path) + b"/caf\xe9.md"
+    with open(name, "w") as handle:
+        handle.write("a note in a file with a Latin-1 name")
+    result = run("add", "--file", os.fsdecode(name))
+    assert result.exit_code == 2 and "not valid Unicode" in result.stderr
+    assert ok("add", "--file", os.fsdecode(name), "--source", "notes/cafe.md").stdout.strip()
+
+
+@pytest.mark.parametrize("args", [
+    ["search", "note", "-k", "99999999999999999999"], ["ls", "-n", "99999999999999999999"],
+    ["context", "note", "-k", "99999999999999999999"],
+])
+def test_item8_huge_limits_mean_everything(args):
+    first, second = add("a note about kiwis"), add("a note about mangos")
+    result = run(*args, "--jsonl") if args[0] != "context" else run(*args)
+    assert result.exit_code == 0, result.stderr
+    if args[0] != "context":
+        assert {row["id"] for row in jsonl(result.stdout)} == {first, second}
+
+
+@pytest.mark.parametrize("when", ["99999999d", "99999999999999999999y", "0001-01-01T00:00+05:00"])
+def test_item8_times_out_of_range_are_usage_errors(when):
+    add("a note")
+    result = run("ls", "--since", when)
+    assert result.exit_code == 2
+    assert "0001-9999" in result.stderr
+
+
+# -- small -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("source", ["/dev/null", "fifo"])
+def test_item17_import_reads_dev_null_and_fifos(source, tmp_path):
+    if source == "fifo":
+        fifo = tmp_path / "pipe"
+        os.mkfifo(fifo)
+        writer = os.fork()
+        if writer == 0:
+            with open(fifo, "w") as handle:
+                handle.write(json.dumps({"raw": "through a fifo"}) + "\n")
+            os._exit(0)
+        source = str(fifo)
+    result = run("import", source)
+    if source != "/dev/null":
+        os.waitpid(writer, 0)
+    assert result.exit_code == 0, result.stderr
+    assert ("imported 1" if source != "/dev/null" else "imported 0") in result.stderr
+
+
+def test_item17_import_of_a_folder_or_a_missing_file_says_so(tmp_path):
+    assert "is a directory" in run("import", tmp_path).stderr
+    assert "no such file" in run("import", tmp_path / "missing.jsonl").stderr
+
+
+def test_item17_created_at_in_year_one_is_imported_as_given():
+    ok("import", "-", input=json.dumps({"raw": "an old note", "created_at": "0001-01-01"}))
+    assert jsonl(ok("export").stdout)[0]["created_at"] == "0001-01-01T00:00:00Z"
+
+
+def test_item17_a_terminal_never_gets_stored_escape_sequences(tmp_path):
+    import pty
+    import subprocess
+    import sys
+
+    memory_id = add("before \x1b]0;owned\x07 \x1b[2J after \u202e", "-t", "t\x1b[31mred")
+    primary, secondary = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for args in (["show", memory_id], ["ls"]):
+        done = subprocess.run([sys.executable, "-m", "memcli", *args], stdout=secondary, stderr=subprocess.PIPE,
+                              env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        shown = os.read(primary, 65536).decode()
+        assert "\x1b]0;" not in shown and "\x1b[2J" not in shown and "\x1b[31mred" not in shown
+        assert "\u202e" not in shown
+        assert "\\x1b]0;owned\\x07" in shown
+    os.close(primary)
+    os.close(secondary)
+    piped = ok("show", memory_id, "--raw").stdout
+    assert "\x1b]0;owned\x07" in piped  # exact when piped, as a script expects

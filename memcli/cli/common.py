@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable
 
 import click
 
+from memcli.cli.render import neutralise
 from memcli.errors import MemError, StoreError
 
 
@@ -20,7 +21,7 @@ class MemGroup(click.Group):
         try:
             return super().invoke(ctx)
         except MemError as exc:
-            click.echo(f"mem: error: {exc}", err=True)
+            click.echo(f"mem: error: {neutralise(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
         except BrokenPipeError:
             # `mem ls | head` closes the pipe early; that is not an error worth a traceback.
@@ -46,7 +47,8 @@ class MemGroup(click.Group):
 class StderrHandler(logging.Handler):
     def emit(self, record):
         level = "warning" if record.levelno >= logging.WARNING else "info"
-        click.echo(f"mem: {level}: {record.getMessage()}", err=True)
+        # A message may quote a file name or a value from a hand-made file: never let it drive the terminal.
+        click.echo(f"mem: {level}: {neutralise(record.getMessage())}", err=True)
 
 
 def setup_logging(verbose: int) -> None:

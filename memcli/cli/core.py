@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from pathlib import Path
@@ -33,14 +32,14 @@ def filter_options(func):
 
 def make_filters(tags, since, until, source):
     from memcli.index.filters import Filters
-    from memcli.store.memory import normalise_tags
+    from memcli.store.memory import check_text, normalise_tags
     from memcli.when import parse_when
 
     return Filters(
         tags=tuple(normalise_tags(list(tags))),
         since=parse_when(since) if since else None,
         until=parse_when(until, end_of_day=True) if until else None,
-        source=source,
+        source=check_text(source, "--source") if source else None,
     )
 
 
@@ -268,18 +267,14 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     keeps a private key, or whose source .memignore names, is refused (exit 7 if nothing was invalid).
     """
     mem = env.mem()
-    if source == "-":
-        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8")
-    else:
-        file = Path(source)
-        if not file.is_file():
-            raise InputError(f"no such file: {source}")
-        stream = file.open(encoding="utf-8")
     from memcli.api import Compressing
+    from memcli.textio import RECORD_FACTOR, bounded_lines, open_input
     from memcli.transfer import import_lines
 
+    stream = open_input(source)
     with stream:
-        report = import_lines(mem, stream, Compressing(enabled=not no_compress, defer=defer))
+        lines = bounded_lines(stream, RECORD_FACTOR * mem.settings.max_input_bytes)
+        report = import_lines(mem, lines, Compressing(enabled=not no_compress, defer=defer))
     announce_new_store(env)
     for error in report.invalid + report.refused:
         click.echo(f"mem: skipped {error}", err=True)

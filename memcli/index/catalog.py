@@ -28,6 +28,7 @@ from memcli.progress import Progress
 from memcli.store.files import Store
 from memcli.store.ids import normalise_prefix
 from memcli.store.memory import KEY_ORDER, Memory, content_key
+from memcli.textio import RECORD_FACTOR
 
 log = logging.getLogger("memcli")
 
@@ -45,9 +46,6 @@ FULL_LOOK_MIN_S = 0.2
 # this recent is stored as RACY: a change within the same clock tick would leave it equal, so the next full
 # look reads the file again (its hash says whether anything changed).
 RACY = -1
-# The largest memory file read, in multiples of max_input_bytes (the raw text, a compressed form and YAML
-# escapes fit many times over); a larger file is named and skipped rather than read into memory.
-MAX_FILE_FACTOR = 16
 
 @dataclass
 class Changes:
@@ -304,9 +302,9 @@ class Catalog:
 
     def _max_file_bytes(self) -> int:
         try:
-            return MAX_FILE_FACTOR * self.store.settings.max_input_bytes
+            return RECORD_FACTOR * self.store.settings.max_input_bytes
         except StoreError:
-            return MAX_FILE_FACTOR * Settings().max_input_bytes
+            return RECORD_FACTOR * Settings().max_input_bytes
 
     def _upsert(self, path: str, stamp: tuple[int, int, int], sha: str, memory: Memory, changes: Changes) -> None:
         """Insert a memory, or update it in place when its text is unchanged, so its label and vector stay.
@@ -408,7 +406,7 @@ class Catalog:
         sql = f"SELECT record FROM memories m WHERE {where} ORDER BY m.created_at {order}, m.id {order}"
         if limit is not None:
             sql += " LIMIT ?"
-            params.append(limit)
+            params.append(min(limit, 1 << 62))  # a larger limit means "all", and SQLite's integers stop at 2**63
         given = 0
         for attempt in range(2):
             try:

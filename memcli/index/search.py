@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 
 from memcli.errors import InputError, MemError
 from memcli.index.filters import Filters
+from memcli.store.memory import check_text
 
 if TYPE_CHECKING:
     from memcli.index.catalog import Catalog
@@ -27,6 +28,7 @@ log = logging.getLogger("memcli")
 MODES = ("hybrid", "vector", "text")
 ALPHA = 0.5
 CANDIDATES = 100
+MAX_K = 1 << 31  # more than any store holds; a larger -k means "all" and must not overflow SQLite's LIMIT
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -72,8 +74,9 @@ def search(catalog: Catalog, query: str, *, k: int, mode: str, filters: Filters,
            vector_ranking: Callable[[str, int, Filters], list[tuple[int, float]]]) -> list[Hit]:
     """Best memories first; `score` is the blend (hybrid), cosine (vector) or BM25 (text). When meaning
     search cannot run (no embedding model), hybrid says so once and goes on with words alone."""
-    if not query.strip():
+    if not check_text(query, "the search query").strip():
         raise InputError("the search query is empty")
+    k = min(k, MAX_K)
     rankings = {}
     if mode in ("hybrid", "text"):
         rankings["text"] = text_ranking(catalog, query, max(CANDIDATES, k), filters)
