@@ -76,6 +76,7 @@ class Mem:
         self._embedder = None
         self._embed_failed = False
         self._counter = None
+        self.gitignore = True  # .gitignore counts in the denylist; a command's --no-gitignore turns it off
 
     @classmethod
     def open(cls, explicit_dir: Path | None = None, providers: Providers | None = None) -> "Mem":
@@ -124,7 +125,7 @@ class Mem:
 
     @property
     def gate(self) -> Gate:
-        return Gate(self.home, self.settings.redact)
+        return Gate(self.home, self.settings.redact, self.gitignore)
 
     def refresh(self) -> None:
         """Catch up with the files. A one-shot command looks once; a long-lived process (the MCP server)

@@ -42,18 +42,6 @@ def read_stream(stream: BinaryIO, origin: str, limit: int) -> str:
     return decode(stream.read(limit + 1), origin, limit)
 
 
-def read_file(path: Path, limit: int) -> str:
-    if not path.exists():
-        raise InputError(f"no such file: {path}")
-    if path.is_dir():
-        raise InputError(f"{path} is a directory; give a file (or use `mem ingest` for folders)")
-    try:
-        with path.open("rb") as handle:
-            return read_stream(handle, str(path), limit)
-    except PermissionError:
-        raise InputError(f"cannot read {path}: permission denied") from None
-
-
 def bounded_lines(stream: BinaryIO, limit: int) -> Iterator[bytes | InputError]:
     """The lines of a stream as bytes, none held longer than `limit` bytes: a longer line comes out as
     the InputError that names it (and is skipped to its end), so one runaway line neither fills memory
