@@ -149,7 +149,7 @@ class Mem:
 
     def add(self, text: str, *, tags: Iterable[str] = (), source: str | None = None, written_by: str = "cli",
             allow_duplicate: bool = False, compressing: Compressing = Compressing(),
-            check_source: bool = True, local_only: bool = False) -> AddResult:
+            check_source: bool = True, local_only: bool = False, supersedes: Iterable[str] = ()) -> AddResult:
         """Store a text. Secrets are redacted before anything else sees it (the duplicate test, the models,
         the file); a private key that survives redaction, or a `source` the denylist names, refuses the
         write (Refused) before anything is stored. `check_source=False` is for a caller that has already
@@ -164,7 +164,7 @@ class Mem:
         self.ensure_store()
         stamp = now_utc()
         memory = Memory(id=ids.new_id(), created_at=stamp, updated_at=stamp, raw=fields["raw"], tags=tag_list,
-                        source=fields["source"], written_by=fields["written_by"])
+                        source=fields["source"], written_by=fields["written_by"], supersedes=list(supersedes))
         if local_only:
             memory.extra["send_to_remote"] = False
         existing = self.commit(memory, compressing, dedupe=not allow_duplicate)
@@ -198,14 +198,17 @@ class Mem:
         self.commit(edited, compressing, dedupe=False, replaces=self._relpath_of(memory.id))
         return EditResult(edited, redacted)
 
-    def relabel(self, memory: Memory, *, source: str | None, tags: Iterable[str]) -> Memory:
-        """A new source and tags for a memory whose text stays, so its id, short form and vector stay too
-        (ingest renumbering a chunk that moved within its file)."""
+    def relabel(self, memory: Memory, *, source: str | None, tags: Iterable[str],
+                supersedes: Iterable[str] | None = None) -> Memory:
+        """A new source, tags (or versions it supersedes) for a memory whose text stays, so its id, short
+        form and vector stay too (ingest renumbering a chunk that moved within its file, memcli/versions.py)."""
         with self.store.lock():
             current = self._current(memory.id)
             if current is None:
                 raise NotFound(f"no memory with id {memory.id!r}")
             current.source, current.tags, current.updated_at = source, normalise_tags(list(tags)), now_utc()
+            if supersedes is not None:
+                current.supersedes = list(supersedes)
             self._save(current, None)
         return current
 
@@ -317,7 +320,8 @@ class Mem:
         if not self._readable():
             return []
         wanted = {status for status, on in (("pending", pending), ("failed", failed)) if on}
-        return [m for m in self.catalog.list(Filters(), newest_first=False) if every or m.status in wanted]
+        every_version = Filters(all_versions=True)
+        return [m for m in self.catalog.list(every_version, newest_first=False) if every or m.status in wanted]
 
     def compress(self, memories: list[Memory], *, compressing: Compressing = Compressing(),
                  progress=None) -> dict[str, int]:
@@ -394,10 +398,10 @@ class Mem:
                 found.append(self.catalog.get(memory_id))
         return found
 
-    def list(self, filters: Filters = Filters(), limit: int | None = None) -> Iterator[Memory]:
+    def list(self, filters: Filters = Filters(), limit: int | None = None, offset: int = 0) -> Iterator[Memory]:
         if not self._readable():
             return iter(())
-        return self.catalog.list(filters, limit)
+        return self.catalog.list(filters, limit, offset=offset)
 
     def stats(self) -> dict:
         """What compression saves a reader (memcli.stats.savings)."""
@@ -433,7 +437,8 @@ class Mem:
         embedder = self.embedder()
         self.index_vectors(progress)
         allowed = self.catalog.labels(filters) if filters else None
-        return self.vectors.query(embedder.embed([query])[0], limit, allowed)
+        skip = set() if filters.all_versions else self.catalog.superseded_labels()
+        return self.vectors.query(embedder.embed([query])[0], limit, allowed, skip)
 
     def index_vectors(self, progress=None) -> int:
         """Embed whatever has no vector yet and fold a large delta into the graph; cheap when in step."""
