@@ -61,7 +61,12 @@ class VectorIndex:
 
     def in_step(self, embedder) -> bool:
         """Cheap test: same model, and a vector for every memory (vectors ⊆ memories by construction)."""
-        return self._meta("embed_model") == embedder.model_id and not self.missing()
+        return self._adopted(embedder) and not self.missing()
+
+    def _adopted(self, embedder) -> bool:
+        """Whether the stored vectors are this model's (its id and its dimension, which a damaged meta row
+        could contradict)."""
+        return self._meta("embed_model") == embedder.model_id and db_file.meta_int(self.db, "embed_dim") == embedder.dim
 
     def missing(self) -> int:
         """How many memories have no vector yet (meaning search cannot find them until the next sync)."""
@@ -85,7 +90,7 @@ class VectorIndex:
             batch = missing[start:start + EMBED_BATCH]
             vectors = embedder.embed([text for _, text in batch])
             with self.catalog.store.lock():
-                if self._meta("embed_model") != embedder.model_id:
+                if not self._adopted(embedder):
                     return start  # another process moved to another model meanwhile; its sync goes on
                 with db_file.transaction(self.db):
                     self._insert([label for label, _ in batch], vectors)
@@ -95,9 +100,9 @@ class VectorIndex:
 
     def _adopt(self, embedder) -> None:
         """Make embedder's model the store's: a different one drops every vector (never mix two models)."""
-        if self._meta("embed_model") == embedder.model_id:
+        if self._adopted(embedder):
             return
-        if self._meta("embed_model") is not None:
+        if self._meta("embed_model") not in (None, embedder.model_id):
             log.warning("the embedding model changed (%s → %s); re-embedding every memory",
                         self._meta("embed_model"), embedder.model_id)
         self._drop_all()
