@@ -557,3 +557,53 @@ def test_item17_a_terminal_never_gets_stored_escape_sequences(tmp_path):
     os.close(secondary)
     piped = ok("show", memory_id, "--raw").stdout
     assert "\x1b]0;owned\x07" in piped  # exact when piped, as a script expects
+
+
+# -- MCP -------------------------------------------------------------------------------------------
+
+def test_item16_malformed_mcp_requests_get_json_rpc_errors_and_the_server_goes_on():
+    import select
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    tests = Path(__file__).parent
+    env = {key: os.environ[key] for key in ("MEM_DIR", "MEM_MODELS_DIR", "MEM_CONFIG_DIR")}
+    server = subprocess.Popen([sys.executable, str(tests / "fake_mem.py"), "mcp"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              env=env | {"PYTHONPATH": str(tests.parent)})
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        b"{bad json",
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": "memory_list"},
+        b"[1, 2]",
+        b"\xff\xfe not UTF-8",
+        {"jsonrpc": "2.0", "id": "four", "method": "tools/call", "params": {"name": 5}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+    ]
+    for line in lines:
+        server.stdin.write(line if isinstance(line, bytes) else json.dumps(line).encode())
+        server.stdin.write(b"\n")
+    server.stdin.flush()
+    replies, buffer, deadline = [], b"", time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline and not any(reply.get("id") == 3 for reply in replies):
+            ready, _, _ = select.select([server.stdout], [], [], 1)
+            if ready:
+                chunk = os.read(server.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                buffer += chunk
+                *complete, buffer = buffer.split(b"\n")
+                replies += [json.loads(line) for line in complete if line.strip()]
+    finally:
+        server.stdin.close()
+        server.wait(timeout=60)
+    errors = [(reply["id"], reply["error"]["code"]) for reply in replies if "error" in reply]
+    assert errors.count((None, -32700)) == 2  # the line that is not JSON, the line that is not UTF-8
+    assert (2, -32600) in errors and (None, -32600) in errors
+    assert any(reply.get("id") == "four" for reply in replies)  # answered, one way or another
+    assert any(reply.get("id") == 3 and "tools" in reply.get("result", {}) for reply in replies)

@@ -17,10 +17,10 @@ from memcli.errors import InputError, InvalidMemory
 from memcli.store.memory import KEY_ORDER, Memory
 from memcli.transfer import parse_record, to_memory
 
-FAST = settings(max_examples=300, deadline=None, derandomize=True,
+FAST = settings(max_examples=200, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 # Through the CLI, each example is a whole command: fewer of them.
-CLI = settings(max_examples=40, deadline=None, derandomize=True,
+CLI = settings(max_examples=25, deadline=None, derandomize=True,
                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 VALID_ID = "01JDQ4R8ZK3M5N7P9Q1S3T5V7X"

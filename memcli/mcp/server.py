@@ -18,6 +18,7 @@ from typing import Any, Callable
 from memcli import __version__
 from memcli.api import Mem
 from memcli.errors import MemError, describe
+from memcli.index.db import is_damage
 
 try:
     from mcp.server.mcpserver.exceptions import ToolError
@@ -61,8 +62,14 @@ class Worker:
 
     async def __call__(self, work: Callable[[Mem], Any]) -> Any:
         def run():
-            self.mem.refresh()
-            return work(self.mem)
+            for attempt in range(2):
+                try:
+                    self.mem.refresh()
+                    return work(self.mem)
+                except Exception as exc:  # a damaged index is rebuilt from the files, and the call made again
+                    if attempt or not is_damage(exc):
+                        raise
+                    self.mem.catalog.recover(exc)
 
         try:
             return await asyncio.wrap_future(self.pool.submit(run))
