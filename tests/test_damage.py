@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 from helpers import add, jsonl, memory_files, ok, run, store_root
@@ -24,6 +25,13 @@ def ids_listed() -> set[str]:
 
 def catalog() -> sqlite3.Connection:
     return sqlite3.connect(store_root() / ".index" / db_file.FILE)
+
+
+def hand_made() -> Path:
+    """Where a test puts a memory file made by hand (its folder made, whatever month it is today)."""
+    path = store_root() / "memories" / "2026" / "11" / f"{VALID_ID}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def age_last_full_look() -> None:
@@ -155,7 +163,7 @@ def memory_text(extra: str | None, name: str) -> str:
 @pytest.mark.parametrize("name", list(UNEXPECTED))
 def test_item4_unexpected_value_is_named_and_skipped_and_others_still_work(name):
     good = add("the staging database is called pg-staging-2")
-    bad = store_root() / "memories" / "2026" / "11" / f"{VALID_ID}.yaml"
+    bad = hand_made()
     bad.write_text(memory_text(UNEXPECTED[name], name))
 
     listed = run("ls", "--jsonl")
@@ -173,9 +181,8 @@ def test_item4_unexpected_value_is_named_and_skipped_and_others_still_work(name)
 
 
 def test_item4_a_date_in_an_unknown_key_is_kept_as_text():
-    (store_root() / "memories" / "2026" / "11").mkdir(parents=True)
     ok("init")
-    (store_root() / "memories" / "2026" / "11" / f"{VALID_ID}.yaml").write_text(
+    hand_made().write_text(
         f"id: {VALID_ID}\nraw: renew the TLS certificate\ndue: 2026-12-01\n")
     exported = jsonl(ok("export").stdout)
     assert exported[0]["due"] == "2026-12-01"
@@ -211,7 +218,7 @@ MERGE_BOMB = "id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7X\nraw: lol\nk0: &k0 {a0: 1, b0: 2}\n
 @pytest.mark.parametrize("text", [BOMB, MERGE_BOMB], ids=["nested aliases", "merge keys"])
 def test_item5_a_billion_laughs_file_is_refused_at_once(text):
     good = add("the staging database is called pg-staging-2")
-    path = store_root() / "memories" / "2026" / "11" / f"{VALID_ID}.yaml"
+    path = hand_made()
     path.write_text(text)
     listed = run("ls", "--jsonl")
     assert {row["id"] for row in jsonl(listed.stdout)} == {good}
@@ -220,9 +227,7 @@ def test_item5_a_billion_laughs_file_is_refused_at_once(text):
 
 def test_item5_an_anchor_without_alias_and_a_star_in_the_text_are_fine():
     ok("init")
-    folder = store_root() / "memories" / "2026" / "11"
-    folder.mkdir(parents=True)
-    (folder / f"{VALID_ID}.yaml").write_text(f"id: {VALID_ID}\nraw: '**bold** and 2 * 3'\nnote: &n kept\n")
+    hand_made().write_text(f"id: {VALID_ID}\nraw: '**bold** and 2 * 3'\nnote: &n kept\n")
     assert ids_listed() == {VALID_ID}
 
 
@@ -231,7 +236,7 @@ def test_item4_a_huge_memory_file_is_skipped_without_reading_it():
     ok("init")
     settings = store_root() / "mem.yaml"
     settings.write_text(settings.read_text().replace("max_input_bytes: 1048576", "max_input_bytes: 1000"))
-    path = store_root() / "memories" / "2026" / "11" / f"{VALID_ID}.yaml"
+    path = hand_made()
     path.write_text(f"id: {VALID_ID}\nraw: '" + "x" * 20_000 + "'\n")
     listed = run("ls", "--jsonl")
     assert {row["id"] for row in jsonl(listed.stdout)} == {good}
