@@ -274,44 +274,11 @@ class Mem:
             log.warning("not indexed for meaning search yet: %s", describe(exc))
         return None
 
-    def compression_of(self, memory: Memory, compressing: Compressing):
-        """(compressed text or None, the `compression` mapping). Never raises: a write must not fail here,
-        and a failure is said once, on stderr. Bound for a server, the text passes the egress gate first."""
-        from memcli.compress.pipeline import too_short
+    def compression_of(self, memory: Memory, compressing: Compressing) -> tuple[str | None, dict]:
+        """(compressed text or None, the `compression` mapping); never raises (memcli.compressing)."""
+        from memcli.compressing import compression_of
 
-        settings, raw, keep_here = self.settings, memory.raw, {}
-        if not compressing.enabled:
-            return None, {"status": "skipped", "reason": "compression turned off"}
-        short = too_short(raw, settings.compress_min_chars)
-        if short:
-            return None, {"status": "skipped", "reason": short}
-        if compressing.defer:
-            return None, {"status": "pending"}
-        if self.providers.remote:
-            from memcli.privacy import egress
-
-            out = egress.check(self.gate, raw, memory.source, keep_local=memory.extra.get("send_to_remote") is False)
-            if out.info:
-                return None, out.info
-            raw, keep_here = out.text or raw, {"local_only": True} if out.local_only else {}
-        try:
-            result = self.providers.compressor(
-                raw,
-                **keep_here,
-                method=compressing.method or settings.compress_method,
-                ratio=compressing.ratio or settings.compress_target,
-                model=settings.compress_model,
-                min_chars=settings.compress_min_chars,
-                timeout_s=settings.compress_timeout_s,
-            )
-            compressed, info = result.text, dict(result.info)
-        except Exception as exc:  # fail-open: the memory lands raw and `mem compress --failed` can retry
-            compressed, info = None, {"status": "failed", "reason": describe(exc)}
-        if info.get("status") in ("failed", "pending"):
-            retry = "--failed" if info["status"] == "failed" else "--pending"
-            log.warning("compression %s (%s); stored the raw text only, retry with `mem compress %s`",
-                        info["status"], info.get("reason", "unknown reason"), retry)
-        return compressed, info
+        return compression_of(self, memory, compressing)
 
     def to_compress(self, *, pending: bool = False, failed: bool = False, every: bool = False) -> list[Memory]:
         """The memories a `mem compress` run should (re)do, oldest first."""
