@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
 from helpers import add, jsonl, load_file, memory_files, ok, open_mem, run, store_root
 
 from memcli.cli import core
@@ -222,3 +224,22 @@ def test_an_assistant_updates_through_mcp_and_reads_only_the_newest():
 
     session(scenario)
     assert memory_files() == []
+
+
+@pytest.mark.models
+def test_near_duplicates_on_real_pairs_through_the_write_path(real_models, tmp_path):
+    """The held-out labelled pairs (bench/near_dup.py chose the rule on the others), each written into
+    its own store with the real MiniLM: paraphrases and updates are named, most related facts are not."""
+    fixtures = Path(__file__).parent / "fixtures"
+    pairs = [row for n, row in enumerate(jsonl((fixtures / "near_dup_pairs.jsonl").read_text())) if n % 4 == 3]
+    pairs += jsonl((fixtures / "near_dup_fresh.jsonl").read_text())
+    flagged: dict[str, list[bool]] = {"paraphrase": [], "update": [], "related": []}
+    for n, pair in enumerate(pairs):
+        store = tmp_path / f"pair{n}"
+        first = ok("--dir", store, "add", pair["a"], "--no-compress").stdout.strip()
+        second = json.loads(ok("--dir", store, "add", pair["b"], "--no-compress", "--json").stdout)
+        assert {s["id"] for s in second.get("similar", [])} <= {first}
+        flagged[pair["kind"]].append(bool(second.get("similar")))
+    share = {kind: sum(marks) / len(marks) for kind, marks in flagged.items()}
+    assert share["paraphrase"] >= 0.9 and share["update"] >= 0.9, share
+    assert share["related"] <= 0.35, share
