@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sys
 
 import pytest
 from helpers import add, jsonl, ok, run
@@ -142,3 +143,39 @@ def test_every_command_speaks_json(tmp_path):
     assert json.loads(ok("path", "--json").stdout)["exists"] is True
     assert json.loads(ok("rm", "-y", deferred, "--json").stdout) == {"deleted": [deferred]}
     assert json.loads(ok("doctor", "--json").stdout)["healthy"] is True
+
+
+def test_an_ignored_file_named_explicitly_is_refused_by_ingest_as_by_add(project):
+    (project / ".env").write_text("API_TOKEN=abc\n")
+    (project / "notes.md").write_text("the scraper rotates proxies\n")
+    added = run("add", "--file", ".env")
+    ingested = run("ingest", ".env", "notes.md")
+    assert added.exit_code == ingested.exit_code == 7
+    for result in (added, ingested):
+        assert "refusing file .env" in result.stderr and "built-in defaults" in result.stderr and ".env*" in result.stderr
+    assert not jsonl(ok("ls", "--jsonl").stdout)
+    walked = ok("ingest", ".", "--json")
+    assert json.loads(walked.stdout)["ignored"] >= 1 and json.loads(walked.stdout)["added"] == 1
+
+
+def test_a_missing_or_broken_editor_falls_back_or_says_what_to_set(tmp_path):
+    memory_id = add("the scraper rotates proxies")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fallback = bin_dir / "vi"
+    fallback.write_text(f"#!{sys.executable}\nimport sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+                        "p.write_text(p.read_text().replace('rotates', 'rotates hourly'))\n")
+    fallback.chmod(0o755)
+    path_only = {"PATH": str(bin_dir)}
+    result = run("edit", memory_id, env=path_only | {"EDITOR": "no-such-editor"})
+    assert result.exit_code == 0, result.stderr
+    assert "$EDITOR is 'no-such-editor', which cannot be found" in result.stderr
+    assert "rotates hourly" in ok("show", memory_id, "--raw").stdout
+    fallback.unlink()
+    missing = run("edit", memory_id, env=path_only | {"EDITOR": "no-such-editor"})
+    assert missing.exit_code == 2 and "set $VISUAL or $EDITOR" in missing.stderr and "Errno" not in missing.stderr
+    broken = bin_dir / "broken"
+    broken.write_text(f"#!{sys.executable}\nraise SystemExit(3)\n")
+    broken.chmod(0o755)
+    failed = run("edit", memory_id, env=path_only | {"VISUAL": "broken"})
+    assert failed.exit_code == 2 and "the editor 'broken' failed" in failed.stderr and "export EDITOR" in failed.stderr

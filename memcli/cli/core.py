@@ -331,13 +331,39 @@ def edit(env: Env, memory_id: str) -> None:
             return
 
 
+def _editor() -> str:
+    """$VISUAL, $EDITOR, then `editor` and `vi`: the first that can be found. A variable naming a program
+    that is not there is said and passed over."""
+    import os
+    import shlex
+    import shutil
+
+    for name in ("VISUAL", "EDITOR"):
+        value = os.environ.get(name, "").strip()
+        if not value:
+            continue
+        words = shlex.split(value)
+        if words and shutil.which(words[0]):
+            return value
+        click.echo(f"mem: warning: ${name} is {value!r}, which cannot be found; trying the next editor", err=True)
+    for fallback in ("editor", "vi"):
+        if shutil.which(fallback):
+            return fallback
+    raise InputError("no editor found: set $VISUAL or $EDITOR (e.g. export EDITOR=nano)")
+
+
 def _edit(path: Path) -> str | None:
     """The file's text after the editor closed, or None when it was not saved."""
     import os
 
     before = os.stat(path).st_mtime_ns - 2_000_000_000  # an editor that saves within the same tick still counts
     os.utime(path, ns=(before, before))
-    click.edit(filename=str(path))
+    editor = _editor()
+    try:
+        click.edit(filename=str(path), editor=editor)
+    except click.ClickException as exc:  # the editor could not start, or exited with an error
+        raise InputError(f"the editor {editor!r} failed ({exc.format_message()}); set $VISUAL or $EDITOR to "
+                         "an editor that works, e.g. export EDITOR=nano") from None
     if os.stat(path).st_mtime_ns == before:
         return None
     return path.read_text(encoding="utf-8")
