@@ -179,3 +179,37 @@ def test_a_missing_or_broken_editor_falls_back_or_says_what_to_set(tmp_path):
     broken.chmod(0o755)
     failed = run("edit", memory_id, env=path_only | {"VISUAL": "broken"})
     assert failed.exit_code == 2 and "the editor 'broken' failed" in failed.stderr and "export EDITOR" in failed.stderr
+
+
+def complete(shell: str, line: str) -> str:
+    """What the shell gets back from Click's completion for the command line typed so far."""
+    from click.testing import CliRunner
+
+    import fakes
+    from memcli.cli import main
+
+    words = line.split(" ")
+    env = {"_MEM_COMPLETE": f"{shell}_complete", "COMP_WORDS": line, "COMP_CWORD": str(len(words) - 1)}
+    return CliRunner().invoke(main, [], env=env, prog_name="mem", obj=fakes.current).output
+
+
+def test_shell_completion_of_commands_flags_ids_and_tags():
+    memory_id = add("the scraper rotates proxies", "-t", "scraper,infra")
+    for shell in ("bash", "zsh"):
+        assert "show" in complete(shell, "mem sh") and "search" in complete(shell, "mem s")
+        assert "--limit" in complete(shell, "mem search --l")
+        assert memory_id[:8] in complete(shell, f"mem show {memory_id[:3]}")
+        assert memory_id[:8] in complete(shell, f"mem rm {memory_id[:3].lower()}")
+        assert "scraper" in complete(shell, "mem ls -t sc") and "infra" not in complete(shell, "mem ls -t sc")
+        assert "+infra" in complete(shell, f"mem tag {memory_id[:8]} +")
+    assert "the scraper rotates proxies" in complete("zsh", "mem show 0")
+    from click.testing import CliRunner
+
+    from memcli.cli import main
+    for shell in ("bash", "zsh", "fish"):
+        source = CliRunner().invoke(main, [], env={"_MEM_COMPLETE": f"{shell}_source"}, prog_name="mem").output
+        assert f"{shell}_complete" in source and "_MEM_COMPLETE" in source
+
+
+def test_completion_on_a_store_that_does_not_exist_completes_nothing_quietly(tmp_path):
+    assert complete("bash", "mem show 01").strip() == ""
