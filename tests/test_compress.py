@@ -27,7 +27,7 @@ RAW = (
 )
 FAITHFUL_FACTS = (
     "DATE=2026-03-14 | DECISION=billing keeps own database, not main Postgres cluster | PERSON=Priya | "
-    "FACT=invoice tables grow about 1.5 million rows a month | STACK=Debezium one way into billing_db | "
+    "FACT=invoice tables grow about 1.5 million rows a month | STACK=customer records one way, Debezium into billing_db | "
     "CONSTRAINT=never write back | PERSON=Tomasz"
 )
 

@@ -114,3 +114,22 @@ def test_a_change_or_a_range_between_two_numbers_keeps_its_link_word():
             "outage lasted from 14:30 until 15:10 while the whole team was looking for the cause of it.")
     result = prune(text, FakeModel(), ratio=0.4)
     assert "0.4% to 2.1%" in result and "14:30 until 15:10" in result, result
+
+
+RELATIONS = (
+    "The next step is retiring the idle queue, which should save another $90 a month. We kept the old "
+    "server for a week because the DNS change was slow, but nothing broke. The team moved the backups "
+    "to cold storage instead of the main disk, so the restore takes longer. The plan costs 15 dollars "
+    "and it was so simple that everyone agreed."
+)
+
+
+@pytest.mark.parametrize("ratio", [0.6, 0.4])
+def test_an_amount_keeps_its_verb_and_a_reason_keeps_its_link(ratio):
+    result = prune(RELATIONS, FakeModel(), ratio=ratio)
+    kept = re.findall(r"[\w$]+", result.lower())
+    for phrase in ("save another $90", "costs 15 dollars"):
+        assert phrase in result.lower(), phrase
+    for link in ("because", "but", "instead", "so"):
+        assert link in kept, link
+    assert result.lower().count(" so ") + result.lower().startswith("so ") == 1  # "so simple" is no link

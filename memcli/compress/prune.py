@@ -25,8 +25,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from memcli.compress.relations import anchors
 from memcli.compress.spans import find_spans
-from memcli.compress.wordlists import FRAMING_WORDS, FUNCTION_WORDS
+from memcli.compress.wordlists import FRAMING_WORDS, FUNCTION_WORDS, RELATION_LINKS
 from memcli.providers.protocols import CompressionModel, Deadline, TokenScore
 
 _UNIT = re.compile(r"\s+|[^\W_]+(?:['’\-][^\W_]+)*|(.)\1*", re.S)
@@ -129,6 +130,7 @@ def rank_combined(units: Sequence[Unit]) -> list:
     ranks: list = [None] * len(units)
     score = _phrase_scores(units)
     negated = _negation_scopes(units)
+    kept = _relation_words(units)
     best: dict[str, int] = {}
     for i, unit in enumerate(units):
         if unit.kind == "word" and (unit.lower not in best or score[i] > score[best[unit.lower]]):
@@ -136,7 +138,7 @@ def rank_combined(units: Sequence[Unit]) -> list:
     for i, unit in enumerate(units):
         if unit.kind == "punct" and unit.text == "," and not _before_number(units, i):
             ranks[i] = (_TIER_COMMA, unit.surprisal)
-        if unit.kind != "word" or _links_spans(units, i):
+        if unit.kind != "word" or i in kept or _links_spans(units, i):
             continue
         if unit.lower in FUNCTION_WORDS:
             ranks[i] = (_TIER_FUNCTION, unit.surprisal)
@@ -184,6 +186,23 @@ def _phrase_scores(units: Sequence[Unit]) -> list[float]:
             close()
     close()
     return scores
+
+
+def _relation_words(units: Sequence[Unit]) -> set[int]:
+    """Indexes of the words that carry a relation, never candidates: the anchor of each number or
+    date and the quantifiers between them ("save another $90"), and causal or contrastive links
+    ("because", "instead", "but"; "so" only where it joins clauses, not in "so happy")."""
+    starts = {u.start: i for i, u in enumerate(units)}
+    kept: set[int] = set()
+    for anchor in anchors("".join(u.text for u in units)):
+        kept.update(starts[at] for at in (anchor.start, *(s for s, _ in anchor.between)) if at in starts)
+    for i, unit in enumerate(units):
+        if unit.kind == "word" and unit.lower in RELATION_LINKS:
+            before = _neighbour(units, i, -1)
+            joins = before is None or before.kind == "punct" or before.lower in ("and", "or")
+            if unit.lower != "so" or joins:
+                kept.add(i)
+    return kept
 
 
 def _links_spans(units: Sequence[Unit], index: int) -> bool:
