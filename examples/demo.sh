@@ -39,11 +39,11 @@ $MEM show "$SCRAPER"
 step "mem show ${SCRAPER:0:12} --raw   # any unique prefix; --raw gives the prose"
 $MEM show "${SCRAPER:0:12}" --raw | tail -n 1
 
-step 'mem search "how do we avoid getting blocked" -k 2'
-$MEM search "how do we avoid getting blocked" -k 2
+step 'mem search "how do we avoid getting blocked" -n 2'
+$MEM search "how do we avoid getting blocked" -n 2
 
-step 'mem search "database hosting" --jsonl -k 1'
-$MEM search "database hosting" --jsonl -k 1
+step 'mem search "database hosting" --jsonl -n 1'
+$MEM search "database hosting" --jsonl -n 1
 
 step 'mem context "scraper proxies and billing" --budget 120'
 $MEM context "scraper proxies and billing" --budget 120

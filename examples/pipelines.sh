@@ -25,12 +25,12 @@ step "mem ls --tag git --jsonl | jq -s length"
 mem ls --tag git --jsonl | jq -s length
 
 query="${QUERY:-$(git -C "$repo" log -1 --format=%s)}"
-step "mem search \"$query\" -k 3 --jsonl | jq -r '[(.score*100|round), .source, .content] | @tsv'"
-mem search "$query" -k 3 --jsonl | jq -r '[(.score * 100 | round), .source, .content] | @tsv'
+step "mem search \"$query\" -n 3 --jsonl | jq -r '[(.score*100|round), .source, .content] | @tsv'"
+mem search "$query" -n 3 --jsonl | jq -r '[(.score * 100 | round), .source, .content] | @tsv'
 
-step "git log -n 3 --format=%s | cut -d' ' -f1-3 | mem search - -k 1 | jq -r '\"\\(.query)...  ->  \\(.content)\"'"
+step "git log -n 3 --format=%s | cut -d' ' -f1-3 | mem search - -n 1 | jq -r '\"\\(.query)...  ->  \\(.content)\"'"
 # `mem search -` reads one query per line: a thousand queries cost one process and one model load.
-git -C "$repo" log -n 3 --format=%s | cut -d' ' -f1-3 | mem search - -k 1 | jq -r '"\(.query)...  ->  \(.content)"'
+git -C "$repo" log -n 3 --format=%s | cut -d' ' -f1-3 | mem search - -n 1 | jq -r '"\(.query)...  ->  \(.content)"'
 
 step "mem context \"$query\" --budget 60    # a block to paste into a prompt"
 mem context "$query" --budget 60

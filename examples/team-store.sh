@@ -46,11 +46,11 @@ as bob git pull -q --no-rebase --no-edit
 as bob git push -q
 
 step "bob finds alice's memory (his index took in the pulled file by itself)"
-as bob mem search "amazon rate limit" -k 1
+as bob mem search "amazon rate limit" -n 1
 
 step "alice pulls and finds bob's"
 as alice git pull -q --no-rebase
-as alice mem search "where does billing run" -k 1
+as alice mem search "where does billing run" -n 1
 
 step "alice deletes hers and pushes; after a pull, bob no longer finds it"
 as alice mem rm -y "$limit"

@@ -34,6 +34,7 @@ from memcli.store.memory import (
     content_key,
     normalise_tags,
     now_utc,
+    parse_yaml,
 )
 
 log = logging.getLogger("memcli")
@@ -44,6 +45,7 @@ class AddResult:
     memory: Memory
     duplicate: bool = False
     redacted: dict[str, int] = field(default_factory=dict)  # secrets replaced, by kind
+    tags_added: list[str] = field(default_factory=list)  # new tags merged into the duplicate already stored
 
 
 @dataclass
@@ -144,26 +146,34 @@ class Mem:
         write (Refused) before anything is stored. `check_source=False` is for a caller that has already
         decided the source with finer rules (ingest)."""
         raw = self._checked_text(text)
-        tag_list = normalise_tags(list(tags))
         if check_source:
             self.gate.refuse_ignored_source(source)
-        (raw, source), redacted = self.gate.redact_all(raw, source)
+        fields, redacted = self.gate.screen({"raw": raw, "tags": tags, "source": source, "written_by": written_by})
+        tag_list = normalise_tags(fields["tags"])
         self.ensure_store()
         stamp = now_utc()
-        memory = Memory(id=ids.new_id(), created_at=stamp, updated_at=stamp, raw=raw, tags=tag_list,
-                        source=source, written_by=written_by)
+        memory = Memory(id=ids.new_id(), created_at=stamp, updated_at=stamp, raw=fields["raw"], tags=tag_list,
+                        source=fields["source"], written_by=fields["written_by"])
         existing = self.commit(memory, compressing, dedupe=not allow_duplicate)
-        return AddResult(existing or memory, duplicate=existing is not None, redacted=redacted)
+        if existing is None:
+            return AddResult(memory, redacted=redacted)
+        from memcli.tagging import retag
+
+        merged = retag(self, existing, add=tag_list)
+        return AddResult(merged.memory, duplicate=True, redacted=redacted, tags_added=merged.added)
 
     def save_edit(self, memory: Memory, text: str) -> EditResult:
         """Validate an edited file, redact it and save it. Raises before writing anything."""
-        edited = Memory.from_yaml(text, f"edited memory {memory.id}")
+        origin = f"edited memory {memory.id}"
+        record = parse_yaml(text, origin)
+        if not isinstance(record, dict):
+            raise InvalidMemory(f"{origin}: expected a mapping of fields")
+        if record.get("source") != memory.source and isinstance(record.get("source"), str):
+            self.gate.refuse_ignored_source(record["source"])
+        record, redacted = self.gate.screen(record)
+        edited = Memory.from_dict(record, origin)
         if edited.id != memory.id:
             raise InvalidMemory(f"the id cannot be changed (was {memory.id}, now {edited.id})")
-        if edited.source != memory.source:
-            self.gate.refuse_ignored_source(edited.source)
-        (edited.raw, edited.compressed, edited.source), redacted = self.gate.redact_all(
-            edited.raw, edited.compressed, edited.source)
         if edited.to_dict() == memory.to_dict():
             return EditResult(None, redacted)
         compressing = None
@@ -223,7 +233,12 @@ class Mem:
         return self.catalog.get(found) if found else None
 
     def _save(self, memory: Memory, vector, old_relpath: str | None = None) -> None:
-        """Write the file, tell the catalog, index the vector; the caller holds the lock."""
+        """Write the file, tell the catalog, index the vector; the caller holds the lock. The fields set
+        after the gate (a compression's reason, new tags or source) pass it here, so nothing reaches the
+        file or the catalog unscreened."""
+        fields, _ = self.gate.screen(memory.to_dict(), skip=("raw", "compressed"))
+        if fields != memory.to_dict():
+            vars(memory).update(vars(Memory.from_dict(fields, memory.id)))
         relpath = self.store.write(memory)
         if old_relpath and old_relpath != relpath:
             self.store.delete(old_relpath)

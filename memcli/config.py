@@ -27,6 +27,8 @@ class Settings:
     compress_timeout_s: float = 30.0
     max_input_bytes: int = 1024 * 1024
     ingest_chunk_chars: int = 1500
+    thread_summarize_every: int = 10  # fold the oldest turns when more than this many are unfolded
+    thread_window_tokens: int = 1500  # ... or when the unfolded turns pass about this many tokens
     redact: list[dict] = field(default_factory=list)
 
     def to_yaml_dict(self) -> dict:
@@ -39,6 +41,8 @@ class Settings:
             "compress_timeout_s": self.compress_timeout_s,
             "max_input_bytes": self.max_input_bytes,
             "ingest_chunk_chars": self.ingest_chunk_chars,
+            "thread_summarize_every": self.thread_summarize_every,
+            "thread_window_tokens": self.thread_window_tokens,
             "redact": list(self.redact),
         }
 
@@ -78,6 +82,8 @@ class Settings:
             raise StoreError(f"{origin}: compress_method: {problem}")
         if not 0.05 <= self.compress_target <= 0.95:
             raise StoreError(f"{origin}: compress_target must be between 0.05 and 0.95")
+        if self.thread_summarize_every < 2 or self.thread_window_tokens < 50:
+            raise StoreError(f"{origin}: thread_summarize_every must be at least 2, thread_window_tokens at least 50")
         if self.max_input_bytes <= 0 or self.compress_min_chars < 0 or self.ingest_chunk_chars < 200:
             raise StoreError(f"{origin}: limits must be positive (ingest_chunk_chars at least 200)")
         for rule in self.redact:

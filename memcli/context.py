@@ -21,6 +21,10 @@ from memcli.errors import InputError
 from memcli.index.search import Hit
 from memcli.store.memory import Memory
 
+DEFAULT_BUDGET = 1000
+"""Tokens a block may take when the caller does not say: room for a dozen compressed memories, a small
+share of even a small model's context window."""
+
 
 @dataclass
 class Packed:

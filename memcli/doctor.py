@@ -9,7 +9,7 @@ a fix a person can run; `healthy` means no check found a problem.
 from __future__ import annotations
 
 import subprocess
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.errors import MemError, StoreError, describe
@@ -25,9 +25,14 @@ class Finding:
     ok: bool
     message: str
     fix: str | None = None
+    info: bool = False  # worth knowing, not a problem (memories queued by --defer): `ok` stays true
+
+    @property
+    def level(self) -> str:
+        return "fail" if not self.ok else "info" if self.info else "ok"
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {"check": self.check, "ok": self.ok, "level": self.level, "message": self.message, "fix": self.fix}
 
 
 def diagnose(mem, progress=None) -> list[Finding]:
@@ -149,8 +154,9 @@ def _compression(mem) -> list[Finding]:
     findings = []
     pending = mem.to_compress(pending=True)
     if pending:
-        findings.append(Finding("compression", False, f"{len(pending)} memories wait to be compressed (mem add --defer)",
-                                "mem compress --pending"))
+        findings.append(Finding("compression", True, f"{len(pending)} memories wait to be compressed (--defer); "
+                                                     "they are found by search meanwhile", "mem compress --pending",
+                                info=True))
     failed = mem.to_compress(failed=True)
     if failed:
         reason = (failed[-1].compression or {}).get("reason", "unknown reason")

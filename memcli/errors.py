@@ -29,15 +29,18 @@ class NotFound(MemError):
 
 
 class AmbiguousId(MemError):
-    """An id prefix matches more than one memory; nothing is done on a guess."""
+    """An id prefix matches more than one memory; nothing is done on a guess. `candidates` holds one
+    line per match (id, date, the start of its text) so the user can pick."""
 
     exit_code = 4
 
-    def __init__(self, prefix: str, matches: list[str]):
+    def __init__(self, prefix: str, matches: list[str], candidates: list[str] | None = None):
         self.prefix = prefix
         self.matches = matches
-        shown = ", ".join(matches[:5]) + (" ..." if len(matches) > 5 else "")
-        super().__init__(f"id prefix {prefix!r} is ambiguous: it matches {len(matches)} memories ({shown})")
+        lines = candidates or matches
+        shown = "".join(f"\n  {line}" for line in lines[:10]) + ("\n  ..." if len(matches) > 10 else "")
+        super().__init__(f"id prefix {prefix!r} is ambiguous: it matches {len(matches)} memories; "
+                         f"type more of the id{shown}")
 
 
 class StoreError(MemError):

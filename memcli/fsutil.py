@@ -10,6 +10,7 @@ import contextlib
 import os
 import secrets
 from pathlib import Path
+from typing import Iterator
 
 
 def sibling_temp(dest: Path) -> Path:
@@ -17,11 +18,13 @@ def sibling_temp(dest: Path) -> Path:
     return dest.with_name(f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write text to path all at once: readers see the old file or the new one, never a part."""
+def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
+    """Write text to path all at once: readers see the old file or the new one, never a part. `mode`
+    (0o600 for a private store) is the file's from its first byte; None leaves it to the umask."""
     tmp = sibling_temp(path)
     try:
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
@@ -30,3 +33,19 @@ def atomic_write(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+@contextlib.contextmanager
+def scratch_file(dest: Path, text: str) -> Iterator[Path]:
+    """A private (0600) file named like a temp file beside dest, holding text, removed on the way out
+    whatever happens (an error, Ctrl-C); only a kill -9 can leave it, where `mem doctor` finds temp files."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = sibling_temp(dest)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        yield tmp
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()

@@ -101,7 +101,7 @@ def build_server(mem: Mem) -> tuple[MCPServer, Worker]:
         was already stored (nothing new is written then); `redacted` counts the secrets (by kind) that
         were replaced by [REDACTED:<kind>] before storing. A private key is refused."""
         written_by = client_name(ctx)
-        result = await worker(lambda: mem.add(content, tags=normalise_tags(tags), source=source, written_by=written_by))
+        result = await worker(lambda: mem.add(content, tags=tags, source=source, written_by=written_by))
         return result.memory.to_contract() | {"duplicate": result.duplicate, "redacted": result.redacted}
 
     @server.tool()

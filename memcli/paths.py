@@ -27,3 +27,13 @@ def user_config_dir() -> Path:
     if env:
         return Path(env).expanduser()
     return Path.home() / ".config" / "mem"
+
+
+def work_tree_top(path: Path) -> Path | None:
+    """The top of the git work tree holding `path` (the nearest folder upward with a `.git` entry,
+    a folder or a worktree's file), or None outside one. `path` is taken as it is, links not resolved."""
+    folder = Path(os.path.abspath(path))
+    for candidate in (folder, *folder.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None

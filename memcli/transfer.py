@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from memcli.api import Compressing, Mem
 
 READ_ONLY_FIELDS = ("content", "content_raw", "optimized", "score", "query")
+SHORT_FORM = ("compressed", "compression")
 
 
 @dataclass
@@ -31,12 +32,12 @@ class ImportReport:
     redacted: dict[str, int] = field(default_factory=dict)
 
 
-def export(mem: Mem) -> Iterator[dict]:
-    """Every memory as its stored fields, oldest first."""
+def export(mem: Mem, filters: Filters = Filters(), limit: int | None = None) -> Iterator[dict]:
+    """The memories `filters` choose, as their stored fields, oldest first."""
     if not mem.store.exists:
         return iter(())
     mem.catalog.refresh()
-    return (memory.to_dict() for memory in mem.catalog.list(Filters(), newest_first=False))
+    return (memory.to_dict() for memory in mem.catalog.list(filters, limit, newest_first=False))
 
 
 def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing) -> ImportReport:
@@ -48,20 +49,25 @@ def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing) -> Im
         if not text.strip():
             continue
         try:
-            memory = parse_line(text, number, mem.settings.max_input_bytes)
-        except MemError as exc:
-            report.invalid.append(str(exc))
-            continue
-        try:
-            mem.gate.refuse_ignored_source(memory.source)
-            (raw, memory.source), redacted = mem.gate.redact_all(memory.raw, memory.source)
-            if raw != memory.raw:  # the short form was made from the secret too: make a new one
-                memory.raw, memory.compressed, memory.compression = raw, None, None
-            (memory.compressed,), in_short_form = mem.gate.redact_all(memory.compressed)
+            record = parse_record(text, number)
+            given = to_memory(record, number, mem.settings.max_input_bytes)
+            mem.gate.refuse_ignored_source(given.source)
+            # The record as given (tags not yet lower-cased, unknown keys and all) passes the gate.
+            fields, redacted = mem.gate.screen(record, skip=SHORT_FORM)
+            if fields["raw"] == record["raw"]:
+                short, in_short_form = mem.gate.screen({key: record.get(key) for key in SHORT_FORM})
+                fields.update(short)
+                redacted = dict(Counter(redacted) + Counter(in_short_form))
+            else:  # the short form was made from the secret too: make a new one
+                fields.update(dict.fromkeys(SHORT_FORM))
+            memory = to_memory(fields, number, mem.settings.max_input_bytes)
         except Refused as exc:
             report.refused.append(f"line {number}: {exc}")
             continue
-        report.redacted = dict(Counter(report.redacted) + Counter(redacted) + Counter(in_short_form))
+        except MemError as exc:
+            report.invalid.append(str(exc))
+            continue
+        report.redacted = dict(Counter(report.redacted) + Counter(redacted))
         needs = memory.compressed is None and memory.status != "skipped"
         if mem.commit(memory, compressing if needs else None, dedupe=True):
             report.duplicates += 1
@@ -70,8 +76,9 @@ def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing) -> Im
     return report
 
 
-def parse_line(text: str, line: int, max_bytes: int) -> Memory:
-    """The memory an import line stands for; InvalidMemory or InputError naming the line."""
+def parse_record(text: str, line: int) -> dict:
+    """The fields an import line gives, as a memory record (read-only fields dropped, defaults filled
+    in); InvalidMemory naming the line."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -91,6 +98,11 @@ def parse_line(text: str, line: int, max_bytes: int) -> Memory:
     record.setdefault("written_by", "import")
     for key in READ_ONLY_FIELDS:
         record.pop(key, None)
+    return record
+
+
+def to_memory(record: dict, line: int, max_bytes: int) -> Memory:
+    """The memory a record stands for; InvalidMemory or InputError naming the line."""
     memory = Memory.from_dict(record, f"line {line}")
     if len(memory.raw.encode("utf-8")) > max_bytes:
         raise InputError(f"line {line}: text larger than {max_bytes} bytes")

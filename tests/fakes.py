@@ -55,6 +55,17 @@ class FakeEmbedder:
         return out
 
 
+class HangingEmbedder(FakeEmbedder):
+    """Says on stderr that it was reached, then never returns (for kill -9 tests)."""
+
+    def embed(self, texts):
+        import sys
+        import threading
+
+        print("fake embedder: hanging", file=sys.stderr, flush=True)
+        threading.Event().wait()
+
+
 def providers(compressor=None, embedder=None):
     """Providers made of fakes: what `Mem(store, providers=...)` and `main(obj=...)` take."""
     from memcli.providers import Providers

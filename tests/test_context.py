@@ -108,7 +108,7 @@ def test_filters_usage_errors_and_nothing_found():
     only = json.loads(ok("context", "deploy", "--budget", 50, "-t", "billing", "--json").stdout)
     assert [m["id"] for m in only["memories"]] == [billing]
     assert run("context", "deploy", "--budget", 0).exit_code == 2
-    assert run("context", "deploy").exit_code == 2
+    assert run("context").exit_code == 2
     assert run("context", "zebra xylophone", "--budget", 50, "--mode", "text").exit_code == 1
     assert run("context", "deploy", "--budget", 50, "--min-score", "2").exit_code == 1
 

@@ -293,4 +293,4 @@ def test_a_long_lived_mem_survives_a_reindex_by_another_process(monkeypatch):
     for text in texts[1:]:
         assert mem.search(text, mode="vector", k=1)[0].memory.id == notes[text]
     later = mem.add("a note written after the reindex").memory
-    assert later.id in ok("search", "written after the reindex", "--mode", "text").stdout
+    assert later.id in ok("search", "written after the reindex", "--mode", "text", "--jsonl").stdout

@@ -14,6 +14,8 @@ from memcli.cli import (
     doctor_cmd,
     ingest_cmd,
     search_cmd,
+    tag_cmd,
+    thread_cmd,
 )
 from memcli.cli.common import Env, MemGroup, setup_logging
 from memcli.cli.models_cmd import models
@@ -46,5 +48,5 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
 
 
 for command in (core.COMMANDS + search_cmd.COMMANDS + compress_cmd.COMMANDS + assist_cmd.COMMANDS
-                + doctor_cmd.COMMANDS + ingest_cmd.COMMANDS + [models]):
+                + doctor_cmd.COMMANDS + ingest_cmd.COMMANDS + tag_cmd.COMMANDS + thread_cmd.COMMANDS + [models]):
     main.add_command(command)

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from memcli.cli.common import Env, ProgressBars, pass_env
+from memcli.cli.common import Env, ProgressBars, echo_json, limit_option, pass_env, query_text
 from memcli.cli.core import filter_options, make_filters
+from memcli.context import DEFAULT_BUDGET
 from memcli.errors import NOTHING
 from memcli.index.search import MODES
 
 
 @click.command()
-@click.argument("query")
-@click.option("--budget", type=click.IntRange(min=1), required=True, metavar="TOKENS",
+@click.argument("words", metavar="QUERY...", nargs=-1, required=True)
+@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True, metavar="TOKENS",
               help="The most tokens the printed block may take (counted by the compression model's tokenizer).")
-@click.option("-k", "--limit", "k", type=click.IntRange(min=1), default=20, show_default=True,
-              help="How many search results to consider.")
+@limit_option(20, "How many search results to consider (-k works too).", "-k")
 @filter_options
 @click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
               help="How to search, as in `mem search`.")
@@ -26,9 +24,9 @@ from memcli.index.search import MODES
 @click.option("--json", "as_json", is_flag=True,
               help="Print {text, tokens, budget, memories} with the chosen memories and their scores.")
 @pass_env
-def context(env: Env, query, budget, k, tags, since, until, source, mode, min_score, raw, as_json) -> None:
-    """Print the memories that best answer QUERY, packed into at most TOKENS tokens, ready to paste
-    into a prompt. Exits 1 when nothing was found or nothing fits.
+def context(env: Env, words, budget, limit, tags, since, until, source, mode, min_score, raw, as_json) -> None:
+    """Print the memories that best answer QUERY (several words are one query), packed into at most
+    --budget tokens, ready to paste into a prompt. Exits 1 when nothing was found or nothing fits.
 
     One line per memory, best first: `[ID DATE] text`, with the shortest unique id prefix and the
     creation date (UTC). The compressed form is used unless --raw. The budget covers the whole
@@ -36,14 +34,14 @@ def context(env: Env, query, budget, k, tags, since, until, source, mode, min_sc
     no header. A memory that does not fit is skipped and smaller ones after it are still tried.
 
     \b
-      mem context "how do we deploy billing" --budget 300
+      mem context how do we deploy billing
       mem context "scraper limits" --budget 200 -t scraper --json | jq .tokens
     """
     with ProgressBars() as progress:
-        packed = env.mem().context(query, budget, raw=raw, k=k, mode=mode, min_score=min_score, progress=progress,
+        packed = env.mem().context(query_text(words), budget, raw=raw, k=limit, mode=mode, min_score=min_score, progress=progress,
                                    filters=make_filters(tags, since, until, source))
     if as_json:
-        click.echo(json.dumps(packed.to_contract(raw=raw), ensure_ascii=False, indent=2))
+        echo_json(packed.to_contract(raw=raw))
     else:
         click.echo(packed.text, nl=False)
     if packed.skipped:

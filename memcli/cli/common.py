@@ -60,6 +60,10 @@ class Env:
             self._mem = Mem.open(self.store_dir, self.providers)
         return self._mem
 
+    def short_id(self, memory_id: str) -> str:
+        """The shortest prefix (at least 8) that names only this memory: what listings show."""
+        return self.mem().catalog.short_id(memory_id)
+
 
 pass_env = click.make_pass_decorator(Env)
 
@@ -71,12 +75,28 @@ def output_options(func):
     return func
 
 
+def limit_option(default: int | None, help: str, *aliases: str):
+    """-n/--limit: the one way every command that lists says how many."""
+    return click.option("-n", *aliases, "--limit", "limit", type=click.IntRange(min=1), default=default,
+                        show_default=default is not None, metavar="N", help=help)
+
+
+def query_text(words: tuple[str, ...]) -> str:
+    """Several words are one query, as `mem add` takes several words as one text."""
+    return " ".join(words)
+
+
+def echo_json(value) -> None:
+    """One JSON object on stdout: what every command's --json prints when its answer is one thing."""
+    click.echo(json.dumps(value, ensure_ascii=False, indent=2))
+
+
 def emit(items: Iterable, fmt: str | None, *, row: Callable[[Any], dict], human: Callable[[Any], str],
          single: bool = False) -> int:
     """Write items to stdout as contract rows (--json/--jsonl) or human text; returns how many."""
     if fmt == "json" and single:
         rows = [row(item) for item in items]
-        click.echo(json.dumps(rows[0] if rows else None, ensure_ascii=False, indent=2))
+        echo_json(rows[0] if rows else None)
         return len(rows)
     if fmt == "json":
         # An array streamed one object per line: valid JSON, and the fast C encoder does the work.

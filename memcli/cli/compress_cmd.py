@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from memcli.cli.common import Env, ProgressBars, pass_env
+from memcli.cli.common import Env, ProgressBars, echo_json, pass_env
 from memcli.compress.methods import METHODS
 from memcli.errors import MemError
 
@@ -18,8 +16,9 @@ from memcli.errors import MemError
 @click.option("--all", "every", is_flag=True, help="Every memory (e.g. after changing the model or ratio).")
 @click.option("--method", type=click.Choice(sorted(METHODS)), help="Override compress_method from mem.yaml.")
 @click.option("--ratio", type=click.FloatRange(0.05, 0.95), help="Share of the raw tokens to keep (default 0.6).")
+@click.option("--json", "as_json", is_flag=True, help="Print {memories, by_status} on stdout.")
 @pass_env
-def compress(env: Env, memory_ids, pending, failed, every, method, ratio) -> None:
+def compress(env: Env, memory_ids, pending, failed, every, method, ratio, as_json) -> None:
     """(Re)make the compressed form of memories.
 
     Each memory is saved as soon as it is done: interrupting is safe, and running the same command
@@ -40,8 +39,10 @@ def compress(env: Env, memory_ids, pending, failed, every, method, ratio) -> Non
 
     with ProgressBars(threshold=2) as progress:
         outcome = mem.compress(chosen, compressing=Compressing(method=method, ratio=ratio), progress=progress)
+    if as_json:
+        echo_json({"memories": len(chosen), "by_status": outcome})
     summary = ", ".join(f"{count} {status}" for status, count in sorted(outcome.items())) or "nothing to do"
-    click.echo(f"compressed {len(chosen)} memories: {summary}", err=True)
+    click.echo(f"mem: compressed {len(chosen)} memories: {summary}", err=True)
     if outcome.get("failed"):
         raise click.exceptions.Exit(MemError.exit_code)
 
@@ -53,7 +54,7 @@ def stats(env: Env, as_json: bool) -> None:
     """How many tokens compression saves a reader, overall and by method."""
     figures = env.mem().stats()
     if as_json:
-        click.echo(json.dumps(figures, indent=2))
+        echo_json(figures)
         return
     click.echo(f"memories:        {figures['memories']} ({figures['optimized']} compressed, "
                f"{figures['optimized_percent']}%)")

@@ -5,13 +5,12 @@ from __future__ import annotations
 import io
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 import click
 
 from memcli.cli import render
-from memcli.cli.common import Env, emit, output_options, pass_env, say_redacted
+from memcli.cli.common import Env, echo_json, emit, limit_option, output_options, pass_env, say_redacted
 from memcli.errors import NOTHING, InputError, InvalidMemory, MemError, Refused
 
 
@@ -21,10 +20,12 @@ def interactive() -> bool:
 
 
 def filter_options(func):
-    """The filters that `ls`, `search` and `context` share."""
+    """The filters that `ls`, `search`, `context` and `export` share."""
     func = click.option("--source", metavar="GLOB", help="Only memories whose source matches GLOB.")(func)
-    func = click.option("--until", metavar="WHEN", help="Created at or before WHEN (date, ISO time, 3d, yesterday).")(func)
-    func = click.option("--since", metavar="WHEN", help="Created at or after WHEN (date, ISO time, 3d, 2w, today).")(func)
+    func = click.option("--until", metavar="WHEN", help="Created at or before WHEN (same forms as --since).")(func)
+    func = click.option("--since", metavar="WHEN",
+                        help="Created at or after WHEN: 2026-11-29, 30m (m is minutes), 12h, 3d, 2w, 1mo, 1y, "
+                             "'last week', yesterday.")(func)
     func = click.option("-t", "--tag", "tags", multiple=True, metavar="TAG",
                         help="Only memories with this tag (repeat for all of several).")(func)
     return func
@@ -68,16 +69,25 @@ def init(ctx: click.Context, directory: Path | None, git: bool) -> None:
     store = Store(root.expanduser().resolve())
     created = store.init(git=git)
     click.echo(str(store.root))
-    click.echo(("initialised a new store at " if created else "store already exists at ") + str(store.root), err=True)
+    click.echo(("mem: initialised a new store at " if created else "mem: store already exists at ") + str(store.root), err=True)
 
 
 @click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print {store, exists, chosen_by}.")
 @pass_env
-def path(env: Env) -> None:
+def path(env: Env, as_json: bool) -> None:
     """Print the folder of the store mem would use here (and say why on stderr with -v)."""
-    mem = env.mem()
-    click.echo(str(mem.store.root))
-    if not mem.store.exists:
+    from memcli.store.files import Store, locate_store
+
+    root, reason = locate_store(env.store_dir)
+    exists = Store(root).exists
+    if as_json:
+        echo_json({"store": str(root), "exists": exists, "chosen_by": reason})
+    else:
+        click.echo(str(root))
+    if env.verbose:
+        click.echo(f"mem: using {root}: {reason}", err=True)
+    if not exists:
         click.echo("mem: that store does not exist yet; `mem add` or `mem init` creates it", err=True)
 
 
@@ -95,7 +105,7 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
     """Remember TEXT (several words are joined; `-` or a pipe reads stdin).
 
     Prints the new memory's id. If the same text is already stored, prints that id instead and
-    stores nothing. Long text (mem.yaml compress_min_chars, 400 by default) also gets a compressed
+    stores nothing but the new tags, which it adds to that memory. Long text (mem.yaml compress_min_chars, 400 by default) also gets a compressed
     form made by the local model. Secrets (keys, tokens, passwords) are replaced by
     [REDACTED:<kind>] first; a --file or --source that .memignore names is refused (exit 7).
 
@@ -126,11 +136,15 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
                      compressing=Compressing(enabled=not no_compress, defer=defer))
     announce_new_store(env)
     say_redacted(result.redacted)
-    if result.duplicate:
+    if result.tags_added:
+        click.echo(f"mem: already stored as {result.memory.id}; merged the new tags into it: {', '.join(result.tags_added)}",
+                   err=True)
+    elif result.duplicate:
         click.echo(f"mem: already stored as {result.memory.id} (--allow-duplicate stores it again)", err=True)
     if as_json:
-        payload = result.memory.to_contract() | {"duplicate": result.duplicate, "redacted": result.redacted}
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        payload = result.memory.to_contract() | {"duplicate": result.duplicate, "redacted": result.redacted,
+                                                 "tags_added": result.tags_added}
+        echo_json(payload)
     else:
         click.echo(result.memory.id)
 
@@ -148,33 +162,36 @@ def show(env: Env, memory_id: str, raw: bool, fmt: str | None) -> None:
 
 @click.command(name="ls")
 @filter_options
-@click.option("-n", "--limit", type=click.IntRange(min=1), help="At most N memories.")
+@limit_option(None, "At most N memories.")
 @click.option("--raw", is_flag=True, help="Show raw text instead of the compressed form.")
 @output_options
 @pass_env
 def ls(env: Env, tags, since, until, source, limit, raw, fmt) -> None:
     """List memories, newest first."""
     memories = env.mem().list(make_filters(tags, since, until, source), limit)
-    emit(memories, fmt, row=lambda m: m.to_contract(raw=raw), human=lambda m: render.line(m, raw=raw))
+    emit(memories, fmt, row=lambda m: m.to_contract(raw=raw), human=lambda m: render.line(m, env.short_id(m.id), raw=raw))
 
 
 @click.command()
 @click.argument("memory_ids", metavar="ID...", nargs=-1, required=True)
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--json", "as_json", is_flag=True, help="Print {deleted: [ids]} on stdout.")
 @pass_env
-def rm(env: Env, memory_ids, yes: bool) -> None:
+def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
     """Delete memories. Every ID must name exactly one memory, or nothing is deleted."""
     mem = env.mem()
     memories = mem.resolve(memory_ids)
     if not yes and interactive():
         for memory in memories:
-            click.echo(render.line(memory), err=True)
+            click.echo(render.line(memory, env.short_id(memory.id)), err=True)
         noun = "memory" if len(memories) == 1 else "memories"
         if not click.confirm(f"Delete {len(memories)} {noun}?", err=True):
             raise click.exceptions.Exit(NOTHING)
     mem.remove(memories)
+    if as_json:
+        echo_json({"deleted": [memory.id for memory in memories]})
     for memory in memories:
-        click.echo(f"deleted {memory.id}", err=True)
+        click.echo(f"mem: deleted {memory.id}", err=True)
 
 
 @click.command()
@@ -183,48 +200,54 @@ def rm(env: Env, memory_ids, yes: bool) -> None:
 def edit(env: Env, memory_id: str) -> None:
     """Open a memory's YAML file in $EDITOR; it is checked before it is saved.
 
-    If the raw text changed, a new compressed form is made. An invalid edit is never saved: on a
-    terminal you may reopen it, otherwise it is kept in a temp file and mem says where.
+    If the raw text changed, a new compressed form is made. An invalid edit is never saved, nor kept:
+    on a terminal you may reopen it. The editor works on a private temp file inside the store
+    (.index/), removed when mem is done whatever happens.
     """
+    from memcli.fsutil import scratch_file
+
     mem = env.mem()
     memory = mem.get(memory_id)
-    text = mem.edit_text(memory)
-    while True:
-        edited = click.edit(text, extension=".yaml", require_save=True)
-        if edited is None:
-            click.echo("mem: no change", err=True)
+    with scratch_file(mem.store.index_dir / f"edit-{memory.id}.yaml", mem.edit_text(memory)) as path:
+        while True:
+            edited = _edit(path)
+            if edited is None:
+                click.echo("mem: no change", err=True)
+                return
+            try:
+                saved = mem.save_edit(memory, edited)
+            except (InvalidMemory, InputError, Refused) as exc:
+                click.echo(f"mem: error: {exc}", err=True)
+                if interactive() and click.confirm("Reopen the editor?", default=True, err=True):
+                    continue
+                raise type(exc)("the edit was not saved, nor kept") from None
+            say_redacted(saved.redacted)
+            click.echo("mem: no change" if saved.memory is None else f"saved {memory.id}", err=True)
             return
-        try:
-            saved = mem.save_edit(memory, edited)
-        except (InvalidMemory, InputError, Refused) as exc:
-            click.echo(f"mem: error: {exc}", err=True)
-            if interactive() and click.confirm("Reopen the editor?", default=True, err=True):
-                text = edited
-                continue
-            if isinstance(exc, Refused):  # keeping it would store the key after all
-                raise Refused("the edit was not saved, nor kept") from None
-            kept = _keep(edited, memory.id)
-            raise InvalidMemory(f"the edit was not saved; it is kept in {kept}") from None
-        say_redacted(saved.redacted)
-        click.echo("mem: no change" if saved.memory is None else f"saved {memory.id}", err=True)
-        return
 
 
-def _keep(text: str, memory_id: str) -> str:
-    handle = tempfile.NamedTemporaryFile("w", prefix=f"mem-edit-{memory_id}-", suffix=".yaml", delete=False,
-                                         encoding="utf-8")
-    with handle:
-        handle.write(text)
-    return handle.name
+def _edit(path: Path) -> str | None:
+    """The file's text after the editor closed, or None when it was not saved."""
+    import os
+
+    before = os.stat(path).st_mtime_ns - 2_000_000_000  # an editor that saves within the same tick still counts
+    os.utime(path, ns=(before, before))
+    click.edit(filename=str(path))
+    if os.stat(path).st_mtime_ns == before:
+        return None
+    return path.read_text(encoding="utf-8")
 
 
 @click.command()
+@filter_options
+@limit_option(None, "At most N memories (the oldest N).")
 @pass_env
-def export(env: Env) -> None:
-    """Write every memory, with every field, as JSON lines (oldest first) to stdout."""
+def export(env: Env, tags, since, until, source, limit) -> None:
+    """Write memories, with every field, as JSON lines (oldest first) to stdout; the filters are those
+    of `mem ls`. `mem import` reads it back."""
     from memcli.transfer import export
 
-    for record in export(env.mem()):
+    for record in export(env.mem(), make_filters(tags, since, until, source), limit):
         click.echo(json.dumps(record, ensure_ascii=False))
 
 
@@ -262,9 +285,9 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     summary = {"imported": report.imported, "duplicates": report.duplicates, "invalid": len(report.invalid),
                "refused": len(report.refused), "redacted": report.redacted}
     if as_json:
-        click.echo(json.dumps(summary))
+        echo_json(summary)
     refused = f", {len(report.refused)} refused" if report.refused else ""
-    click.echo(f"imported {report.imported}, skipped {report.duplicates} already stored, "
+    click.echo(f"mem: imported {report.imported}, skipped {report.duplicates} already stored, "
                f"{len(report.invalid)} invalid{refused}", err=True)
     if report.invalid:
         raise click.exceptions.Exit(MemError.exit_code)

@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from memcli.cli.common import Env, ProgressBars, pass_env
+from memcli.cli.common import Env, ProgressBars, echo_json, pass_env
 from memcli.errors import NOTHING
 
 
+MARKS = {"ok": click.style("ok  ", fg="green"), "info": click.style("info", fg="blue"),
+         "fail": click.style("FAIL", fg="red", bold=True)}
+
+
 @click.command()
-@click.option("--json", "as_json", is_flag=True, help="Print {store, healthy, findings: [{check, ok, message, fix}]}.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {store, healthy, findings: [{check, ok, level, message, fix}]}.")
 @pass_env
 def doctor(env: Env, as_json: bool) -> None:
     """Check the store and say how to fix each problem. Exits 0 when healthy, 1 otherwise.
 
     Looks for unreadable memory files (e.g. git merge conflicts), the same id in two files, memories
     that meaning search cannot find yet, models that are not installed, an .index/ that git would
-    commit, and compressions that are pending or failed. Like a search, it first catches the index up
-    with the files (after a git pull, say), embedding what has no vector yet.
+    commit, and compressions that failed; memories waiting for `mem compress --pending` are reported
+    as information, not a problem. Like a search, it first catches the index up with the files
+    (after a git pull, say), embedding what has no vector yet.
     """
     from memcli.doctor import diagnose
 
@@ -28,11 +32,11 @@ def doctor(env: Env, as_json: bool) -> None:
         findings = diagnose(mem, progress)
     healthy = all(finding.ok for finding in findings)
     if as_json:
-        click.echo(json.dumps({"store": str(mem.store.root), "healthy": healthy,
-                               "findings": [finding.to_dict() for finding in findings]}, indent=2))
+        echo_json({"store": str(mem.store.root), "healthy": healthy,
+                   "findings": [finding.to_dict() for finding in findings]})
     else:
         for finding in findings:
-            mark = click.style("ok  ", fg="green") if finding.ok else click.style("FAIL", fg="red", bold=True)
+            mark = MARKS[finding.level]
             click.echo(f"{mark}  {finding.check:<12} {finding.message}")
             if finding.fix:
                 click.echo(f"      {'':<12} fix: {finding.fix}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -11,6 +10,7 @@ from memcli.cli.common import (
     Env,
     MemGroup,
     ProgressBars,
+    echo_json,
     emit,
     output_options,
     pass_env,
@@ -57,7 +57,7 @@ def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json) -> No
         click.echo(f"mem: {refused}", err=True)
     click.echo(_summary(report), err=True)
     if as_json:
-        click.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+        echo_json(report.to_dict())
     if report.refused:
         raise click.exceptions.Exit(Refused.exit_code)
 

@@ -53,7 +53,7 @@ def pull(names, defaults, force, pip_args):
         with ProgressBars(threshold=1) as bars:
             result = install.pull(name, progress=functools.partial(bars, name), force=force, pip_args=pip_args)
         state = f"fetched from {result.source}" if result.fetched else "already installed"
-        click.echo(f"{result.name}: {state}: {result.path}", err=True)
+        click.echo(f"mem: {result.name}: {state}: {result.path}", err=True)
 
 
 @models.command()
@@ -81,7 +81,7 @@ def verify(names, fmt):
         raise ModelError(f"{len(bad)} model(s) failed verification ({', '.join(bad)}); "
                          "pull them again with `mem models pull --force NAME`")
     if not results:
-        click.echo("no models installed; run `mem models pull --defaults`", err=True)
+        click.echo("mem: no models installed; run `mem models pull --defaults`", err=True)
 
 
 @models.command()
@@ -91,9 +91,9 @@ def rm(name):
     from memcli.providers import install
 
     if install.remove(name):
-        click.echo(f"removed {name}", err=True)
+        click.echo(f"mem: removed {name}", err=True)
     else:
-        click.echo(f"{name} was not installed", err=True)
+        click.echo(f"mem: {name} was not installed", err=True)
 
 
 @models.command()

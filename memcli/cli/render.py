@@ -26,9 +26,10 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 10)] + "…"
 
 
-def line(memory: Memory, *, raw: bool = False, score: float | None = None) -> str:
-    """Two lines: id, date, tags (and score) in bold-ish header; the content, cut to the terminal on a tty."""
-    head = [click.style(memory.id, fg="yellow"), local_time(memory.created_at)]
+def line(memory: Memory, shown_id: str, *, raw: bool = False, score: float | None = None) -> str:
+    """Two lines: the id as shown (the shortest unique prefix), date, tags (and score); the content, cut
+    to the terminal on a tty."""
+    head = [click.style(shown_id, fg="yellow"), local_time(memory.created_at)]
     if score is not None:
         head.append(f"score {score:.3f}")
     if memory.tags:

@@ -8,16 +8,15 @@ import sys
 import click
 
 from memcli.cli import render
-from memcli.cli.common import Env, ProgressBars, emit, output_options, pass_env
+from memcli.cli.common import Env, ProgressBars, echo_json, emit, limit_option, output_options, pass_env, query_text
 from memcli.cli.core import filter_options, make_filters
 from memcli.errors import NOTHING
 from memcli.index.search import MODES
 
 
 @click.command()
-@click.argument("query")
-@click.option("-k", "--limit", "k", type=click.IntRange(min=1), default=10, show_default=True,
-              help="How many results.")
+@click.argument("words", metavar="QUERY...", nargs=-1, required=True)
+@limit_option(10, "How many results (-k works too).", "-k")
 @filter_options
 @click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
               help="hybrid: words and meaning; vector: meaning only; text: words only (BM25).")
@@ -26,17 +25,18 @@ from memcli.index.search import MODES
 @click.option("--raw", is_flag=True, help="Give the raw text instead of the compressed form.")
 @output_options
 @pass_env
-def search(env: Env, query, k, tags, since, until, source, mode, min_score, raw, fmt) -> None:
+def search(env: Env, words, limit, tags, since, until, source, mode, min_score, raw, fmt) -> None:
     """Find memories by words and meaning; best first. Exits 1 when nothing is found (like grep).
 
-    QUERY `-` reads one query per line from stdin and writes JSON lines, each result carrying its
+    Several words are one query. QUERY `-` reads one query per line from stdin and writes JSON lines, each result carrying its
     `query`, so a thousand queries cost one process and one model load.
 
     \b
       mem search "rate limiting"
-      mem search "how do we deploy" --tag ops -k 3 --raw
+      mem search how do we deploy --tag ops -n 3 --raw
       printf 'proxies\\nbilling\\n' | mem search - | jq -r .id
     """
+    query = query_text(words)
     mem = env.mem()
     filters = make_filters(tags, since, until, source)
     found = 0
@@ -46,25 +46,29 @@ def search(env: Env, query, k, tags, since, until, source, mode, min_score, raw,
                 text = line.strip()
                 if not text:
                     continue
-                for hit in mem.search(text, k=k, mode=mode, filters=filters, min_score=min_score, progress=progress):
+                for hit in mem.search(text, k=limit, mode=mode, filters=filters, min_score=min_score, progress=progress):
                     row = {"query": text} | hit.memory.to_contract(raw=raw, score=hit.score)
                     click.echo(json.dumps(row, ensure_ascii=False))
                     found += 1
         else:
-            hits = mem.search(query, k=k, mode=mode, filters=filters, min_score=min_score, progress=progress)
+            hits = mem.search(query, k=limit, mode=mode, filters=filters, min_score=min_score, progress=progress)
             found = emit(hits, fmt, row=lambda h: h.memory.to_contract(raw=raw, score=h.score),
-                         human=lambda h: render.line(h.memory, raw=raw, score=h.score))
+                         human=lambda h: render.line(h.memory, env.short_id(h.memory.id), raw=raw, score=h.score))
     if not found:
         raise click.exceptions.Exit(NOTHING)
 
 
 @click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print {store, memories} on stdout.")
 @pass_env
-def reindex(env: Env) -> None:
+def reindex(env: Env, as_json: bool) -> None:
     """Rebuild every cache in .index/ from the memory files alone (catalog, words, vectors)."""
+    mem = env.mem()
     with ProgressBars() as progress:
-        count = env.mem().reindex(progress)
-    click.echo(f"indexed {count} memories", err=True)
+        count = mem.reindex(progress)
+    if as_json:
+        echo_json({"store": str(mem.store.root), "memories": count})
+    click.echo(f"mem: indexed {count} memories", err=True)
 
 
 COMMANDS = [search, reindex]

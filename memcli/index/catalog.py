@@ -17,6 +17,7 @@ import os
 import sqlite3
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable, Iterator
 
 from memcli.errors import AmbiguousId, InvalidMemory, NotFound, StoreError
@@ -66,7 +67,9 @@ class Catalog:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
-        return db_file.open_db(self.store.index_dir, self.store.lock)
+        db = db_file.open_db(self.store.index_dir, self.store.lock)
+        self.store.protect(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
+        return db
 
     def _discard(self) -> None:
         db_file.discard(self.store.index_dir, self.store.lock)
@@ -286,8 +289,14 @@ class Catalog:
         if not rows:
             raise NotFound(f"no memory with id {prefix!r}")
         if len(rows) > 1:
-            raise AmbiguousId(prefix, [r[0] for r in rows])
+            matches = [r[0] for r in rows]
+            raise AmbiguousId(prefix, matches, [self._describe(m) for m in matches[:10]])
         return rows[0]
+
+    def _describe(self, memory_id: str) -> str:
+        memory = self.get(memory_id)
+        text = " ".join(memory.raw.split())
+        return f"{memory_id}  {memory.created_at[:10]}  {text[:60] + '…' if len(text) > 60 else text}"
 
     def short_id(self, memory_id: str, min_length: int = 8) -> str:
         """The shortest prefix (at least min_length) that names only this memory today, like git's
@@ -336,6 +345,12 @@ class Catalog:
             [match, *params, limit],
         ).fetchall()
         return [(label, float(score)) for label, score in rows]
+
+    def tag_counts(self, filters: Filters) -> list[tuple[str, int]]:
+        where, params = filters.sql()
+        return self.db.execute(
+            f"SELECT t.value, COUNT(*) AS n FROM memories m, json_each(m.tags) t WHERE {where}"
+            " GROUP BY t.value ORDER BY n DESC, t.value", params).fetchall()
 
     def count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]

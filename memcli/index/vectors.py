@@ -161,6 +161,7 @@ class VectorIndex:
                     progress("building the vector graph", min(start + 5000, len(rows)), len(rows))
         tmp = sibling_temp(self.path)
         graph.save_index(str(tmp))
+        self.catalog.store.protect(tmp)
         with self.catalog.store.lock():
             if _stamp(self.path) != stamp:
                 # Another process folded first; its file holds what this one would have written.

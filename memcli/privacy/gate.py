@@ -1,7 +1,8 @@
 """The gate every write passes: secrets redacted, ignored paths refused, before anything is stored.
 
 One object decides for every write path (add, edit, import, ingest, MCP), so the paths cannot drift
-apart: whatever reaches a file, the catalog or a model has been through `redact_all`.
+apart: whatever reaches a file, the catalog or a model has been through `screen` (every field of a
+record) or `redact` (a text before it is split or read further).
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ from collections import Counter
 from pathlib import Path
 
 from memcli.errors import Refused
+
+
+TEXTS = ("raw", "compressed")  # long texts, redacted as they are (no key gives them context)
 
 
 class Gate:
@@ -50,14 +54,39 @@ class Gate:
         check_no_private_key(result.text)
         return result
 
-    def redact_all(self, *texts: str | None) -> tuple[list[str | None], dict[str, int]]:
-        """Each text redacted (None stays None), and the counts of all of them together."""
+    def screen(self, record: dict, skip: tuple[str, ...] = ()) -> tuple[dict, dict[str, int]]:
+        """A memory record with every string in it redacted, and the counts: the text, the short form,
+        each tag (before tags are lower-cased, so a key's shape is still seen), source, written_by, the
+        compression details and any key mem does not know, nested or not, and the keys themselves. A
+        value held under a secret-named key (`password: two words`) goes whole. Refused if a private
+        key survives anywhere. `skip` names top-level fields already screened."""
+        from memcli.privacy.redact import Redaction, held_secret
+
         counts: Counter[str] = Counter()
-        out = []
-        for text in texts:
-            if text is not None:
-                result = self.redact(text)
-                text = result.text
+
+        def clean(value, key: str):
+            if isinstance(value, str):
+                result = self.redact(value)
+                if not result.total and key and key not in TEXTS:
+                    # Shapes known by their context (`aws_secret_access_key: ...`, `Authorization: Bearer ...`).
+                    head = f"{key}: "
+                    in_context = self.redact(head + value)
+                    if in_context.total and in_context.text.startswith(head):
+                        result = Redaction(in_context.text[len(head):], in_context.counts)
+                kind = None if result.total else held_secret(key, value)
+                if kind:
+                    counts[kind] += 1
+                    return f"[REDACTED:{kind}]"
                 counts.update(result.counts)
-            out.append(text)
-        return out, dict(counts)
+                return result.text
+            if isinstance(value, dict):
+                return {clean(k, "") if isinstance(k, str) else k:
+                        v if value is record and k in skip else clean(v, k if isinstance(k, str) else "")
+                        for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return [clean(item, key) for item in value]
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and held_secret(key, str(value)):
+                return clean(str(value), key)
+            return value
+
+        return clean(record, ""), dict(counts)

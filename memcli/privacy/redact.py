@@ -165,6 +165,42 @@ def _assignment_accept(m: re.Match) -> bool:
     return not (re.fullmatch(r"[A-Za-z_]\w*", value) and _SECRET_WORD.search(value))
 
 
+_PASSWORD_KEY = r"[\w.-]*?(?:passphrase|password|passwd|pwd|(?<=\w)[_.-]pass)"
+# A password-named key given a value of several words up to the end of the line (a passphrase):
+# `password = correct horse battery staple`, or `Passphrase: ...` as the first thing on a line.
+_PHRASE = re.compile(
+    rf"""(?:^[ \t]*(?:-[ \t]+)?["']?(?P<ykey>{_PASSWORD_KEY})["']?[ \t]*:
+          |(?<![\w.-])(?P<key>{_PASSWORD_KEY})["']?[ \t]*=(?!=))
+         [ \t]*(?P<secret>[^\s"'`!|>&*#$<\[{{(][^\n]*)""",
+    re.IGNORECASE | re.VERBOSE | re.MULTILINE,
+)
+_PHRASE_CODE = re.compile(r"[()\[\]{}<>;=`/\\]|(?<!\S)-|\w\.\w|\b(?:if|else|await|lambda|yield|return|new)\b")
+# Words of a sentence about a password rather than the password (`password: must be 12 characters`).
+_PHRASE_PROSE = re.compile(r"\b(?:must|should|is|are|was|were|be|will|can|cannot|see|stored|kept|lives|characters"
+                           r"|required|needs?|same|from|in the)\b", re.IGNORECASE)
+_COMMENT = re.compile(r"[ \t]+#")
+
+
+def _phrase_value(m: re.Match) -> tuple[int, int]:
+    """The phrase's span: up to a trailing ` # comment`, without trailing blanks."""
+    start, end = m.span("secret")
+    comment = _COMMENT.search(m.string, start, end)
+    value = m.string[start : comment.start() if comment else end].rstrip()
+    return start, start + len(value)
+
+
+def _phrase_accept(m: re.Match) -> bool:
+    start, end = _phrase_value(m)
+    value = m.string[start:end]
+    return (len(value.split()) >= 2 and not _is_placeholder(value) and not _PHRASE_CODE.search(value)
+            and not _PHRASE_PROSE.search(value))
+
+
+class _PhraseDetector(Detector):
+    def span(self, m: re.Match) -> tuple[int, int]:
+        return _phrase_value(m)
+
+
 class _AssignmentDetector(Detector):
     """The value sits in one of several alternative groups; `password`-like keys get their own kind."""
 
@@ -180,12 +216,17 @@ def _c(pattern: str, flags: int = 0) -> re.Pattern:
 
 
 BUILTIN: tuple[Detector, ...] = (
-    Detector(
+    Detector(  # PEM, OpenSSH and PGP blocks (5 dashes), and SSH2/SECSH blocks (`---- BEGIN SSH2 ... ----`)
         "private-key",
         _c(
-            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?!-----BEGIN)[\s\S])*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----",
+            r"-{4,5} ?BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}(?:(?!-{4,5} ?BEGIN)[\s\S])*?"
+            r"-{4,5} ?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}",
             re.DOTALL,
         ),
+    ),
+    Detector(  # a PuTTY .ppk file, from its header to the MAC that closes it
+        "private-key",
+        _c(r"PuTTY-User-Key-File-\d+:(?:(?!PuTTY-User-Key-File-)[\s\S])*?Private-(?:MAC|Hash):[ \t]*[0-9A-Fa-f]+"),
     ),
     Detector(
         "aws-access-key",
@@ -247,9 +288,27 @@ BUILTIN: tuple[Detector, ...] = (
         _c(r"\bmachine\s+\S+\s+login\s+\S+\s+password\s+(?P<secret>\S+)"),
         _real_secret,
     ),
+    _PhraseDetector("password", _PHRASE, _phrase_accept),
     _AssignmentDetector("secret", _FLAG, _assignment_accept),
     _AssignmentDetector("secret", _ASSIGNMENT, _assignment_accept),
 )
+
+
+_SECRET_KEY = re.compile(rf"^[\w.-]*?(?:{_SECRET_WORDS}|(?<=\w)[_.-]pass)$", re.IGNORECASE)
+
+
+def held_secret(key: str, value: str) -> str | None:
+    """The kind of secret `value` is because of the key it is held under (`password: two words`,
+    `notes.api_token: ...`, a number under `pin_password`), or None: a field is an assignment whose
+    value is the whole string, so it goes whole, whatever its shape. Placeholders, references and
+    variable names stay, as they do in text."""
+    if not _SECRET_KEY.match(key):
+        return None
+    value = value.strip()
+    if _is_placeholder(value) or _REFERENCE.match(value) or (re.fullmatch(r"[A-Za-z_]\w*", value)
+                                                             and _SECRET_WORD.search(value)):
+        return None
+    return "password" if _PASSWORD_WORD.search(key) else "secret"
 
 
 def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
@@ -312,7 +371,10 @@ def _compile(rules: tuple[tuple[str, str], ...]) -> tuple[Detector, ...]:
     return tuple(detectors)
 
 
-_PRIVATE_KEY_LINE = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY")
+# What still marks a private key after redaction: a BEGIN line without its END, or the private part of
+# a PuTTY key without its header or MAC.
+_PRIVATE_KEY_LINE = re.compile(r"-{4,5} ?BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?(?: ?-{4,5})?|PuTTY-User-Key-File-\d+:|^Private-Lines:[ \t]*\d+",
+                               re.MULTILINE)
 
 
 def check_no_private_key(text: str) -> None:
@@ -321,6 +383,6 @@ def check_no_private_key(text: str) -> None:
     if m:
         line = text.count("\n", 0, m.start()) + 1
         raise Refused(
-            f"refusing to store this text: it still holds a private key ('{m.group()}-----' on line {line}) "
+            f"refusing to store this text: it still holds a private key ('{m.group()}' on line {line}) "
             "after redaction; remove the key and try again"
         )

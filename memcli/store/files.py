@@ -19,7 +19,7 @@ import yaml
 from memcli.config import Settings
 from memcli.errors import StoreError
 from memcli.fsutil import atomic_write
-from memcli.paths import user_store_dir
+from memcli.paths import user_store_dir, work_tree_top
 from memcli.store.memory import Memory
 
 SETTINGS_FILE = "mem.yaml"
@@ -35,18 +35,22 @@ SETTINGS_HEADER = """\
 
 def find_store(explicit: Path | None = None, cwd: Path | None = None) -> Path:
     """--dir, then $MEM_DIR, then the nearest project store upward, then the user store."""
+    return locate_store(explicit, cwd)[0]
+
+
+def locate_store(explicit: Path | None = None, cwd: Path | None = None) -> tuple[Path, str]:
+    """The store find_store picks, and why (for `mem -v path`)."""
     if explicit is not None:
-        return Path(explicit).expanduser().resolve()
+        return Path(explicit).expanduser().resolve(), "given by --dir"
     env = os.environ.get("MEM_DIR")
     if env:
-        return Path(env).expanduser().resolve()
+        return Path(env).expanduser().resolve(), "given by $MEM_DIR"
     here = (cwd or Path.cwd()).resolve()
     for folder in (here, *here.parents):
-        if (folder / ".mem" / SETTINGS_FILE).is_file():
-            return folder / ".mem"
-        if (folder / SETTINGS_FILE).is_file():
-            return folder
-    return user_store_dir()
+        for root in (folder / ".mem", folder):
+            if (root / SETTINGS_FILE).is_file():
+                return root, f"the nearest project store upward from {here} (it holds {SETTINGS_FILE})"
+    return user_store_dir(), f"the user store: no --dir, no $MEM_DIR, and no .mem/ or {SETTINGS_FILE} above {here}"
 
 
 class Store:
@@ -57,6 +61,38 @@ class Store:
         self.index_dir = self.root / INDEX
         self._settings: Settings | None = None
         self._lock_depth = 0
+        self._private: bool | None = None
+
+    @property
+    def private(self) -> bool:
+        """The user store, and any store outside a git work tree, is its owner's alone: folders 0700,
+        files 0600 whatever the umask. A store inside a repository is shared through git, so it
+        follows the repository's modes (the umask), like every other file there."""
+        if self._private is None:
+            self._private = self.root == user_store_dir() or work_tree_top(self.root) is None
+        return self._private
+
+    @property
+    def file_mode(self) -> int | None:
+        return 0o600 if self.private else None
+
+    def protect(self, *paths: Path) -> None:
+        """Make files mem did not write itself (the catalog, its journal, the vector graph) 0600 in a
+        private store, and its folder 0700 (a store made before mem did this is tightened here)."""
+        if not self.private:
+            return
+        for path in (self.root, *paths):
+            with contextlib.suppress(FileNotFoundError):
+                wanted = 0o700 if path == self.root else 0o600
+                if os.stat(path).st_mode & 0o777 != wanted:
+                    os.chmod(path, wanted)
+
+    def _mkdir(self, folder: Path) -> None:
+        """The folder and any missing parent, 0700 in a private store (mkdir's own `parents` ignores mode)."""
+        if not folder.is_dir():
+            self._mkdir(folder.parent)
+            with contextlib.suppress(FileExistsError):
+                folder.mkdir(mode=0o700 if self.private else 0o777)
 
     @property
     def exists(self) -> bool:
@@ -82,18 +118,20 @@ class Store:
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"{self.root} exists and is not a folder")
         try:
-            self.memories_dir.mkdir(parents=True, exist_ok=True)
-            self.index_dir.mkdir(exist_ok=True)
+            self._mkdir(self.memories_dir)
+            self._mkdir(self.index_dir)
+            self.protect()
             created = not self.exists
             if created:
                 body = yaml.safe_dump(Settings().to_yaml_dict(), sort_keys=False, allow_unicode=True)
-                atomic_write(self.settings_path, SETTINGS_HEADER + body)
+                atomic_write(self.settings_path, SETTINGS_HEADER + body, self.file_mode)
             # The caches, and the temp files an interrupted atomic write may leave, are never shared.
-            _ensure_lines(self.root / ".gitignore", [".index/", ".*.tmp"])
+            _ensure_lines(self.root / ".gitignore", [".index/", ".*.tmp"], self.file_mode)
             if git:
                 # Memories are text with LF line ends on every machine, so a checkout on Windows does not
                 # rewrite every file and diffs stay line by line.
-                _ensure_lines(self.root / ".gitattributes", ["memories/**/*.yaml text eol=lf diff", "mem.yaml text eol=lf"])
+                _ensure_lines(self.root / ".gitattributes", ["memories/**/*.yaml text eol=lf diff", "mem.yaml text eol=lf"],
+                              self.file_mode)
         except OSError as exc:
             raise StoreError(f"cannot create a store at {self.root}: {exc.strerror or exc}") from None
         return created
@@ -110,8 +148,8 @@ class Store:
         relpath = memory.relpath()
         path = self.file_path(relpath)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, memory.to_yaml())
+            self._mkdir(path.parent)
+            atomic_write(path, memory.to_yaml(), self.file_mode)
         except OSError as exc:
             raise StoreError(f"cannot write {relpath}: {exc.strerror or exc}") from None
         return relpath
@@ -167,8 +205,10 @@ class Store:
                 self._lock_depth -= 1
             return
         try:
-            self.index_dir.mkdir(parents=True, exist_ok=True)
-            handle = open(self.index_dir / "lock", "a+")
+            self._mkdir(self.index_dir)
+            self.protect()
+            handle = os.fdopen(os.open(self.index_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_APPEND,
+                                       0o600 if self.private else 0o666), "a+")
         except OSError as exc:
             raise StoreError(f"cannot lock {self.index_dir}: {exc.strerror or exc}") from None
         deadline = time.monotonic() + timeout
@@ -190,8 +230,8 @@ class Store:
             handle.close()
 
 
-def _ensure_lines(path: Path, lines: list[str]) -> None:
+def _ensure_lines(path: Path, lines: list[str], mode: int | None) -> None:
     existing = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
     missing = [line for line in lines if line not in existing]
     if missing:
-        atomic_write(path, "\n".join(existing + missing) + "\n")
+        atomic_write(path, "\n".join(existing + missing) + "\n", mode)

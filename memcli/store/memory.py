@@ -64,7 +64,7 @@ def normalise_tags(values) -> list[str]:
     tags: list[str] = []
     for value in values:
         for part in str(value).split(","):
-            tag = part.strip().lower()
+            tag = part.strip().lower().replace("[redacted:", "[REDACTED:")  # a redaction marker keeps its form
             if not tag:
                 continue
             if not TAG_RE.match(tag):
@@ -203,16 +203,20 @@ class Memory:
 
     @classmethod
     def from_yaml(cls, text: str, origin: str) -> "Memory":
-        try:
-            data = _load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" (line {mark.line + 1})" if mark is not None else ""
-            raise InvalidMemory(f"{origin}: not valid YAML{where}") from None
-        return cls.from_dict(data, origin)
+        return cls.from_dict(parse_yaml(text, origin), origin)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False)
+
+
+def parse_yaml(text: str, origin: str):
+    """The data of a memory file, before it is checked as a memory (the gate screens it first)."""
+    try:
+        return _load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise InvalidMemory(f"{origin}: not valid YAML{where}") from None
 
 
 def _ordered_compression(info: dict | None) -> dict | None:

@@ -1,0 +1,153 @@
+"""Conversation threads on LoCoMo: what `mem thread context` keeps, against a plain recent window.
+
+    .venv/bin/python bench/threads.py [--data ../shared/bench/locomo-dev/locomo-dev.json] [--limit N]
+
+Each development conversation is replayed turn by turn through `mem thread append` (one process per
+turn, as a chat loop would run it; the two speakers as `user` and `assistant`, with `name`, at their
+session's date), so folding happens in the background as it does for a user. At the end, for budgets
+of 1,000 and 2,000 tokens, it prints the tokens of `mem thread context` against the full history, and
+the share of the conversation's questions (categories 1-4) whose answer's content words all appear in
+that context; the same share for the baseline, the newest turns that fit the same budget, counted the
+same way (content + 4 tokens a message, SmolLM2's tokenizer). Also seconds per `append` (p50, p90)
+and per summary (foreground `mem thread summarize --force` on copies of the thread).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from compression import content_words  # noqa: E402 - the answer-word rule shared by the benches
+from retrieval import DEFAULT_DATA, session_time  # noqa: E402
+
+BUDGETS = (1000, 2000)
+OVERHEAD = 4  # memcli.threads.context.MESSAGE_OVERHEAD
+FOLD_WAIT_S = 600
+
+
+def mem(*args, store: Path, input: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "memcli", "--dir", str(store), *args], input=input,
+                          capture_output=True, text=True, check=True)
+
+
+def turns_of(conversation: dict) -> list[dict]:
+    data = conversation["conversation"]
+    speakers = [data["speaker_a"], data["speaker_b"]]
+    out = []
+    for n in range(1, 100):
+        session = data.get(f"session_{n}")
+        if session is None:
+            continue
+        when = session_time(data[f"session_{n}_date_time"])
+        for turn in session:
+            text = turn["text"] + (f" [shared an image: {turn['blip_caption']}]" if turn.get("blip_caption") else "")
+            role = "user" if turn["speaker"] == speakers[0] else "assistant"
+            out.append({"role": role, "name": turn["speaker"], "content": text, "created_at": when})
+    return out
+
+
+def summarizing(store: Path) -> bool:
+    """Whether a background summariser holds a thread's lock in this store."""
+    for lock in (store / ".index").glob("thread-*.lock"):
+        with open(lock) as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return True
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    return False
+
+
+def wait_for_folds(store: Path, thread_id: str) -> None:
+    """Let background summarisers finish, then fold what is still due in the foreground (bounded)."""
+    deadline = time.monotonic() + FOLD_WAIT_S
+    while time.monotonic() < deadline:
+        if summarizing(store):
+            time.sleep(0.5)
+        elif not mem("thread", "summarize", thread_id, store=store).stdout.strip():
+            return
+
+
+def answer_share(text: str, answers: list[set[str]]) -> float:
+    words = content_words(text)
+    return sum(1 for answer in answers if answer and answer <= words) / len(answers)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--limit", type=int, help="Replay only the first N turns of each conversation.")
+    args = parser.parse_args()
+    from memcli.providers.llama import get_lm
+    from memcli.providers.registry import DEFAULT_COMPRESS_MODEL
+
+    count = get_lm(DEFAULT_COMPRESS_MODEL).count_tokens
+    print(f"load average at start: {os.getloadavg()[0]:.2f} (2 cores)")
+    append_s: list[float] = []
+    summary_s: list[float] = []
+    for conversation in json.loads(args.data.read_text()):
+        turns = turns_of(conversation)[: args.limit]
+        answers = [content_words(str(qa["answer"])) for qa in conversation["qa"]
+                   if qa.get("category") in (1, 2, 3, 4) and "answer" in qa]
+        store = Path(tempfile.mkdtemp(prefix="mem-bench-threads-"))
+        mem("init", str(store), store=store)
+        thread_id = mem("thread", "new", "--title", conversation.get("sample_id", "conversation"),
+                        store=store).stdout.strip()
+        for turn in turns:
+            started = time.perf_counter()
+            mem("thread", "append", thread_id, "--jsonl", store=store, input=json.dumps(turn) + "\n")
+            append_s.append(time.perf_counter() - started)
+        wait_for_folds(store, thread_id)
+        full = sum(count(t["content"]) + OVERHEAD for t in turns)
+        folds = json.loads(mem("thread", "ls", "--json", store=store).stdout)[0]["folded"]
+        print(f"\n{conversation.get('sample_id', '?')}: {len(turns)} turns, full history {full} tokens, "
+              f"{folds} turns folded, {len(answers)} questions")
+        print(f"{'budget':>7} {'context tokens':>15} {'vs full':>8} {'answers (mem)':>14} "
+              f"{'answers (last turns)':>21} {'ratio':>6}")
+        for budget in BUDGETS:
+            messages = json.loads(mem("thread", "context", thread_id, "--budget", str(budget), "--json",
+                                      store=store).stdout)
+            used = sum(count(m["content"]) + OVERHEAD for m in messages)
+            ours = answer_share(" ".join(m["content"] for m in messages), answers)
+            window, spent = [], 0
+            for turn in reversed(turns):
+                need = count(turn["content"]) + OVERHEAD
+                if spent + need > budget:
+                    break
+                window.append(turn["content"])
+                spent += need
+            base = answer_share(" ".join(window), answers)
+            ratio = f"{ours / base:.2f}x" if base else "n/a"
+            print(f"{budget:>7} {used:>15} {used / full:>8.3f} {ours:>14.3f} {base:>21.3f} {ratio:>6}")
+        for _ in range(3):
+            copy = Path(tempfile.mkdtemp(prefix="mem-bench-fold-"))
+            subprocess.run(["cp", "-a", f"{store}/.", str(copy)], check=True)
+            mem("thread", "append", thread_id, "--jsonl", store=copy,
+                input="".join(json.dumps(t) + "\n" for t in turns[-12:]))
+            wait_for_folds(copy, thread_id)
+            started = time.perf_counter()
+            mem("thread", "summarize", thread_id, "--force", store=copy)
+            summary_s.append(time.perf_counter() - started)
+    append_sorted = sorted(append_s)
+    print(f"\nappend: p50 {statistics.median(append_s) * 1000:.0f} ms, "
+          f"p90 {append_sorted[int(0.9 * (len(append_sorted) - 1))] * 1000:.0f} ms over {len(append_s)} appends "
+          f"(each a whole `mem` process)")
+    print(f"summary (a whole `mem thread summarize --force` process, models loaded): median "
+          f"{statistics.median(summary_s):.2f} s over {len(summary_s)}")
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

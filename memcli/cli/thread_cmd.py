@@ -1,0 +1,243 @@
+"""`mem thread ...`: conversation threads (short-term memory) and the prompt a chat API gets from them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import click
+
+from memcli.cli.common import (
+    Env,
+    MemGroup,
+    emit,
+    output_options,
+    pass_env,
+    say_redacted,
+)
+from memcli.errors import InputError, describe
+
+
+@click.group(cls=MemGroup)
+def thread():
+    """Conversation threads: short-term memory that stays small.
+
+    A thread keeps every message in plain files under threads/. `mem thread context` rebuilds the
+    message list a chat API takes, within a token budget: a system message holding summaries of the
+    older turns, then the recent turns verbatim. Older turns are folded into summaries in the
+    background once more than `thread_summarize_every` (mem.yaml, 10) are unfolded; each summary is
+    also an ordinary memory (tag `thread`), so `mem search` finds past conversations.
+
+    \b
+      id=$(mem thread new --title "trip planning")
+      mem thread append $id --role user "Book the Lisbon flight for 12 May"
+      mem thread context $id --budget 2000 --json     # [{"role": ..., "content": ...}, ...]
+    """
+
+
+def _threads(env: Env):
+    from memcli.threads.files import Threads
+
+    return Threads(env.mem())
+
+
+@thread.command()
+@click.option("--title", help="A title for `mem thread ls`.")
+@click.option("--json", "as_json", is_flag=True, help="Print the new thread as JSON instead of its id.")
+@pass_env
+def new(env: Env, title, as_json) -> None:
+    """Start a thread; prints its id (any unique prefix of it works later)."""
+    info = _threads(env).create(title)
+    click.echo(json.dumps(info.to_dict(), ensure_ascii=False) if as_json else info.id)
+
+
+@thread.command()
+@click.argument("thread_id", metavar="ID")
+@click.argument("text", nargs=-1)
+@click.option("--role", default="user", show_default=True,
+              help="system, user, assistant or tool ('model' means assistant).")
+@click.option("--name", help="Who spoke (a person's or tool's name), kept with the message.")
+@click.option("--jsonl", "as_jsonl", is_flag=True,
+              help="Read messages from stdin as JSON lines {role, content, name?, created_at?} (replaying a chat).")
+@click.option("--json", "as_json", is_flag=True, help="Print the stored messages as JSON lines.")
+@pass_env
+def append(env: Env, thread_id, text, role, name, as_jsonl, as_json) -> None:
+    """Add a message (TEXT, or `-`/a pipe for stdin) to thread ID; prints the message id.
+
+    Never waits for summarising: when enough turns are unfolded, a background `mem thread summarize`
+    folds the oldest ones.
+    """
+    from memcli.threads.files import Threads
+    from memcli.threads.summarize import due
+
+    mem = env.mem()
+    threads = Threads(mem)
+    thread_id = threads.resolve(thread_id)
+    if as_jsonl:
+        if text:
+            raise click.UsageError("give the messages on stdin with --jsonl, or TEXT, not both")
+        drafts = [_json_message(line, number) for number, line in enumerate(sys.stdin, 1) if line.strip()]
+    else:
+        drafts = [{"role": role, "name": name, "content": _text(text, mem.settings.max_input_bytes)}]
+    stored, redacted = threads.append(thread_id, drafts)
+    say_redacted(redacted)
+    for message in stored:
+        click.echo(json.dumps(message.to_dict(), ensure_ascii=False) if as_json else message.id)
+    settings = mem.settings
+    folds = threads.folds(thread_id)
+    tail = threads.messages(thread_id, after=max((fold.last for fold in folds), default=0))
+    if due(tail, folds, settings.thread_summarize_every, settings.thread_window_tokens):
+        _summarize_later(env, thread_id)
+
+
+def _text(text, limit: int) -> str:
+    from memcli.cli.core import interactive
+    from memcli.textio import read_stream
+
+    if text == ("-",) or (not text and not interactive()):
+        return read_stream(sys.stdin.buffer, "stdin", limit)
+    if text:
+        return " ".join(text)
+    raise click.UsageError("nothing to append: give the text as arguments, pipe it in, or use --jsonl")
+
+
+def _json_message(line: str, number: int) -> dict:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"stdin line {number}: not JSON ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"stdin line {number}: expected a JSON object")
+    return data
+
+
+def _summarize_later(env: Env, thread_id: str) -> None:
+    """Fold in a detached process, so the append returns now. Providers handed to this CLI in-process
+    (tests, embedding programs) cannot cross into another process: the fold then runs here."""
+    if env.providers is not None:
+        from memcli.threads.summarize import summarize
+
+        try:
+            summarize(env.mem(), thread_id)
+        except Exception as exc:  # the turns simply stay unfolded; the append has landed
+            click.echo(f"mem: warning: could not summarise yet ({describe(exc)}); the turns stay as they are",
+                       err=True)
+        return
+    command = [sys.executable, "-m", "memcli", "--dir", str(env.mem().store.root), "thread", "summarize", thread_id]
+    subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     start_new_session=True, close_fds=True)
+
+
+@thread.command(name="ls")
+@output_options
+@pass_env
+def ls(env: Env, fmt) -> None:
+    """List threads, most recently active first: id, messages (folded), title."""
+    def human(info) -> str:
+        return f"{info.id[:10]}  {info.messages:>4} msgs ({info.folded} folded)  {info.title or ''}".rstrip()
+
+    emit(_threads(env).list(), fmt, row=lambda info: info.to_dict(), human=human)
+
+
+@thread.command()
+@click.argument("thread_id", metavar="ID")
+@click.option("--all", "every", is_flag=True, help="Every message on disk, folded ones too.")
+@output_options
+@pass_env
+def show(env: Env, thread_id, every, fmt) -> None:
+    """Show a thread: its summaries, then the messages not folded yet (--all: the whole history)."""
+    threads = _threads(env)
+    thread_id = threads.resolve(thread_id)
+    messages, folds = threads.messages(thread_id), threads.folds(thread_id)
+    folded_to = max((fold.last for fold in folds), default=0)
+    rows: list[dict] = []
+    if not every:
+        rows += [{"summary": fold.memory.raw, "first": fold.first, "last": fold.last, "memory": fold.memory.id}
+                 for fold in folds]
+        messages = [m for m in messages if m.role == "system" or m.seq > folded_to]
+    rows += [m.to_dict() for m in messages]
+
+    def human(row: dict) -> str:
+        if "summary" in row:
+            return f"[{row['first']}-{row['last']} summary] {row['summary']}"
+        speaker = row["role"] + (f" ({row['name']})" if row.get("name") else "")
+        return f"[{row['seq']}] {speaker}: {row['content']}"
+
+    emit(rows, fmt, row=dict, human=human)
+
+
+@thread.command()
+@click.argument("thread_id", metavar="ID")
+@click.option("--budget", type=click.IntRange(min=1), default=2000, show_default=True, metavar="TOKENS",
+              help="The most tokens the messages may take (content plus 4 per message for the chat framing).")
+@click.option("--json", "as_json", is_flag=True, help="Print the message list as JSON, ready for a chat API.")
+@pass_env
+def context(env: Env, thread_id, budget, as_json) -> None:
+    """The chat-API message list for thread ID within --budget tokens: the thread's system messages,
+    a system message with the summaries of folded turns, then the newest turns verbatim.
+
+    \b
+      mem thread context $id --json | jq '{model: "gpt-4o-mini", messages: .}' \\
+        | curl -s https://api.openai.com/v1/chat/completions -H "Authorization: Bearer $KEY" \\
+               -H 'Content-Type: application/json' -d @-
+    """
+    from memcli.threads.context import build
+
+    mem = env.mem()
+    threads = _threads(env)
+    thread_id = threads.resolve(thread_id)
+    built = build(threads.messages(thread_id), threads.folds(thread_id), budget, mem.token_counter())
+    if as_json:
+        click.echo(json.dumps(built.messages, ensure_ascii=False))
+    else:
+        for message in built.messages:
+            speaker = message["role"] + (f" ({message['name']})" if message.get("name") else "")
+            click.echo(f"{speaker}: {message['content']}")
+    left = built.left_out_turns + built.left_out_summaries
+    click.echo(f"mem: {built.tokens} of {budget} tokens: {built.summaries} summaries, {built.turns} turns"
+               + (f"; {left} older items did not fit" if left else ""), err=True)
+
+
+@thread.command()
+@click.argument("thread_id", metavar="ID")
+@click.option("--force", is_flag=True, help="Fold every unfolded turn but the newest, due or not.")
+@pass_env
+def summarize(env: Env, thread_id, force) -> None:
+    """Fold the oldest unfolded turns into a summary now (what `append` starts in the background);
+    prints the summary's memory id, or nothing when nothing was due."""
+    from memcli.threads.summarize import summarize as fold
+
+    done = fold(env.mem(), thread_id, force=force)
+    if done is not None:
+        click.echo(done.memory.id)
+        click.echo(f"mem: folded messages {done.first}-{done.last}", err=True)
+
+
+@thread.command()
+@click.argument("thread_id", metavar="ID")
+@click.option("-y", "--yes", is_flag=True, help="Do not ask.")
+@pass_env
+def rm(env: Env, thread_id, yes) -> None:
+    """Delete a thread's messages; its summaries stay as memories (`mem rm` them if unwanted)."""
+    from memcli.cli.core import interactive
+
+    threads = _threads(env)
+    thread_id = threads.resolve(thread_id)
+    if not yes and interactive() and not click.confirm(f"Delete thread {thread_id}?", err=True):
+        raise click.exceptions.Exit(1)
+    removed = threads.remove(thread_id)
+    click.echo(f"mem: removed thread {thread_id} ({removed} messages)", err=True)
+
+
+@thread.command()
+@click.argument("thread_id", metavar="ID")
+@pass_env
+def prune(env: Env, thread_id) -> None:
+    """Delete the messages already folded into summaries, for good (the summaries stay)."""
+    threads = _threads(env)
+    removed = threads.prune(threads.resolve(thread_id))
+    click.echo(f"mem: removed {removed} folded messages", err=True)
+
+
+COMMANDS = [thread]

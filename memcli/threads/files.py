@@ -1,0 +1,232 @@
+"""Threads on disk: create, append under the store lock, read, list, remove, prune folded messages."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+from memcli.errors import AmbiguousId, InputError, InvalidMemory, NotFound
+from memcli.fsutil import atomic_write
+from memcli.index.filters import Filters
+from memcli.store import ids
+from memcli.store.memory import Memory, clean_input, now_utc, parse_time
+from memcli.threads.records import Message, ThreadInfo, normalise_role
+
+if TYPE_CHECKING:
+    from memcli.api import Mem
+
+log = logging.getLogger("memcli")
+
+FOLDER = "threads"
+META = "thread.json"
+SOURCE_PREFIX = "thread/"
+MESSAGE_FILE = re.compile(r"^\d+-[0-9A-Z]{26}\.json$")
+SOURCE_RANGE = re.compile(r"^thread/(?P<id>[0-9A-Z]{26})#(?P<first>\d+)-(?P<last>\d+)$")
+
+
+@dataclass
+class Fold:
+    """Messages first..last (sequence numbers) summarised by `memory` (tag `thread`)."""
+
+    first: int
+    last: int
+    memory: Memory
+
+
+def summary_source(thread_id: str, first: int, last: int) -> str:
+    return f"{SOURCE_PREFIX}{thread_id}#{first}-{last}"
+
+
+class Threads:
+    def __init__(self, mem: Mem):
+        self.mem = mem
+        self.root = mem.store.root / FOLDER
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def create(self, title: str | None = None) -> ThreadInfo:
+        if title is not None:
+            (title,), _ = self.mem.gate.redact_all(" ".join(title.split()) or None)
+        self.mem.ensure_store()
+        info = ThreadInfo(id=ids.new_id(), title=title, created_at=now_utc())
+        folder = self.root / info.id
+        folder.mkdir(parents=True, exist_ok=True)
+        meta = {"id": info.id, "created_at": info.created_at}
+        if title:
+            meta["title"] = title
+        atomic_write(folder / META, json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
+        return info
+
+    def append(self, thread_id: str, messages: Iterable[dict]) -> tuple[list[Message], dict[str, int]]:
+        """Append messages ({role, content, name?, created_at?}) in order; every string is redacted first.
+        Returns the stored messages and the redaction counts. Nothing is written if any message is bad."""
+        drafts, counts = [], {}
+        for number, data in enumerate(messages, 1):
+            if not isinstance(data, dict):
+                raise InputError(f"message {number}: expected an object with role and content")
+            content = data.get("content")
+            if not isinstance(content, str):
+                raise InputError(f"message {number}: 'content' must be text")
+            role = normalise_role(data.get("role", ""))
+            name = data.get("name")
+            if name is not None and not isinstance(name, str):
+                raise InputError(f"message {number}: 'name' must be text")
+            created = parse_time(data["created_at"], f"message {number}: created_at") if data.get("created_at") \
+                else None
+            (content, name), redacted = self.mem.gate.redact_all(clean_input(content), name or None)
+            for kind, n in redacted.items():
+                counts[kind] = counts.get(kind, 0) + n
+            drafts.append((role, content, name, created))
+        if not drafts:
+            raise InputError("no messages to append")
+        folder = self._folder(thread_id)
+        stored = []
+        with self.mem.store.lock():
+            last_seq, last_id = self._last(folder)
+            for role, content, name, created in drafts:
+                message_id = ids.new_id()
+                if last_id and message_id <= last_id:  # another process's clock may run ahead of ours
+                    message_id = _after(last_id)
+                last_seq, last_id = last_seq + 1, message_id
+                message = Message(seq=last_seq, id=message_id, role=role, content=content,
+                                  created_at=created or now_utc(), name=name)
+                atomic_write(folder / message.filename, message.to_json())
+                stored.append(message)
+        return stored, counts
+
+    def remove(self, thread_id: str) -> int:
+        """Delete a thread's files; its summaries stay as long-term memories. Returns messages removed."""
+        folder = self._folder(thread_id)
+        count = len(self._message_files(folder))
+        with self.mem.store.lock():
+            shutil.rmtree(folder)
+        return count
+
+    def prune(self, thread_id: str) -> int:
+        """Delete the messages already folded into summaries, for good. Returns how many."""
+        folder = self._folder(thread_id)
+        folded_to = max((fold.last for fold in self.folds(thread_id)), default=0)
+        removed = 0
+        with self.mem.store.lock():
+            for message in self.messages(thread_id):
+                if message.seq <= folded_to and message.role != "system":
+                    (folder / message.filename).unlink(missing_ok=True)
+                    removed += 1
+        return removed
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def resolve(self, prefix: str) -> str:
+        """A thread id from any unique prefix, like memory ids."""
+        norm = ids.normalise_prefix(prefix)
+        if norm is None:
+            raise NotFound(f"{prefix!r} is not a thread id")
+        matches = [name for name in self._ids() if name.startswith(norm)]
+        if not matches:
+            raise NotFound(f"no thread with id {prefix!r}")
+        if len(matches) > 1:
+            raise AmbiguousId(prefix, matches)
+        return matches[0]
+
+    def messages(self, thread_id: str, after: int = 0) -> list[Message]:
+        """The messages on disk with a sequence number above `after` (all by default), in order; an
+        unreadable file is named in a warning and skipped."""
+        folder = self._folder(thread_id)
+        found = []
+        for name in self._message_files(folder):
+            if int(name.partition("-")[0]) <= after:
+                continue
+            try:
+                found.append(Message.from_json((folder / name).read_text(encoding="utf-8"), f"{FOLDER}/{thread_id}/{name}"))
+            except (InvalidMemory, OSError, UnicodeDecodeError) as exc:
+                log.warning("skipped unreadable thread message %s: %s", name, exc)
+        return sorted(found, key=lambda m: (m.seq, m.id))
+
+    def folds(self, thread_id: str) -> list[Fold]:
+        """The summaries of this thread, oldest first (the memories whose source names its ranges)."""
+        found = []
+        for memory in self.mem.list(Filters(source=f"{SOURCE_PREFIX}{thread_id}#*")):
+            match = SOURCE_RANGE.match(memory.source or "")
+            if match and match["id"] == thread_id:
+                found.append(Fold(int(match["first"]), int(match["last"]), memory))
+        return sorted(found, key=lambda fold: (fold.first, fold.last))
+
+    def info(self, thread_id: str) -> ThreadInfo:
+        folder = self._folder(thread_id)
+        try:
+            meta = json.loads((folder / META).read_text(encoding="utf-8"))
+            title, created = meta.get("title"), str(meta.get("created_at") or "")
+        except (OSError, ValueError, AttributeError):
+            title, created = None, ""
+        names = self._message_files(folder)
+        return ThreadInfo(id=thread_id, title=title if isinstance(title, str) else None,
+                          created_at=created or _mtime(folder), messages=len(names),
+                          updated_at=_mtime(folder / names[-1]) if names else None)
+
+    def list(self) -> list[ThreadInfo]:
+        """Every thread, most recently active first: a directory listing per thread and one catalog
+        query for the folds of all of them."""
+        folded: dict[str, int] = {}
+        for memory in self.mem.list(Filters(source=f"{SOURCE_PREFIX}*")):
+            match = SOURCE_RANGE.match(memory.source or "")
+            if match:
+                folded[match["id"]] = max(folded.get(match["id"], 0), int(match["last"]))
+        found = []
+        for thread_id in self._ids():
+            info = self.info(thread_id)
+            info.folded = folded.get(thread_id, 0)
+            found.append(info)
+        return sorted(found, key=lambda info: info.updated_at or info.created_at, reverse=True)
+
+    def _ids(self) -> list[str]:
+        try:
+            return sorted(entry.name for entry in os.scandir(self.root)
+                          if entry.is_dir(follow_symlinks=False) and ids.is_valid(entry.name))
+        except FileNotFoundError:
+            return []
+
+    def _folder(self, thread_id: str):
+        folder = self.root / thread_id
+        if not ids.is_valid(thread_id) or not folder.is_dir():
+            raise NotFound(f"no thread with id {thread_id!r}")
+        return folder
+
+    @staticmethod
+    def _message_files(folder) -> list[str]:
+        return sorted(name for name in os.listdir(folder) if MESSAGE_FILE.match(name))
+
+    def _last(self, folder) -> tuple[int, str | None]:
+        names = self._message_files(folder)
+        if not names:
+            return 0, None
+        seq, _, rest = names[-1].partition("-")
+        return int(seq), rest.removesuffix(".json")
+
+
+def _after(memory_id: str) -> str:
+    """The smallest id greater than memory_id (same millisecond, random part plus one)."""
+    value = 0
+    for char in memory_id:
+        value = value * 32 + ids.ALPHABET.index(char)
+    value += 1
+    chars = []
+    for _ in range(26):
+        value, digit = divmod(value, 32)
+        chars.append(ids.ALPHABET[digit])
+    return "".join(reversed(chars))
+
+
+def _mtime(path) -> str:
+    import datetime as dt
+
+    from memcli.store.memory import format_time
+
+    try:
+        return format_time(dt.datetime.fromtimestamp(os.stat(path).st_mtime, dt.timezone.utc))
+    except OSError:
+        return now_utc()

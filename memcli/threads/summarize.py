@@ -1,0 +1,164 @@
+"""Folding old turns into summaries the small model cannot get wrong: extractive, then pruned.
+
+The default 135M model writes unreliable prose, so a summary is made of the thread's own sentences:
+each sentence is embedded (MiniLM); sentences are picked by maximal marginal relevance against the
+centroid of the folded turns, with a bonus for sentences holding protected spans (names, numbers,
+dates, quotes, negations) or cue words of decisions and preferences; the picked sentences keep their
+order and speaker, and the result goes through the compressor (prune, under its guard, so nothing is
+invented; it falls back to the picked sentences as they are). The summary is stored as an ordinary
+memory (tag `thread`, source `thread/<id>#<first>-<last>`): that one atomic write is the fold.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import logging
+import re
+from typing import TYPE_CHECKING, Sequence
+
+from memcli.errors import describe
+from memcli.threads.files import Fold, Threads, summary_source
+from memcli.threads.records import Message
+
+if TYPE_CHECKING:
+    from memcli.api import Mem
+
+log = logging.getLogger("memcli")
+
+SUMMARY_SHARE = 0.3  # of the folded turns' tokens picked as sentences, before pruning
+SUMMARY_MIN_TOKENS, SUMMARY_MAX_TOKENS = 24, 240
+PRUNE_RATIO = 0.75
+MMR_LAMBDA = 0.7
+SPAN_BONUS = 0.08  # per protected span in a sentence, up to three
+CUE_BONUS = 0.1
+CUES = re.compile(r"\b(decid\w*|agree\w*|plan\w*|will|going to|prefer\w*|love[sd]?|favou?rite|hate[sd]?|"
+                  r"want\w*|need\w*|promis\w*|chose|choose|switch\w*|moved?|start\w*|finish\w*)\b", re.I)
+SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+CHARS_PER_TOKEN = 4  # the append path decides "due" without loading a tokenizer
+
+
+def due(messages: Sequence[Message], folds: Sequence[Fold], every: int, window_tokens: int) -> list[Message]:
+    """The oldest unfolded turns to fold now ([] while the unfolded tail is short). The newest
+    `every // 2` turns always stay verbatim."""
+    folded_to = max((fold.last for fold in folds), default=0)
+    tail = [m for m in messages if m.role != "system" and m.seq > folded_to]
+    approx_tokens = sum(len(m.content) for m in tail) // CHARS_PER_TOKEN
+    if len(tail) <= every and approx_tokens <= window_tokens:
+        return []
+    keep = max(1, min(every // 2, len(tail) - 1))
+    return tail[:len(tail) - keep]
+
+
+def summarize(mem: Mem, thread_id: str, *, force: bool = False) -> Fold | None:
+    """Fold what is due (with `force`, every unfolded turn but the newest). Returns the new fold, or
+    None when nothing was due or another summariser holds this thread. Never touches the messages."""
+    threads = Threads(mem)
+    thread_id = threads.resolve(thread_id)
+    with _summarizer_lock(mem.store.index_dir / f"thread-{thread_id}.lock") as held:
+        if not held:
+            return None
+        messages, folds = threads.messages(thread_id), threads.folds(thread_id)
+        settings = mem.settings
+        span = due(messages, folds, 1 if force else settings.thread_summarize_every,
+                   0 if force else settings.thread_window_tokens)
+        if not span:
+            return None
+        text = summary_text(mem, span)
+        from memcli.api import Compressing
+
+        result = mem.add(text, tags=["thread"], source=summary_source(thread_id, span[0].seq, span[-1].seq),
+                         written_by="thread", allow_duplicate=True, compressing=Compressing(enabled=False),
+                         check_source=False)
+        return Fold(span[0].seq, span[-1].seq, result.memory)
+
+
+def summary_text(mem: Mem, span: Sequence[Message]) -> str:
+    count = mem.token_counter()
+    sentences = [(who(m), s.strip()) for m in span for s in SENTENCE.findall(m.content) if s.strip()]
+    target = min(SUMMARY_MAX_TOKENS, max(SUMMARY_MIN_TOKENS, int(SUMMARY_SHARE * sum(count(m.content) for m in span))))
+    picked = pick(sentences, mem.embedder(), count, target)
+    lines, speaker = [], None
+    for name, sentence in picked:
+        if name != speaker:
+            lines.append(f"{name}: {sentence}")
+            speaker = name
+        else:
+            lines[-1] += f" {sentence}"
+    body = " ".join(lines)
+    pruned = _pruned(mem, body)
+    return f"[{_dates(span)}] {pruned}"
+
+
+def pick(sentences: list[tuple[str, str]], embedder, count, target: int) -> list[tuple[str, str]]:
+    """Sentences by maximal marginal relevance until `target` tokens, in their original order."""
+    import numpy as np
+
+    from memcli.compress.spans import find_spans
+
+    if not sentences:
+        return []
+    vectors = np.asarray(embedder.embed([text for _, text in sentences]), dtype=np.float32)
+    centroid = vectors.mean(axis=0)
+    centroid /= float(np.linalg.norm(centroid)) or 1.0
+    relevance = vectors @ centroid
+    for i, (_, text) in enumerate(sentences):
+        relevance[i] += SPAN_BONUS * min(3, len(find_spans(text))) + (CUE_BONUS if CUES.search(text) else 0.0)
+    chosen: list[int] = []
+    used = 0
+    candidates = set(range(len(sentences)))
+    while candidates and used < target:
+        def score(i):
+            redundancy = max((float(vectors[i] @ vectors[j]) for j in chosen), default=0.0)
+            return MMR_LAMBDA * relevance[i] - (1 - MMR_LAMBDA) * redundancy
+        best = max(candidates, key=score)
+        candidates.discard(best)
+        cost = count(sentences[best][1])
+        if used + cost > target and chosen:
+            continue
+        chosen.append(best)
+        used += cost
+    return [sentences[i] for i in sorted(chosen)]
+
+
+def who(message: Message) -> str:
+    return message.name or message.role
+
+
+def _pruned(mem: Mem, text: str) -> str:
+    """The picked sentences through the compressor's prune and guard; as they are if that fails."""
+    settings = mem.settings
+    try:
+        result = mem.providers.compressor(text, method="prune", ratio=PRUNE_RATIO, model=settings.compress_model,
+                                          min_chars=0, timeout_s=settings.compress_timeout_s)
+    except Exception as exc:  # a summary must not be lost to a model problem
+        log.info("summary left unpruned: %s", describe(exc))
+        return text
+    return result.text or text
+
+
+def _dates(span: Sequence[Message]) -> str:
+    days = [_day(m.created_at) for m in (span[0], span[-1])]
+    return days[0] if days[0] == days[1] else f"{days[0]} to {days[1]}"
+
+
+def _day(stamp: str) -> str:
+    moment = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return f"{moment.day} {moment:%B %Y}"
+
+
+@contextlib.contextmanager
+def _summarizer_lock(path):
+    """One summariser per thread; a second one gives way at once (the first folds what is due)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -1,0 +1,144 @@
+"""The CLI as a newcomer types it: one limit flag, queries of several words, dates, short ids."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+from helpers import add, jsonl, ok, run
+
+from memcli.when import parse_when
+
+
+def test_one_limit_flag_for_every_listing():
+    for n in range(5):
+        add(f"deploy note number {n} about billing")
+    assert len(jsonl(ok("ls", "-n", 2, "--jsonl").stdout)) == 2
+    assert len(jsonl(ok("ls", "--limit", 3, "--jsonl").stdout)) == 3
+    assert len(jsonl(ok("search", "deploy", "billing", "-n", 2, "--jsonl").stdout)) == 2
+    assert len(jsonl(ok("search", "deploy", "-k", 4, "--jsonl").stdout)) == 4
+    assert len(json.loads(ok("context", "deploy", "-n", 1, "--json").stdout)["memories"]) == 1
+    exported = jsonl(ok("export", "--limit", 2).stdout)
+    assert [r["raw"] for r in exported] == ["deploy note number 0 about billing", "deploy note number 1 about billing"]
+
+
+def test_several_words_are_one_query():
+    wanted = add("the scraper hits rate limits on amazon")
+    add("billing moved to fly")
+    quoted = jsonl(ok("search", "rate limits amazon", "--jsonl", "--mode", "text").stdout)
+    unquoted = jsonl(ok("search", "rate", "limits", "amazon", "--jsonl", "--mode", "text").stdout)
+    assert [r["id"] for r in unquoted] == [r["id"] for r in quoted] and unquoted[0]["id"] == wanted
+    packed = json.loads(ok("context", "rate", "limits", "amazon", "--mode", "text", "--json").stdout)
+    assert packed["memories"][0]["id"] == wanted
+
+
+def test_context_has_a_documented_default_budget():
+    add("the scraper hits rate limits on amazon")
+    assert "default: 1000" in ok("context", "--help").stdout
+    assert json.loads(ok("context", "scraper", "--json").stdout)["budget"] == 1000
+
+
+def test_export_takes_the_filters_of_ls():
+    add("scraper note", "-t", "scraper")
+    add("billing note", "-t", "billing", "--source", "https://wiki.example/billing")
+    assert [r["raw"] for r in jsonl(ok("export", "-t", "scraper").stdout)] == ["scraper note"]
+    assert [r["raw"] for r in jsonl(ok("export", "--source", "https://wiki*").stdout)] == ["billing note"]
+    assert jsonl(ok("export", "--since", "1d").stdout) and not jsonl(ok("export", "--until", "2020-01-01").stdout)
+
+
+NOW = dt.datetime(2026, 3, 31, 12, 0, tzinfo=dt.timezone.utc)
+
+
+@pytest.mark.parametrize("typed, expected", [
+    ("30m", "2026-03-31T11:30:00Z"),
+    ("12h", "2026-03-31T00:00:00Z"),
+    ("3d", "2026-03-28T12:00:00Z"),
+    ("2w", "2026-03-17T12:00:00Z"),
+    ("1mo", "2026-02-28T12:00:00Z"),
+    ("2 months ago", "2026-01-31T12:00:00Z"),
+    ("1y", "2025-03-31T12:00:00Z"),
+    ("last week", "2026-03-24T12:00:00Z"),
+    ("last month", "2026-02-28T12:00:00Z"),
+    ("yesterday", "2026-03-30T00:00:00Z"),
+    ("2026-01-15", "2026-01-15T00:00:00Z"),
+    ("2026-01-15T08:30:00Z", "2026-01-15T08:30:00Z"),
+])
+def test_dates_people_type(typed, expected):
+    assert parse_when(typed, now=NOW) == expected
+
+
+def test_dates_through_the_cli():
+    add("a note from today")
+    for since in ("1mo", "1y", "last week", "yesterday", "30m", dt.date.today().isoformat()):
+        assert len(jsonl(ok("ls", "--since", since, "--jsonl").stdout)) == 1, since
+    bad = run("ls", "--since", "fortnight")
+    assert bad.exit_code == 2 and "1mo" in bad.stderr and "30m (minutes)" in bad.stderr
+    assert "(m is minutes)" in ok("ls", "--help").stdout.replace("\n", " ").replace("  ", " ")
+
+
+def test_listings_show_short_ids_that_every_command_accepts():
+    ids = [add(f"note {n} about the scraper") for n in range(3)]
+    listed = ok("ls").stdout
+    shown = [line.split()[0] for line in listed.splitlines() if not line.startswith(" ")]
+    assert len(shown) == 3 and all(8 <= len(s) < 26 for s in shown)
+    assert sorted(shown) == sorted(next(s for s in shown if i.startswith(s)) for i in ids)
+    hits = ok("search", "scraper", "--mode", "text").stdout
+    assert all(s in hits for s in shown) and not any(i in hits for i in ids)
+    for short in shown:
+        assert short in ok("show", short).stdout
+        assert ok("show", short.lower(), "--json").stdout
+    ok("rm", "-y", shown[0])
+    assert len(jsonl(ok("ls", "--jsonl").stdout)) == 2
+
+
+def test_an_ambiguous_prefix_lists_the_candidates():
+    first = add("the first note")
+    second = add("the second note")
+    common = first[:4]
+    assert second.startswith(common)
+    result = run("show", common)
+    assert result.exit_code == 4
+    assert "ambiguous" in result.stderr and first in result.stderr and second in result.stderr
+    assert "the first note" in result.stderr and "the second note" in result.stderr
+
+
+def test_deferred_memories_are_information_for_doctor():
+    ok("add", "x " * 300, "--defer")
+    result = run("doctor")
+    assert result.exit_code == 0, result.output
+    line = next(line for line in result.stdout.splitlines() if "compression" in line)
+    assert line.startswith("info") and "1 memories wait to be compressed" in line
+    assert "fix: mem compress --pending" in result.stdout and "FAIL" not in result.stdout
+
+
+def test_path_says_why_this_store(tmp_path, monkeypatch):
+    assert "given by $MEM_DIR" in ok("-v", "path").stderr
+    assert "given by --dir" in ok("--dir", tmp_path / "elsewhere", "-v", "path").stderr
+    project = tmp_path / "project"
+    ok("--dir", project / ".mem", "init")
+    (project / "src").mkdir()
+    monkeypatch.chdir(project / "src")
+    monkeypatch.delenv("MEM_DIR")
+    told = json.loads(ok("path", "--json").stdout)
+    assert told["store"] == str(project / ".mem") and told["exists"] is True
+    assert "nearest project store upward" in told["chosen_by"]
+    assert "nearest project store" in ok("-v", "path").stderr and "using" not in ok("path").stderr
+
+
+def test_every_command_speaks_json(tmp_path):
+    long_text = "We keep the nightly deploy window at 02:00 UTC because traffic is lowest then. " * 6
+    deferred = json.loads(ok("add", long_text, "--defer", "--json").stdout)["id"]
+    assert json.loads(ok("compress", "--pending", "--json").stdout) == {"memories": 1, "by_status": {"done": 1}}
+    assert json.loads(ok("reindex", "--json").stdout)["memories"] == 1
+    assert json.loads(ok("stats", "--json").stdout)["memories"] == 1
+    assert json.loads(ok("tag", deferred[:8], "+ops", "--json").stdout)[0]["added"] == ["ops"]
+    assert json.loads(ok("tags", "--json").stdout) == [{"tag": "ops", "count": 1}]
+    (tmp_path / "notes.md").write_text("# Notes\n\nthe scraper rotates proxies\n")
+    assert json.loads(ok("ingest", tmp_path / "notes.md", "--json").stdout)["added"] == 1
+    exported = ok("export").stdout
+    imported = json.loads(ok("--dir", tmp_path / "copy", "import", "--json", input=exported).stdout)
+    assert imported["imported"] == 2
+    assert json.loads(ok("path", "--json").stdout)["exists"] is True
+    assert json.loads(ok("rm", "-y", deferred[:8], "--json").stdout) == {"deleted": [deferred]}
+    assert json.loads(ok("doctor", "--json").stdout)["healthy"] is True

@@ -1,0 +1,216 @@
+"""Conversation threads through the CLI: files, appends from several processes, the chat-API context
+within a budget, folding into summaries that are also memories, and what survives a failure."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import jsonl, ok, run, store_root
+
+TESTS = Path(__file__).parent
+FAKE_MEM = str(TESTS / "fake_mem.py")
+
+
+def new_thread(*args) -> str:
+    return ok("thread", "new", *args).stdout.strip()
+
+
+def replay(thread_id: str, messages: list[dict]) -> list[str]:
+    body = "".join(json.dumps(m) + "\n" for m in messages)
+    return ok("thread", "append", thread_id, "--jsonl", input=body).stdout.split()
+
+
+def chat(n: int) -> list[dict]:
+    """A conversation of n turns between Ana (user) and the assistant, each with a fact to keep."""
+    out = []
+    for i in range(1, n + 1):
+        if i % 2:
+            out.append({"role": "user", "name": "Ana", "content": f"Turn {i}: Ana decided to visit Sintra on day {i} "
+                        f"and she loves pastel de nata."})
+        else:
+            out.append({"role": "assistant", "content": f"Turn {i}: the train from Rossio takes {i + 30} minutes."})
+    return out
+
+
+def context(thread_id: str, budget: int) -> tuple[list[dict], str]:
+    result = ok("thread", "context", thread_id, "--budget", budget, "--json")
+    return json.loads(result.stdout), result.stderr
+
+
+def tokens(messages: list[dict]) -> int:
+    """What the fake tokenizer counts (words), plus the 4 tokens a message the budget charges."""
+    return sum(len(m["content"].split()) + 4 for m in messages)
+
+
+def test_a_thread_keeps_messages_in_order_with_roles_names_and_plain_files():
+    thread_id = new_thread("--title", "Lisbon trip")
+    ok("thread", "append", thread_id, "--role", "user", "--name", "Ana", "Book the flight for 12 May")
+    ok("thread", "append", thread_id[:10], "--role", "model", "Booked TP1351 on 12 May")
+    ok("thread", "append", thread_id, "--role", "tool", input="flight TP1351 confirmed\n")
+    shown = jsonl(ok("thread", "show", thread_id, "--jsonl").stdout)
+    assert [(m["seq"], m["role"], m.get("name")) for m in shown] == [(1, "user", "Ana"), (2, "assistant", None),
+                                                                    (3, "tool", None)]
+    assert shown[2]["content"] == "flight TP1351 confirmed"
+    files = sorted((store_root() / "threads" / thread_id).glob("*.json"))
+    assert len(files) == 4 and json.loads(files[0].read_text())["content"] == "Book the flight for 12 May"
+    listed = json.loads(ok("thread", "ls", "--json").stdout)
+    assert listed == [listed[0]] and listed[0]["title"] == "Lisbon trip" and listed[0]["messages"] == 3
+
+
+def test_bad_roles_and_ids_are_clear_errors():
+    thread_id = new_thread()
+    bad = run("thread", "append", thread_id, "--role", "narrator", "hello")
+    assert bad.exit_code == 2 and "unknown role 'narrator'" in bad.stderr
+    assert run("thread", "append", "01ZZZZ", "hello").exit_code == 4
+    broken = run("thread", "append", thread_id, "--jsonl", input='{"role": "user"}\n')
+    assert broken.exit_code == 2 and "'content' must be text" in broken.stderr
+    assert jsonl(ok("thread", "show", thread_id, "--jsonl").stdout) == []
+
+
+def test_messages_are_redacted_like_every_other_write():
+    thread_id = new_thread()
+    result = ok("thread", "append", thread_id, "the key is AKIAIOSFODNN7EXAMPLE, keep it safe")
+    assert "redacted 1 secret" in result.stderr
+    on_disk = "".join(p.read_text() for p in (store_root() / "threads" / thread_id).glob("*.json"))
+    assert "AKIAIOSFODNN7EXAMPLE" not in on_disk and "[REDACTED:aws-access-key]" in on_disk
+
+
+def test_appends_from_several_processes_lose_nothing_and_keep_each_ones_order():
+    thread_id = new_thread()
+    env = {**os.environ, "PYTHONPATH": str(TESTS.parent)}
+    script = "; ".join(f"{sys.executable} {FAKE_MEM} thread append {thread_id} \"writer $W message {n}\"" for n in range(8))
+    writers = [subprocess.Popen(["sh", "-c", script], env={**env, "W": str(w)}) for w in range(4)]
+    assert [w.wait(timeout=300) for w in writers] == [0, 0, 0, 0]
+    shown = jsonl(ok("thread", "show", thread_id, "--all", "--jsonl").stdout)
+    assert [m["seq"] for m in shown] == list(range(1, 33))
+    for w in range(4):
+        mine = [m["content"] for m in shown if m["content"].startswith(f"writer {w} ")]
+        assert mine == [f"writer {w} message {n}" for n in range(8)]
+
+
+def test_context_never_exceeds_the_budget_and_keeps_roles_in_order():
+    thread_id = new_thread()
+    replay(thread_id, [{"role": "system", "content": "You plan trips."}] + chat(9))
+    everything, _ = context(thread_id, 10_000)
+    assert [m["role"] for m in everything] == ["system"] + ["user", "assistant"] * 4 + ["user"]
+    for budget in (5, 20, 37, 60, 90, 200):
+        messages, _ = context(thread_id, budget)
+        assert tokens(messages) <= budget
+        turns = [m for m in messages if m["content"] != "You plan trips."]
+        assert turns == everything[len(everything) - len(turns):], "the newest turns, whole and in order"
+
+
+def test_old_turns_fold_into_a_summary_that_search_finds_and_the_context_uses(fakes):
+    thread_id = new_thread()
+    ids = replay(thread_id, chat(11))  # more than thread_summarize_every (10): the oldest fold
+    assert len(ids) == 11
+    listed = json.loads(ok("thread", "ls", "--json").stdout)[0]
+    assert listed["folded"] == 6  # all but the newest 5 (thread_summarize_every // 2)
+    summary = json.loads(ok("search", "Sintra pastel de nata", "--tag", "thread", "--json").stdout)[0]
+    assert summary["source"] == f"thread/{thread_id}#1-6" and "Sintra" in summary["content"]
+    shown = ok("thread", "show", thread_id).stdout.splitlines()
+    assert shown[0].startswith("[1-6 summary]") and len(shown) == 1 + 5
+    assert len(jsonl(ok("thread", "show", thread_id, "--all", "--jsonl").stdout)) == 11
+    block = {"content": "Earlier in this conversation:\n- " + shown[0].removeprefix("[1-6 summary] ")}
+    tight, _ = context(thread_id, tokens([block] + chat(11)[6:]))
+    assert tight == [{"role": "system", **block}] + [{k: v for k, v in m.items()} for m in chat(11)[6:]]
+    roomy, _ = context(thread_id, 10_000)
+    assert [m["content"] for m in roomy] == [m["content"] for m in chat(11)], "room enough: the turns themselves"
+
+
+def test_the_oldest_summaries_give_way_first():
+    thread_id = new_thread()
+    for start in (0, 6, 12):
+        replay(thread_id, chat(18)[start:start + 6])
+        ok("thread", "summarize", thread_id, "--force")
+    folds = [row for row in jsonl(ok("thread", "show", thread_id, "--jsonl").stdout) if "summary" in row]
+    assert [(f["first"], f["last"]) for f in folds] == [(1, 5), (6, 11), (12, 17)]
+    full = tokens(context(thread_id, 10_000)[0])
+    seen = set()
+    for budget in range(10, full, 3):
+        messages, stderr = context(thread_id, budget)
+        assert tokens(messages) <= budget
+        lines = messages[0]["content"].splitlines()[1:] if messages and messages[0]["role"] == "system" else []
+        verbatim = {m["content"] for m in messages}
+        own_turns = [[m["content"] for m in chat(18)[f["first"] - 1:f["last"]]] for f in folds]
+        included = tuple(i for i, fold in enumerate(folds)
+                         if f"- {fold['summary']}" in lines or set(own_turns[i]) <= verbatim)
+        assert included == tuple(range(3 - len(included), 3)), f"only the newest folds, at {budget} tokens"
+        seen.add(included)
+        if len(included) < 3 and lines:
+            assert "did not fit" in stderr
+    assert {(2,), (1, 2), (0, 1, 2)} <= seen
+
+
+def test_a_failing_summariser_leaves_the_thread_whole(use_providers):
+    def broken(ref):
+        raise RuntimeError("embedding model exploded")
+
+    use_providers(embedder=broken)
+    thread_id = new_thread()
+    result = ok("thread", "append", thread_id, "--jsonl", input="".join(json.dumps(m) + "\n" for m in chat(12)))
+    assert "could not summarise yet" in result.stderr and len(result.stdout.split()) == 12
+    assert json.loads(ok("thread", "ls", "--json").stdout)[0]["folded"] == 0
+    messages, _ = context(thread_id, 10_000)
+    assert len(messages) == 12
+
+
+def test_a_killed_summariser_leaves_no_half_fold():
+    ok("init")
+    settings = store_root() / "mem.yaml"
+    settings.write_text(settings.read_text().replace("thread_summarize_every: 10", "thread_summarize_every: 50"))
+    thread_id = new_thread()
+    replay(thread_id, chat(12))  # not due yet with 50: the fold happens in a process we kill
+    env = {**os.environ, "PYTHONPATH": str(TESTS.parent), "MEM_FAKE_HANG_EMBED": "1"}
+    before = sorted(p.name for p in store_root().rglob("*") if p.is_file() and ".index" not in p.parts)
+    summarizer = subprocess.Popen([sys.executable, FAKE_MEM, "thread", "summarize", thread_id, "--force"], env=env,
+                                  stderr=subprocess.PIPE, text=True)
+    assert summarizer.stderr.readline().startswith("fake embedder: hanging"), "it reached the model"
+    summarizer.send_signal(signal.SIGKILL)
+    summarizer.wait(timeout=30)
+    after = sorted(p.name for p in store_root().rglob("*") if p.is_file() and ".index" not in p.parts)
+    assert after == before, "nothing written, nothing half written"
+    done = ok("thread", "summarize", thread_id, "--force")
+    assert done.stdout.strip() and "folded messages 1-11" in done.stderr
+
+
+def test_prune_removes_folded_messages_for_good_and_rm_keeps_the_summaries():
+    thread_id = new_thread()
+    replay(thread_id, chat(11))
+    assert "removed 6 folded messages" in ok("thread", "prune", thread_id).stderr
+    assert len(jsonl(ok("thread", "show", thread_id, "--all", "--jsonl").stdout)) == 5
+    roomy, _ = context(thread_id, 10_000)
+    assert roomy[0]["content"].startswith("Earlier in this conversation:") and len(roomy) == 6
+    assert "removed thread" in ok("thread", "rm", thread_id, "-y").stderr
+    assert run("thread", "show", thread_id).exit_code == 4
+    assert json.loads(ok("ls", "--tag", "thread", "--json").stdout)
+
+
+@pytest.mark.models
+def test_append_returns_at_once_and_a_background_process_folds(real_models, tmp_path):
+    """The real CLI: the fold runs in a detached `mem thread summarize` with the real models."""
+    env = {**os.environ, "PYTHONPATH": str(TESTS.parent), "MEM_MODELS_DIR": str(real_models)}
+
+    def mem(*args, input=None):
+        return subprocess.run([sys.executable, "-m", "memcli", *map(str, args)], input=input, env=env,
+                              capture_output=True, text=True, check=True)
+
+    thread_id = mem("thread", "new").stdout.strip()
+    mem("thread", "append", thread_id, "--jsonl", input="".join(json.dumps(m) + "\n" for m in chat(12)))
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        if json.loads(mem("thread", "ls", "--json").stdout)[0]["folded"]:
+            break
+        time.sleep(0.5)
+    folds = [row for row in jsonl(mem("thread", "show", thread_id, "--jsonl").stdout) if "summary" in row]
+    assert [(f["first"], f["last"]) for f in folds] == [(1, 7)]
+    assert "Sintra" in folds[0]["summary"] and "Ana" in folds[0]["summary"]
+    messages = json.loads(mem("thread", "context", thread_id, "--budget", "2000", "--json").stdout)
+    assert [m["role"] for m in messages][-5:] == ["assistant", "user", "assistant", "user", "assistant"]
