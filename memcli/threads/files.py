@@ -51,7 +51,7 @@ class Threads:
 
     def create(self, title: str | None = None) -> ThreadInfo:
         if title is not None:
-            (title,), _ = self.mem.gate.redact_all(" ".join(title.split()) or None)
+            title = self.mem.gate.screen({"title": " ".join(title.split())})[0]["title"] or None
         self.mem.ensure_store()
         info = ThreadInfo(id=ids.new_id(), title=title, created_at=now_utc())
         folder = self.root / info.id
@@ -78,7 +78,8 @@ class Threads:
                 raise InputError(f"message {number}: 'name' must be text")
             created = parse_time(data["created_at"], f"message {number}: created_at") if data.get("created_at") \
                 else None
-            (content, name), redacted = self.mem.gate.redact_all(clean_input(content), name or None)
+            screened, redacted = self.mem.gate.screen({"content": clean_input(content), "name": name or None})
+            content, name = screened["content"], screened["name"]
             for kind, n in redacted.items():
                 counts[kind] = counts.get(kind, 0) + n
             drafts.append((role, content, name, created))
