@@ -60,6 +60,15 @@ QUANTIFIERS = frozenset(
     """.split()
 )
 
+# Determiners, possessives and prepositions: the content words after one form a noun phrase.
+NOUN_PHRASE_OPENERS = frozenset(
+    """
+    a an the my your his her its our their this that these those some any each every several many
+    few of at in on for with from by about into onto over under near behind beside after before
+    during through via per to like as
+    """.split()
+)
+
 # Causal and contrastive links: "switched to X because Y", "kept A instead of B". Dropping one turns
 # a reason into a second, unrelated fact.
 RELATION_LINKS = frozenset(
