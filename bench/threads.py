@@ -139,10 +139,16 @@ def main() -> int:
             started = time.perf_counter()
             mem("thread", "summarize", thread_id, "--force", store=copy)
             summary_s.append(time.perf_counter() - started)
+    baseline = []
+    for _ in range(15):
+        started = time.perf_counter()
+        mem("--version", store=store)
+        baseline.append(time.perf_counter() - started)
     append_sorted = sorted(append_s)
-    print(f"\nappend: p50 {statistics.median(append_s) * 1000:.0f} ms, "
-          f"p90 {append_sorted[int(0.9 * (len(append_sorted) - 1))] * 1000:.0f} ms over {len(append_s)} appends "
-          f"(each a whole `mem` process)")
+    p50, floor = statistics.median(append_s), statistics.median(baseline)
+    print(f"\nappend: p50 {p50 * 1000:.0f} ms, p90 {append_sorted[int(0.9 * (len(append_sorted) - 1))] * 1000:.0f} ms "
+          f"over {len(append_s)} appends (each a whole `mem` process); `mem --version` in the same run "
+          f"{floor * 1000:.0f} ms: {p50 / floor:.2f}x")
     print(f"summary (a whole `mem thread summarize --force` process, models loaded): median "
           f"{statistics.median(summary_s):.2f} s over {len(summary_s)}")
     print(f"load average at end: {os.getloadavg()[0]:.2f}")

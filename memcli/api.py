@@ -66,18 +66,16 @@ class Compressing:
 
 class Mem:
     def __init__(self, store: Store, providers: Providers | None = None):
-        if providers is None:
-            from memcli import engines
-
-            providers = engines.local()
         self.store = store
-        self.providers = providers
+        self._local = providers  # None: llama.cpp in this process (memcli.engines.local)
+        self._providers: Providers | None = None
         self.catalog = Catalog(store)
         self.created_store = False
         self._vectors = None
         self._embedder = None
         self._embed_failed = False
         self._counter = None
+        self.gitignore = True  # .gitignore counts in the denylist; a command's --no-gitignore turns it off
 
     @classmethod
     def open(cls, explicit_dir: Path | None = None, providers: Providers | None = None) -> "Mem":
@@ -86,6 +84,16 @@ class Mem:
     @property
     def settings(self):
         return self.store.settings
+
+    @property
+    def providers(self) -> Providers:
+        """The models, with compression sent to the server mem.yaml's `provider` names, if any."""
+        if self._providers is None:
+            from memcli import engines
+
+            self._providers = engines.with_provider(self._local or engines.local(), self.settings,
+                                                    self.store.index_dir)
+        return self._providers
 
     @property
     def vectors(self):
@@ -116,7 +124,7 @@ class Mem:
 
     @property
     def gate(self) -> Gate:
-        return Gate(self.home, self.settings.redact)
+        return Gate(self.home, self.settings.redact, self.gitignore)
 
     def refresh(self) -> None:
         """Catch up with the files. A one-shot command looks once; a long-lived process (the MCP server)
@@ -140,11 +148,12 @@ class Mem:
 
     def add(self, text: str, *, tags: Iterable[str] = (), source: str | None = None, written_by: str = "cli",
             allow_duplicate: bool = False, compressing: Compressing = Compressing(),
-            check_source: bool = True) -> AddResult:
+            check_source: bool = True, local_only: bool = False) -> AddResult:
         """Store a text. Secrets are redacted before anything else sees it (the duplicate test, the models,
         the file); a private key that survives redaction, or a `source` the denylist names, refuses the
         write (Refused) before anything is stored. `check_source=False` is for a caller that has already
-        decided the source with finer rules (ingest)."""
+        decided the source with finer rules (ingest). `local_only` keeps the text off any compression
+        server (`send_to_remote: false` in its file)."""
         raw = self._checked_text(text)
         if check_source:
             self.gate.refuse_ignored_source(source)
@@ -154,6 +163,8 @@ class Mem:
         stamp = now_utc()
         memory = Memory(id=ids.new_id(), created_at=stamp, updated_at=stamp, raw=fields["raw"], tags=tag_list,
                         source=fields["source"], written_by=fields["written_by"])
+        if local_only:
+            memory.extra["send_to_remote"] = False
         existing = self.commit(memory, compressing, dedupe=not allow_duplicate)
         if existing is None:
             return AddResult(memory, redacted=redacted)
@@ -213,7 +224,7 @@ class Mem:
             if existing:
                 return existing
         if compressing is not None:
-            memory.compressed, memory.compression = self._compression_for(memory.raw, compressing)
+            memory.compressed, memory.compression = self.compression_of(memory, compressing)
         vector = self._embed_for_write(memory.raw)
         with self.store.lock():
             if dedupe:
@@ -260,12 +271,12 @@ class Mem:
             log.warning("not indexed for meaning search yet: %s", describe(exc))
         return None
 
-    def _compression_for(self, raw: str, compressing: Compressing):
+    def compression_of(self, memory: Memory, compressing: Compressing):
         """(compressed text or None, the `compression` mapping). Never raises: a write must not fail here,
-        and a failure is said once, on stderr."""
+        and a failure is said once, on stderr. Bound for a server, the text passes the egress gate first."""
         from memcli.compress.pipeline import too_short
 
-        settings = self.settings
+        settings, raw, keep_here = self.settings, memory.raw, {}
         if not compressing.enabled:
             return None, {"status": "skipped", "reason": "compression turned off"}
         short = too_short(raw, settings.compress_min_chars)
@@ -273,9 +284,17 @@ class Mem:
             return None, {"status": "skipped", "reason": short}
         if compressing.defer:
             return None, {"status": "pending"}
+        if self.providers.remote:
+            from memcli.privacy import egress
+
+            out = egress.check(self.gate, raw, memory.source, keep_local=memory.extra.get("send_to_remote") is False)
+            if out.info:
+                return None, out.info
+            raw, keep_here = out.text or raw, {"local_only": True} if out.local_only else {}
         try:
             result = self.providers.compressor(
                 raw,
+                **keep_here,
                 method=compressing.method or settings.compress_method,
                 ratio=compressing.ratio or settings.compress_target,
                 model=settings.compress_model,
@@ -285,9 +304,10 @@ class Mem:
             compressed, info = result.text, dict(result.info)
         except Exception as exc:  # fail-open: the memory lands raw and `mem compress --failed` can retry
             compressed, info = None, {"status": "failed", "reason": describe(exc)}
-        if info.get("status") == "failed":
-            log.warning("compression failed (%s); stored the raw text only, retry with `mem compress --failed`",
-                        info.get("reason", "unknown reason"))
+        if info.get("status") in ("failed", "pending"):
+            retry = "--failed" if info["status"] == "failed" else "--pending"
+            log.warning("compression %s (%s); stored the raw text only, retry with `mem compress %s`",
+                        info["status"], info.get("reason", "unknown reason"), retry)
         return compressed, info
 
     def to_compress(self, *, pending: bool = False, failed: bool = False, every: bool = False) -> list[Memory]:
@@ -304,16 +324,27 @@ class Mem:
         outcome: dict[str, int] = {}
         now = Compressing(method=compressing.method, ratio=compressing.ratio)
         for done, memory in enumerate(memories, 1):
-            compressed, info = self._compression_for(memory.raw, now)
-            with self.store.lock():
-                current = self._current(memory.id)
-                if current is not None and current.raw == memory.raw:
-                    current.compressed, current.compression = compressed, info
-                    self._save(current, None)
-                    outcome[info["status"]] = outcome.get(info["status"], 0) + 1
+            status = self.save_compression(memory, *self.compression_of(memory, now))
+            if status:
+                outcome[status] = outcome.get(status, 0) + 1
             if progress:
                 progress("compressing", done, len(memories))
         return outcome
+
+    def save_compression(self, memory: Memory, compressed: str | None, info: dict) -> str | None:
+        """Store a compression made from `memory`, unless its text changed meanwhile; the status, or None."""
+        with self.store.lock():
+            current = self._current(memory.id)
+            if current is None or current.raw != memory.raw:
+                return None
+            current.compressed, current.compression = compressed, info
+            self._save(current, None)
+        return info["status"]
+
+    def pending_count(self) -> int:
+        """Memories waiting for compression (a cheap count: the idle worker asks it often)."""
+        self.catalog.refresh()
+        return self.catalog.status_counts().get("pending", 0)
 
     def remove(self, memories: list[Memory]) -> None:
         with self.store.lock():

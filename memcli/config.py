@@ -16,6 +16,103 @@ from memcli.providers.registry import DEFAULT_COMPRESS_MODEL, DEFAULT_EMBED_MODE
 
 log = logging.getLogger("memcli")
 
+LOCAL = "local"
+# Where each preset's OpenAI-compatible API lives and how it takes a constraint on the output:
+# `grammar` (a GBNF grammar: llama.cpp's server, llama-cpp-python's), `json_schema` (response_format),
+# or `none` (the prompt alone; Anthropic's compatibility layer ignores response_format).
+PRESETS: dict[str, dict] = {
+    "ollama": {"base_url": "http://localhost:11434/v1", "constrain": "json_schema"},
+    "llamacpp": {"base_url": "http://127.0.0.1:8080/v1", "model": "default", "constrain": "grammar"},
+    "openai": {"base_url": "https://api.openai.com/v1", "api_key_env": "OPENAI_API_KEY", "constrain": "json_schema"},
+    "openrouter": {"base_url": "https://openrouter.ai/api/v1", "api_key_env": "OPENROUTER_API_KEY",
+                   "constrain": "json_schema"},
+    "anthropic": {"base_url": "https://api.anthropic.com/v1", "api_key_env": "ANTHROPIC_API_KEY", "constrain": "none"},
+    "openai-compatible": {"constrain": "none"},
+}
+CONSTRAINTS = ("grammar", "json_schema", "none")
+_SECRET_KEYS = {"api_key", "key", "token", "secret", "password", "authorization"}
+
+
+@dataclass
+class ProviderSettings:
+    """Where compression runs (mem.yaml `provider`): `local` (llama.cpp in this process) or an
+    OpenAI-compatible server, and how the worker treats it. The key is never here: mem.yaml is
+    committed; `api_key_env` names the environment variable (or the entry of the user's config.yaml)."""
+
+    name: str = LOCAL
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    constrain: str = "none"
+    send_to_remote: bool = True  # false: nothing leaves the machine; memories are pruned locally
+    timeout_seconds: float = 30.0
+    max_retries: int = 3
+    backoff_seconds: float = 1.0  # the first retry's delay; doubles each retry, with jitter
+    max_backoff_seconds: float = 30.0
+    max_per_minute: int = 60
+    max_concurrent: int = 2
+    circuit_threshold: int = 5
+    circuit_cooldown_seconds: float = 30.0
+    circuit_max_cooldown_seconds: float = 900.0
+    idle_seconds: float = 5.0
+
+    @property
+    def remote(self) -> bool:
+        return self.name != LOCAL
+
+    def to_yaml(self):
+        if not self.remote:
+            return LOCAL
+        preset = PRESETS.get(self.name, {})
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if getattr(self, f.name) != preset.get(f.name, f.default)}
+
+    @classmethod
+    def from_yaml(cls, data, origin: str) -> "ProviderSettings":
+        if data is None or data == LOCAL:
+            return cls()
+        if isinstance(data, str):
+            data = {"name": data}
+        if not isinstance(data, dict):
+            raise StoreError(f"{origin}: 'provider' must be a name ({LOCAL}, {', '.join(PRESETS)}) or a mapping")
+        data = dict(data)
+        secret = _SECRET_KEYS & {str(k).lower() for k in data}
+        if secret:
+            raise StoreError(f"{origin}: provider: {sorted(secret)[0]!r} does not belong in mem.yaml (it is "
+                             "committed); name an environment variable with api_key_env instead")
+        name = str(data.pop("name", "openai-compatible" if "base_url" in data else LOCAL))
+        if name != LOCAL and name not in PRESETS:
+            raise StoreError(f"{origin}: provider: unknown name {name!r} (use {LOCAL}, {', '.join(PRESETS)})")
+        known = {f.name: f for f in fields(cls)}
+        values: dict = {"name": name, **PRESETS.get(name, {})}
+        for key, value in data.items():
+            if key not in known:
+                log.warning("%s: unknown provider setting %r ignored", origin, key)
+                continue
+            default = known[key].default
+            try:
+                values[key] = None if value is None else str(value) if default is None else _coerce(value, default)
+            except (TypeError, ValueError):
+                raise StoreError(f"{origin}: provider: {key!r} should be like {default!r}, got {value!r}") from None
+        settings = cls(**values)
+        settings.validate(origin)
+        return settings
+
+    def validate(self, origin: str) -> None:
+        if not self.remote:
+            return
+        if not self.base_url or not str(self.base_url).startswith(("http://", "https://")):
+            raise StoreError(f"{origin}: provider {self.name} needs a base_url (http:// or https://)")
+        if not self.model:
+            raise StoreError(f"{origin}: provider {self.name} needs a model (the name the server knows it by)")
+        if self.constrain not in CONSTRAINTS:
+            raise StoreError(f"{origin}: provider: constrain must be one of {', '.join(CONSTRAINTS)}")
+        if min(self.timeout_seconds, self.max_per_minute, self.max_concurrent, self.circuit_threshold,
+               self.circuit_cooldown_seconds, self.idle_seconds) <= 0 or self.max_retries < 0:
+            raise StoreError(f"{origin}: provider: timeouts, limits and the circuit settings must be positive")
+        if self.circuit_max_cooldown_seconds < self.circuit_cooldown_seconds:
+            raise StoreError(f"{origin}: provider: circuit_max_cooldown_seconds is below circuit_cooldown_seconds")
+
 
 @dataclass
 class Settings:
@@ -30,6 +127,7 @@ class Settings:
     thread_summarize_every: int = 10  # fold the oldest turns when more than this many are unfolded
     thread_window_tokens: int = 1500  # ... or when the unfolded turns pass about this many tokens
     redact: list[dict] = field(default_factory=list)
+    provider: ProviderSettings = field(default_factory=ProviderSettings)
 
     def to_yaml_dict(self) -> dict:
         return {
@@ -44,6 +142,7 @@ class Settings:
             "thread_summarize_every": self.thread_summarize_every,
             "thread_window_tokens": self.thread_window_tokens,
             "redact": list(self.redact),
+            "provider": self.provider.to_yaml(),
         }
 
     @classmethod
@@ -62,9 +161,10 @@ class Settings:
             values["embed_model"] = str(models["embed"])
         if "compress" in models:
             values["compress_model"] = str(models["compress"])
+        values["provider"] = ProviderSettings.from_yaml(data.pop("provider", None), origin)
         known = {f.name: f for f in fields(cls)}
         for key, value in data.items():
-            if key not in known or key in ("embed_model", "compress_model"):
+            if key not in known or key in ("embed_model", "compress_model", "provider"):
                 log.warning("%s: unknown setting %r ignored", origin, key)
                 continue
             default = getattr(cls(), key)
@@ -73,6 +173,10 @@ class Settings:
             except (TypeError, ValueError):
                 raise StoreError(f"{origin}: setting {key!r} should be like {default!r}, got {value!r}") from None
         settings = cls(**values)
+        if settings.provider.remote:
+            # A server is there to write facts; prune needs every token's logits, so it always runs here
+            # (as the fallback, or when asked: `mem compress --method prune`).
+            settings.compress_method = "facts"
         settings.validate(origin)
         return settings
 

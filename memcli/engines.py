@@ -1,10 +1,12 @@
-"""The default engines: llama.cpp models in this process, with mem's compression pipeline on top.
+"""The default engines: llama.cpp models in this process, with mem's compression pipeline on top, and
+the compression server that mem.yaml's `provider` section may name in front of them.
 
 Models load lazily on first use (`mem ls` and `--help` never import llama_cpp), once per process.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from memcli.providers import Providers
@@ -13,6 +15,17 @@ from memcli.providers import Providers
 def local() -> Providers:
     return Providers(embedder=_embedder, compressor=_compress, token_counter=_token_counter,
                      locate_model=_locate_model)
+
+
+def with_provider(base: Providers, settings, index_dir: Path) -> Providers:
+    """`base` with compression sent to the store's provider (base itself for `provider: local`, or when
+    base already sends elsewhere). `base` stays the fallback and does everything else (embeddings)."""
+    if not settings.provider.remote or base.remote:
+        return base
+    from memcli.providers.remote import RemoteCompressor
+
+    compressor = RemoteCompressor(settings.provider, index_dir, base, settings.compress_model)
+    return dataclasses.replace(base, compressor=compressor, remote=compressor.name, status=compressor.status)
 
 
 def _compress(raw: str, **options):

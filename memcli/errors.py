@@ -61,6 +61,29 @@ class ModelError(MemError):
     exit_code = 6
 
 
+class ProviderError(ModelError):
+    """A compression server did not give an answer. `kind` says why: timeout, connection, rate-limit (429),
+    server (5xx), auth (401/403 or no key), circuit-open, rate-limited (mem's own max_per_minute),
+    bad-request (another 4xx) or bad-response. `transient` kinds leave the job pending for a later try;
+    `retry_after` is the server's Retry-After in seconds, when it sent one."""
+
+    TRANSIENT = frozenset({"timeout", "connection", "rate-limit", "server", "circuit-open", "rate-limited"})
+
+    def __init__(self, kind: str, message: str, retry_after: float | None = None):
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.retry_after = retry_after
+
+    @property
+    def transient(self) -> bool:
+        return self.kind in self.TRANSIENT
+
+    @property
+    def retryable(self) -> bool:
+        """Worth another request now (after a pause); the circuit and mem's own limits are not."""
+        return self.kind in {"timeout", "connection", "rate-limit", "server"}
+
+
 class Refused(MemError):
     """A write was refused on purpose (a secret survived redaction, an ignored path)."""
 

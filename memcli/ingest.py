@@ -34,6 +34,7 @@ from memcli.api import Compressing
 from memcli.chunk import split
 from memcli.errors import InputError, Refused
 from memcli.index.filters import Filters
+from memcli.privacy.reading import Pin, read_pinned
 from memcli.progress import Progress
 from memcli.store.memory import normalise_tags
 from memcli.textio import decode, looks_binary
@@ -87,16 +88,17 @@ class _Root:
 
 
 def ingest(mem, paths: Iterable[Path | str], *, tags: Iterable[str] = (), dry_run: bool = False,
-           remove_orphans: bool = False, defer: bool = False, progress: Progress | None = None) -> IngestReport:
+           remove_orphans: bool = False, defer: bool = False, follow_links: bool = False,
+           progress: Progress | None = None) -> IngestReport:
     """Ingest files and folders into `mem` (an memcli.api.Mem); see the module docstring."""
     report = IngestReport(dry_run=dry_run)
     tags = normalise_tags(list(tags))
     roots = [_root(mem, Path(p)) for p in paths]
-    files = _files(mem, roots, report)
+    files = _files(mem, roots, report, follow_links)
     stored = _stored_chunks(mem, roots)
     present: set[str] = set()
-    for done, (path, source) in enumerate(files, 1):
-        if _ingest_file(mem, path, source, stored.get(source, []), tags, report, dry_run=dry_run, defer=defer):
+    for done, (pinned, source) in enumerate(files, 1):
+        if _ingest_file(mem, pinned, source, stored.get(source, []), tags, report, dry_run=dry_run, defer=defer):
             present.add(source)
         if progress:
             progress("ingesting", done, len(files))
@@ -129,26 +131,27 @@ def _root(mem, given: Path) -> _Root:
     return _Root(path, source_path(mem.home, path), path.is_dir())
 
 
-def _files(mem, roots: list[_Root], report: IngestReport) -> list[tuple[Path, str]]:
-    """The files to read, in a stable order, each once, with their source path; counts what is ignored."""
-    files: dict[str, tuple[Path, str]] = {}
+def _files(mem, roots: list[_Root], report: IngestReport, follow_links: bool) -> list[tuple[Pin, str]]:
+    """The files to read, in a stable order, each once, pinned to what the denylist decided on (under
+    their name and what they resolve to), with their source path; counts what is ignored."""
+    files: dict[str, tuple[Pin, str]] = {}
     store = mem.store
-    own_folders = (str(store.memories_dir) + os.sep, str(store.index_dir) + os.sep)
+    own_folders = tuple(os.path.realpath(folder) + os.sep for folder in (store.memories_dir, store.index_dir))
     for root in roots:
         if root.is_dir:
-            found = mem.gate.ignore_rules(walk_root=root.path).walk()
+            found = mem.gate.ignore_rules(walk_root=root.path, follow_links=follow_links).walk()
         else:
-            found = [(root.path, mem.gate.ignore_rules().match(root.path))]
-        for path, match in found:
+            found = [(root.path, *mem.gate.ignore_rules().decide(root.path))]
+        for path, match, pinned in found:
             report.seen += 1
             if match is not None and match.ignored:
                 report.ignored += 1
-                log.info("ignored %s (%s:%s:%s)", path, match.source_name, match.line, match.pattern)
-            elif str(path).startswith(own_folders) or path == store.settings_path:
+                log.info("ignored %s", match)
+            elif pinned.real.startswith(own_folders) or pinned.real == os.path.realpath(store.settings_path):
                 report.ignored += 1
                 log.info("ignored %s (the store's own files)", path)
             else:
-                files.setdefault(str(path), (path, source_path(mem.home, path)))
+                files.setdefault(str(path), (pinned, source_path(mem.home, path)))
     return list(files.values())
 
 
@@ -163,12 +166,17 @@ def _stored_chunks(mem, roots: list[_Root]) -> dict[str, list]:
     return {path: sorted(by_id.values(), key=_number) for path, by_id in chunks.items()}
 
 
-def _ingest_file(mem, path: Path, source: str, stored: list, tags: list[str], report: IngestReport, *,
+def _ingest_file(mem, pinned: Pin, source: str, stored: list, tags: list[str], report: IngestReport, *,
                  dry_run: bool, defer: bool) -> bool:
     """Bring the file's chunks in step; False when the file is binary (its chunks count as gone). A file
-    that cannot be read or is refused keeps what an earlier run stored, untouched."""
+    that cannot be read or is refused (a secret survived, or it changed into something else after it
+    was decided on) keeps what an earlier run stored, untouched."""
+    path = pinned.path
     try:
-        text = _read_text(mem, path)
+        text = _read_text(mem, pinned)
+    except Refused as exc:
+        report.refused.append(f"{source}: {exc}")
+        return True
     except _Binary:
         report.binary += 1
         log.info("skipped %s: binary", path)
@@ -226,14 +234,14 @@ class _Binary(Exception):
     pass
 
 
-def _read_text(mem, path: Path) -> str:
-    """The file's text; _Binary, OSError, or InputError (too large, not UTF-8)."""
+def _read_text(mem, pinned: Pin) -> str:
+    """The pinned file's text; _Binary, Refused (it changed), OSError, or InputError (too large, not UTF-8,
+    not a regular file)."""
     limit = mem.settings.max_input_bytes
-    with path.open("rb") as handle:
-        data = handle.read(limit + 1)
+    data = read_pinned(pinned, limit)
     if looks_binary(data):
         raise _Binary
-    return decode(data, str(path), limit)
+    return decode(data, str(pinned.path), limit)
 
 
 def _number(memory) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import BinaryIO
 
 from memcli.errors import InputError
@@ -37,15 +36,3 @@ def decode(data: bytes, origin: str, limit: int) -> str:
 def read_stream(stream: BinaryIO, origin: str, limit: int) -> str:
     """Read at most limit+1 bytes, so a runaway pipe is refused without filling memory."""
     return decode(stream.read(limit + 1), origin, limit)
-
-
-def read_file(path: Path, limit: int) -> str:
-    if not path.exists():
-        raise InputError(f"no such file: {path}")
-    if path.is_dir():
-        raise InputError(f"{path} is a directory; give a file (or use `mem ingest` for folders)")
-    try:
-        with path.open("rb") as handle:
-            return read_stream(handle, str(path), limit)
-    except PermissionError:
-        raise InputError(f"cannot read {path}: permission denied") from None

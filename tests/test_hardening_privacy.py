@@ -13,8 +13,10 @@ import stat
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import fake_secrets as fs
+import fakes as fakes_module
 import pytest
 import test_mcp as mcp_client
 from helpers import add, jsonl, load_file, memory_files, ok, run, store_root
@@ -305,3 +307,214 @@ def test_item12_the_editor_works_on_a_private_file_inside_the_store(tmp_path, te
     path, mode = seen.read_text().split()
     assert path.startswith(str(store_root() / ".index")) and mode == "0o600"
     assert leftovers(temp_dir) == [] and load_file(memory_files()[0])["raw"] == "new text"
+
+
+# -- items 13-15: every path decided the same way, links and swaps included --------------------------
+
+SECRET_ENV = "API_TOKEN=tok_{}\n"
+
+
+class Tree(type(Path())):
+    secret: str  # what .env holds, which must never be stored
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    """A folder of notes beside a .env holding a secret, outside the store (the user-store case), as cwd."""
+    root = Tree(tmp_path / "work")
+    secret = fs.rand(32)
+    (root / "docs").mkdir(parents=True)
+    (root / ".env").write_text(SECRET_ENV.format(secret))
+    (root / "docs" / "guide.md").write_text("how we deploy the scraper")
+    monkeypatch.chdir(root)
+    root.secret = secret
+    return root
+
+
+def stored_text() -> str:
+    return "\n".join(m["raw"] + " " + str(m.get("source")) for m in jsonl(ok("export").stdout))
+
+
+def test_item13_a_link_to_an_ignored_file_is_never_read_by_add_ingest_or_a_walk(tree):
+    (tree / "docs" / "link.md").symlink_to("../.env")
+    result = run("add", "--file", "docs/link.md")
+    assert result.exit_code == 7
+    assert "refusing file docs/link.md (it leads to" in result.stderr and ".env*" in result.stderr
+    run("ingest", "docs/link.md")
+    ok("ingest", "docs")
+    ok("ingest", ".")
+    assert tree.secret not in stored_text()
+    assert "how we deploy" in stored_text()
+    checked = run("ignore", "check", "-v", "docs/link.md")
+    assert checked.exit_code == 0 and checked.stdout.startswith("built-in defaults:2:.env*\tdocs/link.md -> ")
+
+
+def test_item13_links_by_every_route_are_decided_on_their_target(tree):
+    (tree / "keys").mkdir()
+    (tree / "keys" / "prod.pem").write_text("-----BEGIN CERTIFICATE-----\nabc\n")
+    (tree / "docs" / "hop1.md").symlink_to("hop2.md")  # a chain of links
+    (tree / "docs" / "hop2.md").symlink_to(tree / ".env")  # absolute
+    (tree / "docs" / "keys").symlink_to("../keys", target_is_directory=True)  # a linked folder
+    (tree / "docs" / "cert.md").symlink_to("../keys/prod.pem")
+    (tree / "docs" / ".env.md").symlink_to("guide.md")  # an ignored name leading to a fine file
+    for name in ("hop1.md", "hop2.md", "cert.md", ".env.md", "keys/prod.pem"):
+        assert run("add", "--file", f"docs/{name}").exit_code == 7, name
+    report = json.loads(ok("ingest", ".", "--json").stdout)
+    assert report["files"] == 1 and report["added"] == 1
+    assert tree.secret not in stored_text() and "BEGIN CERTIFICATE" not in stored_text()
+
+
+def test_item13_a_walk_never_follows_a_link_out_of_the_folder_unless_asked(tree, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "diary.md").write_text("a private diary entry")
+    (elsewhere / ".env.local").write_text(SECRET_ENV.format(tree.secret))
+    (tree / "docs" / "diary.md").symlink_to(elsewhere / "diary.md")
+    (tree / "docs" / "more").symlink_to(elsewhere, target_is_directory=True)
+    report = json.loads(ok("ingest", "docs", "--json").stdout)
+    assert report["ignored"] == 2 and "diary" not in stored_text()
+    report = json.loads(ok("ingest", "docs", "--follow-links", "--json").stdout)
+    assert report["added"] == 2 and "a private diary entry" in stored_text()
+    assert tree.secret not in stored_text()
+
+
+def test_item13_a_linked_folder_given_directly_is_walked_and_decided(tree, tmp_path):
+    (tmp_path / "alias").symlink_to(tree, target_is_directory=True)
+    report = json.loads(ok("ingest", str(tmp_path / "alias"), "--json").stdout)
+    assert report["files"] == 1 and tree.secret not in stored_text()
+
+
+def test_item13_a_hard_link_to_an_ignored_file_is_refused(tree):
+    os.link(tree / ".env", tree / "docs" / "notes.md")
+    result = run("add", "--file", "docs/notes.md")
+    assert result.exit_code == 7 and "it leads to" in result.stderr
+    ok("ingest", "docs")
+    run("ingest", "docs/notes.md")
+    assert tree.secret not in stored_text()
+
+
+def test_item13_an_ignore_file_that_is_a_link_is_followed_to_a_regular_file_and_never_hangs(tree, tmp_path):
+    (tmp_path / "shared-rules").write_text("*.md\n")
+    (tree / "docs" / ".memignore").symlink_to(tmp_path / "shared-rules")
+    assert run("add", "--file", "docs/guide.md").exit_code == 7
+    (tree / "docs" / ".memignore").unlink()
+    os.mkfifo(tree / "docs" / ".memignore")
+    result = run("add", "--file", "docs/guide.md")
+    assert result.exit_code == 5 and "not a regular file" in result.stderr
+    (tree / "docs" / ".memignore").unlink()
+    (tree / "docs" / ".memignore").symlink_to(tmp_path / "missing")
+    assert run("ingest", "docs").exit_code == 5
+    assert memory_files() == []
+
+
+def test_item13_a_fifo_or_device_named_directly_is_refused_without_hanging(tree):
+    os.mkfifo(tree / "docs" / "pipe.md")
+    (tree / "docs" / "zero.md").symlink_to("/dev/zero")
+    for name in ("pipe.md", "zero.md"):
+        result = run("add", "--file", f"docs/{name}")
+        assert result.exit_code == 2 and "not a regular file" in result.stderr
+    report = json.loads(ok("ingest", "docs", "--json").stdout)
+    assert report["files"] == 1
+
+
+def swapping(swap):
+    """A compressor that does `swap()` (what another process does to the files) on its first call."""
+    inner = fakes_module.FakeCompressor()
+
+    def compress(raw, **options):
+        if not inner.seen:
+            swap()
+        return inner(raw, **options)
+
+    return compress
+
+
+LONG_NOTE = "We rotate the proxies every hour and back off exponentially on HTTP 429 responses. " * 8
+
+
+def test_item14_a_file_swapped_for_a_link_to_env_while_ingest_compresses_is_refused(tree, use_providers):
+    (tree / "docs" / "a.md").write_text(LONG_NOTE)
+    (tree / "docs" / "b.md").write_text("the second note")
+    victim = tree / "docs" / "b.md"
+    use_providers(compressor=swapping(lambda: (victim.unlink(), victim.symlink_to(tree / ".env"))))
+    result = run("ingest", "docs", "--json")
+    assert result.exit_code == 7
+    assert "docs/b.md" in result.stderr and "changed after mem decided to read it" in result.stderr
+    assert tree.secret not in stored_text()
+
+
+def test_item14_a_folder_swapped_for_a_link_while_ingest_compresses_is_refused(tree, tmp_path, use_providers):
+    (tree / "docs" / "a.md").write_text(LONG_NOTE)
+    (tree / "docs" / "z").mkdir()
+    (tree / "docs" / "z" / "b.md").write_text("the second note")
+    decoy = tmp_path / "decoy"
+    decoy.mkdir()
+    (decoy / "b.md").write_text(SECRET_ENV.format(tree.secret))
+
+    def swap_folder():
+        os.rename(tree / "docs" / "z", tmp_path / "z-old")
+        (tree / "docs" / "z").symlink_to(decoy, target_is_directory=True)
+
+    use_providers(compressor=swapping(swap_folder))
+    result = run("ingest", "docs")
+    assert result.exit_code == 7 and "changed after mem decided" in result.stderr
+    assert tree.secret not in stored_text()
+
+
+def git_repo(path):
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    return path
+
+
+def test_item15_the_memignore_of_the_files_folder_counts_in_every_path(tree):
+    (tree / "docs" / ".memignore").write_text("secret.md\n")
+    (tree / "docs" / "secret.md").write_text(SECRET_ENV.format(tree.secret))
+    result = run("add", "--file", "docs/secret.md")
+    assert result.exit_code == 7 and "docs/.memignore:1:secret.md" in result.stderr
+    assert ok("ignore", "check", "-v", "docs/secret.md").stdout == "docs/.memignore:1:secret.md\tdocs/secret.md\n"
+    run("ingest", "docs/secret.md")
+    ok("ingest", "docs")
+    run("ingest", str(tree / "docs" / "secret.md"))
+    assert tree.secret not in stored_text()
+
+
+def test_item15_memignore_files_count_up_to_the_top_of_the_git_work_tree_only(tmp_path, monkeypatch):
+    (tmp_path / ".memignore").write_text("*.md\n")  # above the work tree: not the repository's business
+    repo = git_repo(tmp_path / "repo")
+    write_tree_files = {".memignore": "drafts/\n", "notes/a.md": "a note", "notes/drafts/b.md": "a draft"}
+    for name, text in write_tree_files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    monkeypatch.chdir(repo / "notes")
+    assert run("ignore", "check", "a.md").exit_code == 1
+    assert ok("ignore", "check", "-v", "drafts/b.md").stdout == "../.memignore:1:drafts/\tdrafts/b.md\n"
+    ok("add", "--file", "a.md")
+    assert run("add", "--file", "drafts/b.md").exit_code == 7
+
+
+def test_item15_gitignore_counts_inside_a_work_tree_and_no_gitignore_turns_it_off(tmp_path, monkeypatch):
+    repo = git_repo(tmp_path / "repo")
+    files = {".gitignore": "build/\n*.log\n!.env.example\n", ".memignore": "!keep.log\n", "build/out.md": "built",
+             "debug.log": "a log", "keep.log": "kept log", ".env.example": "API_TOKEN=", "notes.md": "a note",
+             "extra.md": "excluded"}
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "exclude").write_text("extra.md\n")
+    monkeypatch.chdir(repo)
+    result = run("add", "--file", "build/out.md")
+    assert result.exit_code == 7 and ".gitignore:1:build/" in result.stderr
+    checked = ok("ignore", "check", "-v", "build/out.md", "debug.log", "keep.log", ".env.example", "extra.md")
+    assert checked.stdout.splitlines() == [
+        ".gitignore:1:build/\tbuild/out.md", ".gitignore:2:*.log\tdebug.log", ".memignore:1:!keep.log\tkeep.log",
+        "built-in defaults:2:.env*\t.env.example", ".git/info/exclude:1:extra.md\textra.md"]
+    report = json.loads(ok("ingest", ".", "--json").stdout)
+    assert sorted(m["source"] for m in jsonl(ok("export").stdout)) == sorted(
+        str(repo / name) + "#1" for name in ("keep.log", "notes.md"))
+    assert report["files"] == 2
+    ok("add", "--file", "build/out.md", "--no-gitignore")
+    assert run("ignore", "check", "--no-gitignore", "debug.log").exit_code == 1
+    report = json.loads(ok("ingest", ".", "--no-gitignore", "--json").stdout)
+    assert report["files"] == 5  # + build/out.md, debug.log, extra.md; .env.example stays out

@@ -160,19 +160,22 @@ def test_store_rules_apply_to_a_walk_inside_the_store(store):
     make(store, {".memignore": "/projects/a/skip.md\n", "projects/a/skip.md": "", "projects/a/ok.md": "",
                  "projects/a/.memignore": "*.bak\n", "projects/a/x.bak": ""})
     rules = IgnoreRules.load(store, store / "projects" / "a")
-    assert dict((p.name, m is not None and m.ignored) for p, m in rules.walk()) == {
+    assert dict((p.name, m is not None and m.ignored) for p, m, _ in rules.walk()) == {
         "ok.md": False, "skip.md": True, "x.bak": True}
 
 
 def test_walk_root_rules_and_store_rules_combine(tmp_path, monkeypatch):
-    store = make(tmp_path / "store", {".memignore": "*.draft\n"})
-    walk = make(tmp_path / "elsewhere", {".memignore": "*.log\n", "a.draft": "", "b.log": "", "c.md": ""})
+    store = make(tmp_path / "store", {".memignore": "*.draft\n/top.md\n"})
+    walk = make(tmp_path / "elsewhere", {".memignore": "*.log\n", "a.draft": "", "b.log": "", "c.md": "",
+                                         "top.md": ""})
     monkeypatch.chdir(tmp_path)
     rules = IgnoreRules.load(store, walk)
-    # The store's .memignore covers the store; a walk outside it has its own root file.
-    assert not rules.is_ignored(walk / "a.draft")
+    # The store's .memignore applies to every path, the walked folder's to its own tree.
+    assert rules.is_ignored(walk / "a.draft")
     assert rules.is_ignored(walk / "b.log")
     assert rules.is_ignored(store / "x.draft")
+    assert not rules.is_ignored(walk / "c.md")
+    assert rules.is_ignored(store / "top.md") and not rules.is_ignored(walk / "top.md")  # anchored to its folder
 
 
 def test_walk_skips_ignored_folders_without_entering_them(tmp_path):
@@ -181,7 +184,7 @@ def test_walk_skips_ignored_folders_without_entering_them(tmp_path):
         "build/.memignore": "!*\n", "build/out.md": "",
         ".git/HEAD": "", "README.md": "", "docs/a.md": "", "docs/b.md": "", ".env": "",
     })
-    seen = [(p.relative_to(walk).as_posix(), m.ignored if m else None) for p, m in IgnoreRules.load(None, walk).walk()]
+    seen = [(p.relative_to(walk).as_posix(), m.ignored if m else None) for p, m, _ in IgnoreRules.load(None, walk).walk()]
     assert seen == [
         (".env", True),
         (".git", True),
@@ -194,8 +197,8 @@ def test_walk_skips_ignored_folders_without_entering_them(tmp_path):
 
 def test_walk_gives_the_same_order_every_time(tmp_path):
     walk = make(tmp_path / "w", {f"d{i}/f{j}.md": "" for i in range(4) for j in range(4)})
-    first = [p for p, _ in IgnoreRules.load(None, walk).walk()]
-    assert first == [p for p, _ in IgnoreRules.load(None, walk).walk()]
+    first = [p for p, _, _ in IgnoreRules.load(None, walk).walk()]
+    assert first == [p for p, _, _ in IgnoreRules.load(None, walk).walk()]
     assert first == sorted(first)
 
 
@@ -205,8 +208,11 @@ def test_walk_does_not_follow_links_out_of_the_tree(tmp_path):
     (walk / "creds.md").symlink_to(outside / "credentials.md")
     (walk / "linked").symlink_to(outside, target_is_directory=True)
     (walk / "alias.md").symlink_to(walk / "a.md")
-    names = [p.name for p, _ in IgnoreRules.load(None, walk).walk()]
-    assert names == ["a.md", "alias.md"]
+    found = {p.name: m for p, m, _ in IgnoreRules.load(None, walk).walk()}
+    assert list(found) == ["a.md", "alias.md", "creds.md", "linked"]
+    assert found["a.md"] is None and found["alias.md"] is None
+    for name in ("creds.md", "linked"):
+        assert found[name].ignored and found[name].source_name == "links" and "--follow-links" in found[name].pattern
 
 
 def test_paths_absolute_or_relative_to_cwd(store, monkeypatch):

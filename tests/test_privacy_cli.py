@@ -332,19 +332,20 @@ def test_ignore_check_exits_1_when_nothing_is_ignored_and_speaks_json(project):
     assert none.exit_code == 1 and none.stdout == ""
     rows = json.loads(ok("ignore", "check", "--json", "a.log", "keep.log", "notes.md").stdout)
     assert rows == [
-        {"path": "a.log", "ignored": True, "source": ".memignore", "line": 1, "pattern": "*.log"},
-        {"path": "keep.log", "ignored": False, "source": ".memignore", "line": 2, "pattern": "!keep.log"},
-        {"path": "notes.md", "ignored": False, "source": None, "line": None, "pattern": None},
+        {"path": "a.log", "ignored": True, "source": ".memignore", "line": 1, "pattern": "*.log", "via": None},
+        {"path": "keep.log", "ignored": False, "source": ".memignore", "line": 2, "pattern": "!keep.log", "via": None},
+        {"path": "notes.md", "ignored": False, "source": None, "line": None, "pattern": None, "via": None},
     ]
     assert [r["path"] for r in jsonl(run("ignore", "check", "--jsonl", "notes.md").stdout)] == ["notes.md"]
 
 
-def test_ignore_check_root_applies_the_walked_folders_memignore(project, tmp_path):
+def test_ignore_check_applies_the_memignore_files_above_a_path_with_or_without_root(project, tmp_path):
     outside = tmp_path / "wiki"
     write_tree(outside, {".memignore": "drafts/\n", "drafts/idea.md": "", "page.md": ""})
     draft = str(outside / "drafts" / "idea.md")
-    assert run("ignore", "check", draft).exit_code == 1
-    result = ok("ignore", "check", "-v", "--root", outside, draft)
-    assert result.stdout == f"../wiki/.memignore:1:drafts/\t{draft}\n"
+    for extra in ((), ("--root", outside)):
+        result = ok("ignore", "check", "-v", *extra, draft)
+        assert result.stdout == f"../wiki/.memignore:1:drafts/\t{draft}\n"
+    assert run("ignore", "check", str(outside / "page.md")).exit_code == 1
     store_ignore = str(project / ".mem" / "memories" / "x.yaml")
     assert run("ignore", "check", store_ignore).stdout.strip() == store_ignore

@@ -14,6 +14,7 @@ from memcli.cli import (
     doctor_cmd,
     ingest_cmd,
     search_cmd,
+    status_cmd,
     tag_cmd,
     thread_cmd,
 )
@@ -48,5 +49,6 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
 
 
 for command in (core.COMMANDS + search_cmd.COMMANDS + compress_cmd.COMMANDS + assist_cmd.COMMANDS
-                + doctor_cmd.COMMANDS + ingest_cmd.COMMANDS + tag_cmd.COMMANDS + thread_cmd.COMMANDS + [models]):
+                + doctor_cmd.COMMANDS + ingest_cmd.COMMANDS + tag_cmd.COMMANDS + thread_cmd.COMMANDS
+                + status_cmd.COMMANDS + [models]):
     main.add_command(command)

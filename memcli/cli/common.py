@@ -75,6 +75,12 @@ def output_options(func):
     return func
 
 
+def no_gitignore_option(func):
+    """--no-gitignore: every command that decides paths takes it (.gitignore counts by default)."""
+    return click.option("--no-gitignore", is_flag=True,
+                        help="Inside a git work tree, do not treat .gitignore'd files as ignored.")(func)
+
+
 def limit_option(default: int | None, help: str, *aliases: str):
     """-n/--limit: the one way every command that lists says how many."""
     return click.option("-n", *aliases, "--limit", "limit", type=click.IntRange(min=1), default=default,

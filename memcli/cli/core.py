@@ -10,7 +10,16 @@ from pathlib import Path
 import click
 
 from memcli.cli import render
-from memcli.cli.common import Env, echo_json, emit, limit_option, output_options, pass_env, say_redacted
+from memcli.cli.common import (
+    Env,
+    echo_json,
+    emit,
+    limit_option,
+    no_gitignore_option,
+    output_options,
+    pass_env,
+    say_redacted,
+)
 from memcli.errors import NOTHING, InputError, InvalidMemory, MemError, Refused
 
 
@@ -99,9 +108,13 @@ def path(env: Env, as_json: bool) -> None:
 @click.option("--allow-duplicate", is_flag=True, help="Store it even if the same text is already stored.")
 @click.option("--no-compress", is_flag=True, help="Store the raw text only.")
 @click.option("--defer", is_flag=True, help="Store now, compress later with `mem compress --pending`.")
+@click.option("--local-only", is_flag=True,
+              help="Never send this memory to a compression server (mem.yaml `provider`); compress it here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored memory as JSON instead of its id.")
+@no_gitignore_option
 @pass_env
-def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer, as_json) -> None:
+def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer, local_only, as_json,
+        no_gitignore) -> None:
     """Remember TEXT (several words are joined; `-` or a pipe reads stdin).
 
     Prints the new memory's id. If the same text is already stored, prints that id instead and
@@ -114,15 +127,15 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
       git log -1 --format=%B | mem add -t build
       mem add --file notes/scraper.md -t scraper
     """
-    from memcli.textio import read_file, read_stream
+    from memcli.textio import read_stream
 
     mem = env.mem()
+    mem.gitignore = not no_gitignore
     limit = mem.settings.max_input_bytes
     if file is not None and text:
         raise click.UsageError("give the text or --file, not both")
     if file is not None:
-        mem.gate.refuse_ignored(file)
-        body = read_file(file, limit)
+        body = mem.gate.read_file(file, limit)
         source = source or str(file)
     elif text == ("-",) or (not text and not interactive()):
         body = read_stream(sys.stdin.buffer, "stdin", limit)
@@ -132,7 +145,7 @@ def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer,
         raise click.UsageError("nothing to add: give the text as arguments, pipe it in, or use --file")
     from memcli.api import Compressing
 
-    result = mem.add(body, tags=tags, source=source, allow_duplicate=allow_duplicate,
+    result = mem.add(body, tags=tags, source=source, allow_duplicate=allow_duplicate, local_only=local_only,
                      compressing=Compressing(enabled=not no_compress, defer=defer))
     announce_new_store(env)
     say_redacted(result.redacted)

@@ -12,6 +12,7 @@ from memcli.cli.common import (
     ProgressBars,
     echo_json,
     emit,
+    no_gitignore_option,
     output_options,
     pass_env,
     redaction_note,
@@ -28,8 +29,11 @@ from memcli.errors import NOTHING, Refused
               help="Delete the chunks of files under PATH that are gone (deleted, now ignored or binary).")
 @click.option("--defer", is_flag=True, help="Store now, compress later with `mem compress --pending`.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
+@click.option("--follow-links", is_flag=True,
+              help="Follow links that lead out of a walked folder (each still decided by .memignore).")
+@no_gitignore_option
 @pass_env
-def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json) -> None:
+def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json, follow_links, no_gitignore) -> None:
     """Store text files and folders as memories, one per chunk, and keep them in step.
 
     Folders are walked; .memignore files (the store's, the walked folder's and those below it, and
@@ -50,8 +54,10 @@ def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json) -> No
     from memcli.ingest import ingest as run_ingest
 
     mem = env.mem()
+    mem.gitignore = not no_gitignore
     with ProgressBars(threshold=1) as progress:
-        report = run_ingest(mem, paths, tags=tags, dry_run=dry_run, remove_orphans=remove_orphans, defer=defer, progress=progress)
+        report = run_ingest(mem, paths, tags=tags, dry_run=dry_run, remove_orphans=remove_orphans, defer=defer,
+                            follow_links=follow_links, progress=progress)
     announce_new_store(env)
     for refused in report.refused:
         click.echo(f"mem: {refused}", err=True)
@@ -90,15 +96,18 @@ def ignore():
 @click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), metavar="DIR",
               help="Check as `mem ingest DIR` would: DIR's .memignore files apply too.")
 @output_options
+@no_gitignore_option
 @pass_env
-def check(env: Env, paths, verbose, non_matching, root, fmt) -> None:
+def check(env: Env, paths, verbose, non_matching, root, fmt, no_gitignore) -> None:
     """Say which PATHs mem would refuse to read, like `git check-ignore`.
 
     Prints the ignored paths; with -v, the rule that decides each matched path (a `!` rule that
     re-includes it too); with -n, `::<TAB>PATH` for paths no rule matches. --json/--jsonl give
     every path with `ignored`, `source`, `line` and `pattern`. Exits 0 if any PATH is ignored, else 1.
     """
-    rules = env.mem().gate.ignore_rules(walk_root=root)
+    mem = env.mem()
+    mem.gitignore = not no_gitignore
+    rules = mem.gate.ignore_rules(walk_root=root)
     decided = [(path, rules.match(path)) for path in paths]
     if fmt:
         emit(decided, fmt, row=_row, human=str)
@@ -118,9 +127,9 @@ def check(env: Env, paths, verbose, non_matching, root, fmt) -> None:
 def _row(decided) -> dict:
     path, found = decided
     if found is None:
-        return {"path": path, "ignored": False, "source": None, "line": None, "pattern": None}
+        return {"path": path, "ignored": False, "source": None, "line": None, "pattern": None, "via": None}
     return {"path": path, "ignored": found.ignored, "source": found.source_name, "line": found.line,
-            "pattern": found.pattern}
+            "pattern": found.pattern, "via": found.via}
 
 
 COMMANDS = [ingest, ignore]

@@ -1,4 +1,4 @@
-"""`mem models ...`: list, pull, path, verify, rm, convert."""
+"""`mem models ...`: list, pull, add, path, verify, rm, convert."""
 
 from __future__ import annotations
 
@@ -85,9 +85,26 @@ def verify(names, fmt):
 
 
 @models.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--name", help="The name to use it by (default: the file name without .gguf, lower-cased).")
+def add(file, name):
+    """Register your own GGUF instruct model (e.g. 1-3B) as a compression model.
+
+    The file stays where it is. It must be a GGUF chat model: the GGUF magic, a causal LM, a chat
+    template. Then name it in mem.yaml (`models: {compress: NAME}`) and use `compress_method: facts`.
+    """
+    from memcli.providers import user_models
+
+    registered, entry = user_models.add(file, name)
+    click.echo(registered)
+    click.echo(f"added {registered}: {entry['description']}; use it with `models: {{compress: {registered}}}` "
+               "in mem.yaml", err=True)
+
+
+@models.command()
 @click.argument("name")
 def rm(name):
-    """Delete an installed model."""
+    """Delete an installed model (a model added with `mem models add` is only forgotten, never deleted)."""
     from memcli.providers import install
 
     if install.remove(name):

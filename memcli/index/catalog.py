@@ -355,6 +355,11 @@ class Catalog:
     def count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
 
+    def status_counts(self) -> dict[str, int]:
+        """How many memories are in each compression status (`none` for those without one)."""
+        rows = self.db.execute("SELECT COALESCE(status, 'none'), COUNT(*) FROM memories GROUP BY 1").fetchall()
+        return dict(rows)
+
     def broken_files(self) -> list[tuple[str, str]]:
         return self.db.execute("SELECT path, error FROM broken ORDER BY path").fetchall()
 

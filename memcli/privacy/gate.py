@@ -7,32 +7,54 @@ record) or `redact` (a text before it is split or read further).
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 
-from memcli.errors import Refused
+from memcli.errors import InputError, Refused
 
 
 TEXTS = ("raw", "compressed")  # long texts, redacted as they are (no key gives them context)
 
 
 class Gate:
-    def __init__(self, home: Path, patterns: list[dict]):
+    def __init__(self, home: Path, patterns: list[dict], gitignore: bool = True):
         self.home = home  # the folder the store speaks for: its .memignore is the store's denylist
         self.patterns = patterns  # the store's own `redact` patterns from mem.yaml
+        self.gitignore = gitignore  # whether .gitignore files inside a git work tree count too
 
-    def ignore_rules(self, walk_root: Path | None = None):
-        """The denylist (memcli.privacy.ignore.IgnoreRules) for this store, and for a walk of `walk_root`."""
+    def ignore_rules(self, walk_root: Path | None = None, *, follow_links: bool = False):
+        """The denylist (memcli.privacy.ignore.IgnoreRules) for this store, and for a walk of `walk_root`
+        (which follows links out of it only with `follow_links`)."""
         from memcli.privacy.ignore import IgnoreRules
 
-        return IgnoreRules.load(self.home, walk_root)
+        return IgnoreRules.load(self.home, walk_root, gitignore=self.gitignore, follow_links=follow_links)
 
-    def refuse_ignored(self, path: Path | str, what: str = "file", rules=None, named: str | None = None) -> None:
-        """Refused, naming the rule and where it is written, when the denylist ignores `path`."""
-        found = (rules or self.ignore_rules()).match(path)
+    def refuse_ignored(self, path: Path | str, what: str = "file", rules=None, named: str | None = None,
+                       found=None) -> None:
+        """Refused, naming the rule and where it is written, when the denylist ignores `path` (under its
+        name or what it resolves to)."""
+        found = found if found is not None else (rules or self.ignore_rules()).match(path)
         if found is not None and found.ignored:
-            raise Refused(f"refusing {what} {named or path}: it is ignored by {found.source_name}:{found.line}:"
+            via = f" (it leads to {found.via})" if found.via else ""
+            raise Refused(f"refusing {what} {named or path}{via}: it is ignored by {found.source_name}:{found.line}:"
                           f"{found.pattern} (`mem ignore check -v {path}` explains)")
+
+    def read_file(self, path: Path, limit: int, rules=None) -> str:
+        """A file's text, read only when the denylist lets it be and only from the very file it decided on
+        (memcli.privacy.reading): Refused when ignored or swapped meanwhile, InputError when unusable."""
+        from memcli.privacy.reading import read_pinned
+        from memcli.textio import decode
+
+        if os.path.isdir(path):
+            raise InputError(f"{path} is a directory; give a file (or use `mem ingest` for folders)")
+        found, pinned = (rules or self.ignore_rules()).decide(path)
+        self.refuse_ignored(path, found=found)
+        try:
+            data = read_pinned(pinned, limit)
+        except PermissionError:
+            raise InputError(f"cannot read {path}: permission denied") from None
+        return decode(data, str(path), limit)
 
     def refuse_ignored_source(self, source: str | None) -> None:
         """A `source` that names a local path (a plain path, `path#n`, or a file:// URI) must not be ignored;

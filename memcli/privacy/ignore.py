@@ -1,23 +1,38 @@
-"""`.memignore`: which files mem must never read, in gitignore syntax.
+"""`.memignore` (and `.gitignore`): which files mem must never read, in gitignore syntax.
 
-Rules come from several places, later ones overriding earlier ones as in git (the last matching
-pattern decides, and `!pattern` re-includes):
+Every path is decided the same way, whichever command reads it (`mem add --file`, `mem ingest`, a
+`source`, `mem ignore check`). Rules come from, later ones overriding earlier ones as in git (the
+last matching pattern decides, and `!pattern` re-includes):
 
 1. built-in defaults (secrets and caches: `.git/`, `.env*`, `*.pem`, `id_rsa*`, `.index/`, ...);
 2. the user's file `~/.config/mem/ignore` (`$MEM_CONFIG_DIR/ignore`);
-3. `.memignore` at the store root (`Mem.ignore_rules` passes the store's home here: the project folder
-   around a `.mem/` store, where people keep such files), and any `.memignore` below it;
-4. `.memignore` at the root of an ingest walk, and any `.memignore` deeper in the tree, each one
-   applying to its own folder and below (like nested .gitignore files).
+3. the store's `.memignore` (at the store's home: the project folder around a `.mem/` store), for
+   paths outside that folder too;
+4. every `.memignore` from the top folder down to the path's own folder, each applying to its
+   folder and below (like nested .gitignore files). The top is the top of the path's git work tree,
+   else the home folder if the path is under it, else the file-system root; a walked folder or the
+   store's home above that top lifts it.
 
-Patterns in a `.memignore` are relative to the folder that holds it (`/todo.md` is only that folder's
-todo.md). Built-in and user patterns are relative to the *top* folder of the path being checked: the
-outermost of the store root and walk root that contains it, else the current directory if it contains
-it, else the filesystem root. Patterns without a slash (`*.pem`) match at any depth either way.
+Inside a git work tree, `.git/info/exclude` and every `.gitignore` from the work tree's top down to
+the path's folder decide too (on by default, as ripgrep does; `gitignore=False` turns it off). They
+count only where no mem rule matched: a `.memignore` `!pattern` re-includes a git-ignored file, and no
+`.gitignore` can re-include what mem's rules ignore.
 
-As in git, a path inside an ignored directory stays ignored whatever a later `!pattern` says: mem does
-not even look inside the directory (nor read a `.memignore` there). To keep one file of a folder, ignore
-the folder's contents (`build/*`) rather than the folder (`build/`), then `!build/keep.md`.
+Patterns in a `.memignore` or `.gitignore` are relative to the folder that holds it (`/todo.md` is
+only that folder's todo.md). Built-in, user and (outside its folder) store patterns are relative to
+the top folder. Patterns without a slash (`*.pem`) match at any depth either way.
+
+As in git, a path inside an ignored directory stays ignored whatever a later `!pattern` says. To keep
+one file of a folder, ignore the folder's contents (`build/*`) rather than the folder (`build/`), then
+`!build/keep.md`.
+
+Links and other names. A path is decided under its name and under what it resolves to (every link
+on the way followed): `docs/notes.md -> ../.env` is ignored because `.env` is. A regular file with
+more than one hard link is ignored when another of its names, in its folder or a folder above it up
+to the top, is ignored. A walk never follows a link out of the walked folder unless asked
+(`follow_links`), and enters a linked folder only then. An ignore file that is a link is read when
+it leads to a regular file; one that cannot be read as such (a FIFO, a device, a dangling link) is
+an error, never silently skipped.
 """
 
 from __future__ import annotations
@@ -25,16 +40,20 @@ from __future__ import annotations
 import logging
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from memcli.errors import StoreError
-from memcli.paths import user_config_dir
+from memcli.paths import user_config_dir, work_tree_top
+from memcli.privacy.reading import Pin, pin
 
 log = logging.getLogger("memcli")
 
 IGNORE_FILE = ".memignore"
+GIT_IGNORE_FILE = ".gitignore"
+RULE_FILES = (IGNORE_FILE, GIT_IGNORE_FILE)  # rules, not content: a walk does not yield them
 BUILTIN_SOURCE = "built-in defaults"
 DEFAULTS = (
     ".git/",
@@ -61,18 +80,20 @@ class Match:
 
     ignored: bool
     pattern: str
-    source: Path | None  # None for the built-in defaults
+    source: Path | str | None  # the file the rule is in; None for the built-in defaults; a word for links
     line: int
     path: Path
+    via: str | None = None  # the name that was decided, when not `path` itself (a link's target, a hard link)
 
     @property
     def source_name(self) -> str:
         if self.source is None:
             return BUILTIN_SOURCE
-        return _display(self.source)
+        return self.source if isinstance(self.source, str) else _display(self.source)
 
     def __str__(self) -> str:
-        return f"{self.source_name}:{self.line}:{self.pattern}\t{self.path}"
+        via = f" -> {_display(Path(self.via))}" if self.via else ""
+        return f"{self.source_name}:{self.line}:{self.pattern}\t{self.path}{via}"
 
 
 @dataclass(frozen=True)
@@ -123,13 +144,25 @@ def _parse(lines: list[str], source: Path | None) -> list[_Rule]:
     ]
 
 
+MAX_IGNORE_FILE = 1 << 20
+
+
 def _read_rules(file: Path) -> list[_Rule]:
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    """The rules of one ignore file; none when it is not there. A file that is there but cannot be read
+    as a regular text file is a StoreError: a denylist must not be skipped."""
+    if not os.path.lexists(file):
         return []
+    try:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise StoreError(f"cannot read ignore file {file}: not a regular file")
+            data = handle.read(MAX_IGNORE_FILE + 1)
+        if len(data) > MAX_IGNORE_FILE:
+            raise StoreError(f"cannot read ignore file {file}: larger than {MAX_IGNORE_FILE} bytes")
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise StoreError(f"cannot read ignore file {file}: {exc}") from None
+        raise StoreError(f"cannot read ignore file {file}: {getattr(exc, 'strerror', None) or exc}") from None
     return _parse(text.splitlines(), file)
 
 
@@ -169,66 +202,78 @@ def _relative(path: str, folder: str) -> str:
     return path[len(folder) :].lstrip("/")
 
 
-class IgnoreRules:
-    """The denylist for one store and (optionally) one ingest walk."""
+LINKS_SOURCE = "links"  # the `source` of a Match that skips a link out of a walked folder
 
-    def __init__(self, store_root: Path | None = None, walk_root: Path | None = None):
-        self.store_root = Path(_absolute(store_root)) if store_root else None
+
+class IgnoreRules:
+    """The denylist for one store and (optionally) one walk; see the module docstring."""
+
+    def __init__(self, store_root: Path | None = None, walk_root: Path | None = None, *, gitignore: bool = True,
+                 follow_links: bool = False):
+        self.store_root = _absolute(store_root) if store_root else None
         self.walk_root = Path(_absolute(walk_root)) if walk_root else None
-        self._roots = [str(r) for r in (self.store_root, self.walk_root) if r is not None]
-        self._global = _parse(list(DEFAULTS), None) + _read_rules(user_config_dir() / "ignore")
-        self._chains: dict[tuple[str, str], list[tuple[_Rule, str]]] = {}
-        self._dir_decisions: dict[tuple[str, str], _Rule | None] = {}
-        for root in self._roots:  # a broken root .memignore fails now, not halfway through a walk
-            self._chain(root, root)
+        self.gitignore = gitignore
+        self.follow_links = follow_links
+        self._home = _absolute(Path.home())
+        self._builtin = _parse(list(DEFAULTS), None) + _read_rules(user_config_dir() / "ignore")
+        self._store_rules = _read_rules(Path(self.store_root) / IGNORE_FILE) if self.store_root else []
+        self._files: dict[tuple[str, str], list[_Rule]] = {}
+        self._chains: dict[tuple, list[tuple[_Rule, str]]] = {}
+        self._dir_decisions: dict[tuple, _Rule | None] = {}
+        self._git_tops: dict[str, str | None] = {}
+        if self.walk_root is not None:  # a broken .memignore fails now, not halfway through a walk
+            self._rules(str(self.walk_root), IGNORE_FILE)
 
     @classmethod
-    def load(cls, store_root: Path | None = None, walk_root: Path | None = None) -> "IgnoreRules":
-        return cls(store_root, walk_root)
+    def load(cls, store_root: Path | None = None, walk_root: Path | None = None, **options) -> "IgnoreRules":
+        return cls(store_root, walk_root, **options)
 
     def is_ignored(self, path: Path | str) -> bool:
         found = self.match(path)
         return found is not None and found.ignored
 
-    def match(self, path: Path | str, is_dir: bool | None = None) -> Match | None:
+    def match(self, path: Path | str, is_dir: bool | None = None, real: str | None = None) -> Match | None:
         """The rule that decides `path` (absolute or relative to the cwd), or None if no rule matches.
 
-        A Match with `ignored=False` means a `!pattern` re-included the path. `is_dir` defaults to
-        asking the file system.
+        The path is decided under its name and under what it resolves to (`real`, computed when not
+        given); either one ignored ignores it. A Match with `ignored=False` means a `!pattern`
+        re-included it. `is_dir` defaults to asking the file system.
         """
         given = Path(path)
-        target = _absolute(given)
+        named = _absolute(given)
+        real = os.path.realpath(named) if real is None else real
         if is_dir is None:
-            is_dir = os.path.isdir(target)
-        top = self._top(target)
-        if target == top:
-            return None
-        folder = top
-        for part in _relative(os.path.dirname(target), top).split("/"):
-            if not part:
-                continue
-            folder = os.path.join(folder, part)
-            rule = self._dir_decision(folder, top)
-            if rule is not None and rule.ignores:
-                return Match(True, rule.text, rule.source, rule.line, given)
-        rule = self._decide(target, top, is_dir)
-        if rule is None:
-            return None
-        return Match(rule.ignores, rule.text, rule.source, rule.line, given)
+            is_dir = os.path.isdir(real)
+        found = None
+        for name in dict.fromkeys((named, real)):
+            rule = self._decide_path(name, is_dir)
+            if rule is not None:
+                match = Match(rule.ignores, rule.text, rule.source, rule.line, given, None if name == named else name)
+                if match.ignored:
+                    return match
+                found = found or match
+        twin = None if is_dir else self._ignored_twin(real, given)
+        return twin or found
 
-    def walk(self) -> Iterator[tuple[Path, Match | None]]:
-        """Every file under the walk root with the rule that decides it (None: no rule).
+    def decide(self, path: Path | str) -> tuple[Match | None, Pin]:
+        """The deciding rule of a file, and the pin to read exactly the file decided on
+        (memcli.privacy.reading.read_pinned)."""
+        pinned = pin(path)
+        return self.match(path, is_dir=False, real=pinned.real), pinned
 
-        Ignored folders are yielded once, with their Match, and not entered. Files come in a stable
-        sorted order. The .memignore files themselves are rules, not content, and are not yielded.
-        A link to a file is followed only when it points inside the walk root; linked folders are
-        never entered (no loops, no escaping the tree).
+    def walk(self) -> Iterator[tuple[Path, Match | None, Pin | None]]:
+        """Every file under the walk root with the rule that decides it (None: no rule) and its pin.
+
+        Ignored folders, and links out of the walk root, are yielded once with their Match (and no
+        pin), and not entered. Files come in a stable sorted order. The .memignore and .gitignore files
+        are rules, not content, and are not yielded. A linked folder is entered only with `follow_links`.
         """
         if self.walk_root is None:
             raise ValueError("IgnoreRules.walk needs a walk_root")
-        yield from self._walk(self.walk_root)
+        real_root = os.path.realpath(self.walk_root)
+        yield from self._walk(self.walk_root, real_root, {real_root})
 
-    def _walk(self, folder: Path) -> Iterator[tuple[Path, Match | None]]:
+    def _walk(self, folder: Path, real_root: str, entered: set[str]) -> Iterator[tuple[Path, Match | None, Pin | None]]:
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
@@ -236,51 +281,126 @@ class IgnoreRules:
             return
         for entry in entries:
             path = folder / entry.name
-            if entry.is_symlink() and not _inside(os.path.realpath(path), str(self.walk_root)):
-                log.info("skipping %s: a link to outside %s", path, self.walk_root)
+            real = os.path.realpath(path) if entry.is_symlink() else None
+            if real is not None and not self.follow_links and not _inside(real, real_root):
+                yield path, Match(True, f"a link out of {_display(self.walk_root)} (--follow-links reads it)",
+                                  LINKS_SOURCE, 0, path, real), None
                 continue
             if entry.is_dir():
-                found = self.match(path, is_dir=True)
+                found = self.match(path, is_dir=True, real=real)
                 if found is not None and found.ignored:
-                    yield path, found
-                elif not entry.is_symlink():
-                    yield from self._walk(path)
-            elif entry.is_file() and entry.name != IGNORE_FILE:
-                yield path, self.match(path, is_dir=False)
+                    yield path, found, None
+                elif real is None:
+                    yield from self._walk(path, real_root, entered)
+                elif self.follow_links and real not in entered:  # a linked folder, once (no loops)
+                    entered.add(real)
+                    yield from self._walk(path, real_root, entered)
+            elif entry.is_file() and entry.name not in RULE_FILES:
+                pinned = pin(path)
+                yield path, self.match(path, is_dir=False, real=pinned.real), pinned
 
-    def _top(self, target: str) -> str:
-        """The folder that built-in and user patterns are relative to (see the module docstring)."""
-        roots = [r for r in self._roots if _inside(target, r)]
-        if roots:
-            return min(roots, key=len)
-        cwd = os.getcwd()
-        return cwd if _inside(target, cwd) else os.path.splitdrive(target)[0] + os.sep
+    def _top(self, target: str) -> tuple[str, str | None]:
+        """(the top folder for `target`, the top of its git work tree or None); see the module docstring."""
+        git = self._git_top(os.path.dirname(target))
+        top = git or (self._home if _inside(target, self._home) else os.path.splitdrive(target)[0] + os.sep)
+        for root in (str(self.walk_root) if self.walk_root else None, self.store_root):
+            if root and _inside(target, root) and len(root) < len(top):
+                top = root
+        return top, git
 
-    def _dir_decision(self, folder: str, top: str) -> _Rule | None:
-        key = (folder, top)
-        if key not in self._dir_decisions:
-            self._dir_decisions[key] = self._decide(folder, top, is_dir=True)
-        return self._dir_decisions[key]
+    def _git_top(self, folder: str) -> str | None:
+        if folder not in self._git_tops:
+            found = work_tree_top(Path(folder))
+            self._git_tops[folder] = str(found) if found else None
+        return self._git_tops[folder]
 
-    def _decide(self, target: str, top: str, is_dir: bool) -> _Rule | None:
-        """The last rule matching `target` itself."""
-        for rule, base in reversed(self._chain(os.path.dirname(target), top)):
-            if rule.regex.search(_relative(target, base) + ("/" if is_dir else "")):
+    def _decide_path(self, target: str, is_dir: bool) -> _Rule | None:
+        """The rule deciding one name: the first ignored folder on the way down from the top, else the
+        last rule matching the name itself."""
+        top, git = self._top(target)
+        if target == top:
+            return None
+        store_global = self.store_root is None or not _inside(target, self.store_root)
+        folder = top
+        for part in _relative(os.path.dirname(target), top).split("/"):
+            if not part:
+                continue
+            folder = os.path.join(folder, part)
+            key = (folder, top, git, store_global)
+            if key not in self._dir_decisions:
+                self._dir_decisions[key] = self._decide(folder, top, git, store_global, is_dir=True)
+            rule = self._dir_decisions[key]
+            if rule is not None and rule.ignores:
                 return rule
-        return None
+        return self._decide(target, top, git, store_global, is_dir)
 
-    def _chain(self, folder: str, top: str) -> list[tuple[_Rule, str]]:
-        """Rules that apply inside `folder`, in order, each with the folder its pattern is relative to.
+    def _decide(self, target: str, top: str, git: str | None, store_global: bool, is_dir: bool) -> _Rule | None:
+        """mem's rules first; git's only where none of mem's matched."""
+        folder = os.path.dirname(target)
+        rule = _last_match(self._mem_chain(folder, top, store_global), target, is_dir)
+        if rule is None and git is not None and self.gitignore and _inside(folder, git):
+            rule = _last_match(self._git_chain(folder, git), target, is_dir)
+        return rule
 
-        .memignore files are read only within the store root or the walk root, from `top` down.
-        """
-        key = (folder, top)
+    def _mem_chain(self, folder: str, top: str, store_global: bool) -> list[tuple[_Rule, str]]:
+        """mem's rules that apply inside `folder`, in order, each with the folder it is relative to."""
+        key = ("mem", folder, top, store_global)
         if key not in self._chains:
-            if folder == top:
-                chain = [(rule, top) for rule in self._global]
+            if folder == top or not _inside(folder, top):
+                base = self._builtin + (self._store_rules if store_global else [])
+                chain = [(rule, top) for rule in base]
             else:
-                chain = list(self._chain(os.path.dirname(folder), top))
-            if top in self._roots:
-                chain += [(rule, folder) for rule in _read_rules(Path(folder) / IGNORE_FILE)]
-            self._chains[key] = chain
+                chain = list(self._mem_chain(os.path.dirname(folder), top, store_global))
+            self._chains[key] = chain + [(rule, folder) for rule in self._rules(folder, IGNORE_FILE)]
         return self._chains[key]
+
+    def _git_chain(self, folder: str, git: str) -> list[tuple[_Rule, str]]:
+        """git's rules inside `folder`: .git/info/exclude, then each .gitignore from the work tree's top."""
+        key = ("git", folder, git)
+        if key not in self._chains:
+            if folder == git or not _inside(folder, git):
+                exclude = Path(git) / ".git" / "info" / "exclude"
+                chain = [(rule, git) for rule in (_read_rules(exclude) if os.path.isdir(exclude.parent) else [])]
+            else:
+                chain = list(self._git_chain(os.path.dirname(folder), git))
+            self._chains[key] = chain + [(rule, folder) for rule in self._rules(folder, GIT_IGNORE_FILE)]
+        return self._chains[key]
+
+    def _rules(self, folder: str, name: str) -> list[_Rule]:
+        key = (folder, name)
+        if key not in self._files:
+            self._files[key] = _read_rules(Path(folder) / name)
+        return self._files[key]
+
+    def _ignored_twin(self, real: str, given: Path) -> Match | None:
+        """For a regular file with several hard links: the Match of another of its names, in its folder or
+        a folder above it up to the top, that is ignored."""
+        try:
+            info = os.stat(real)
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink < 2:
+            return None
+        top = self._top(real)[0]
+        folder = os.path.dirname(real)
+        while True:
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                entries = []
+            for entry in entries:
+                if entry.inode() == info.st_ino and entry.path != real and entry.is_file(follow_symlinks=False) \
+                        and entry.stat(follow_symlinks=False).st_dev == info.st_dev:
+                    rule = self._decide_path(entry.path, False)
+                    if rule is not None and rule.ignores:
+                        return Match(True, rule.text, rule.source, rule.line, given, entry.path)
+            if folder == top or folder == os.path.dirname(folder):
+                return None
+            folder = os.path.dirname(folder)
+
+
+def _last_match(chain: list[tuple[_Rule, str]], target: str, is_dir: bool) -> _Rule | None:
+    for rule, base in reversed(chain):
+        if _inside(target, base) and rule.regex.search(_relative(target, base) + ("/" if is_dir else "")):
+            return rule
+    return None

@@ -20,3 +20,7 @@ class Providers:
     compressor: Compressor  # the whole compression step (model, method, guard, fallbacks)
     token_counter: Callable[[str], Callable[[str], int]]  # model reference -> count(text)
     locate_model: Callable[[str, str], Path]  # (reference, role) -> the model file, or ModelError
+    # What leaves the machine: None when compression runs here; else a description of the server
+    # ("ollama:qwen2.5:1.5b"), and every text passes the egress gate (memcli.privacy.egress) first.
+    remote: str | None = None
+    status: Callable[[], dict] | None = None  # the worker's state for `mem status` (circuit, requests)

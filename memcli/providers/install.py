@@ -72,7 +72,7 @@ def is_installed(spec: ModelSpec) -> bool:
 
 def list_models() -> list[dict]:
     rows = []
-    for spec in registry.MODELS:
+    for spec in registry.all_models():
         path = model_path(spec)
         installed = is_installed(spec)
         rows.append({
@@ -163,6 +163,10 @@ def verify(names: Sequence[str] = ()) -> list[VerifyResult]:
 def remove(name: str) -> bool:
     """Delete a model and what was recorded beside it; False when it was not installed."""
     spec = registry.get(name)
+    if not spec.sources:  # a model the user added: forget the name, never delete the user's own file
+        from memcli.providers import user_models
+
+        return user_models.forget(name)
     path = model_path(spec)
     existed = path.is_file()
     for leftover in (path, sidecar(path), _part_path(path)):

@@ -174,11 +174,23 @@ MODELS: tuple[ModelSpec, ...] = (
 )
 
 
+def all_models() -> tuple[ModelSpec, ...]:
+    """The built-in models and those the user added (`mem models add`; their filename is absolute, so
+    model_path gives the file where it is)."""
+    from memcli.providers import user_models
+
+    added = tuple(ModelSpec(name=name, role=entry.get("role", "compress"), filename=entry["path"], size=None,
+                            sha256=None, sources=(), description=entry.get("description", ""))
+                  for name, entry in user_models.load().items())
+    return MODELS + added
+
+
 def get(name: str) -> ModelSpec:
-    for spec in MODELS:
+    models = all_models()
+    for spec in models:
         if spec.name == name:
             return spec
-    known = ", ".join(spec.name for spec in MODELS)
+    known = ", ".join(spec.name for spec in models)
     raise NotFound(f"no model named {name!r} in the registry (known: {known})")
 
 

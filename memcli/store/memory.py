@@ -22,7 +22,7 @@ from memcli.store import ids
 
 KEY_ORDER = ("id", "created_at", "updated_at", "tags", "source", "written_by", "raw", "compressed", "compression")
 COMPRESSION_ORDER = ("method", "model", "raw_tokens", "tokens", "status", "reason")
-STATUSES = ("done", "skipped", "pending", "failed")
+STATUSES = ("done", "skipped", "pending", "failed", "quarantined")
 TAG_RE = re.compile(r"^[^\s,]+$")
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

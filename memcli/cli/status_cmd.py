@@ -1,0 +1,50 @@
+"""`mem status`: the compression provider, the queue and the worker's circuit breaker."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import click
+
+from memcli.cli.common import Env, pass_env
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@pass_env
+def status(env: Env, as_json: bool) -> None:
+    """Where compression runs, what waits for it, and whether the server is being spared.
+
+    \b
+      mem status              provider, model, pending / failed / quarantined, circuit
+      mem compress --pending  run what waits
+    """
+    from memcli.status import status as gather
+
+    info = gather(env.mem())
+    if as_json:
+        click.echo(json.dumps(info, indent=2))
+        return
+    where = info["provider"] if info["provider"] == "local" else f"{info['provider']} at {info['base_url']}"
+    click.echo(f"provider:   {where}")
+    click.echo(f"model:      {info['model']} ({info['method']})"
+               + (f"; falls back to {info['fallback_model']} here" if "fallback_model" in info else ""))
+    click.echo(f"queue:      {info['pending']} pending, {info['failed']} failed, {info['quarantined']} quarantined"
+               f" (of {info['memories']} memories)")
+    if "circuit" in info:
+        circuit = info["circuit"]
+        if info["closes_at"]:
+            circuit += f" until {_clock(info['closes_at'])} (nothing is sent until then)"
+        click.echo(f"circuit:    {circuit}")
+        click.echo(f"requests:   {info['requests_last_minute']} in the last minute")
+        error = info["last_error"]
+        if error:
+            click.echo(f"last error: {error['reason']} ({_clock(error['at'])})")
+
+
+def _clock(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+COMMANDS = [status]

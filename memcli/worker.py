@@ -1,0 +1,137 @@
+"""Background work for a long-lived process (`mem mcp`): jobs run only when the process is idle.
+
+The MCP server stores a memory at once and leaves the slow part (compression on a server or a large
+local model) to this worker, which starts on it after `idle_seconds` without a request and steps
+aside while requests arrive: a job already running finishes, the next one waits for quiet again.
+
+Work comes from *sources*: callables that return the next job (a callable) or None when they have
+nothing to do. `PendingCompression` is the source for memories waiting to be compressed; other
+kinds of background work (folding thread turns into summaries) add their own source.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from typing import Any, Callable
+
+from memcli.errors import describe
+
+log = logging.getLogger("memcli")
+
+Job = Callable[[], Any]
+Source = Callable[[], "Job | None"]
+
+POLL_S = 0.05  # how often an idle worker looks at the clock; the work itself waits for idle_seconds
+MAX_RETRY_WAIT_S = 900.0
+
+
+class IdleWorker:
+    def __init__(self, idle_seconds: float, *, clock: Callable[[], float] = time.monotonic):
+        self.idle_seconds = idle_seconds
+        self.clock = clock
+        self.sources: list[Source] = []
+        self.jobs_run = 0
+        self._last_request = clock()
+        self._active = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def add_source(self, source: Source) -> None:
+        self.sources.append(source)
+
+    @contextlib.contextmanager
+    def request(self):
+        """Wrap each request: no job starts while one is open, nor within idle_seconds after it."""
+        with self._lock:
+            self._active += 1
+            self._last_request = self.clock()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._active -= 1
+                self._last_request = self.clock()
+
+    def idle(self) -> bool:
+        with self._lock:
+            return self._active == 0 and self.clock() - self._last_request >= self.idle_seconds
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="mem-idle-worker", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Ask the loop to end; a job in progress finishes first (each job saves as it goes)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def run_one(self) -> bool:
+        """Run the first job any source has; False when none had one."""
+        for source in self.sources:
+            try:
+                job = source()
+                if job is None:
+                    continue
+                job()
+            except Exception as exc:  # noqa: BLE001 - a broken job must not end the worker
+                log.warning("background job failed: %s", describe(exc))
+            self.jobs_run += 1
+            return True
+        return False
+
+    def _run(self) -> None:
+        rest_until = 0.0
+        while not self._stop.wait(POLL_S):
+            if not self.idle() or self.clock() < rest_until:
+                continue
+            if not self.run_one():
+                rest_until = self.clock() + self.idle_seconds  # nothing to do: look again later
+
+
+class PendingCompression:
+    """A source of jobs: compress the oldest pending memory. `on_mem(fn)` runs fn where the library may
+    touch the store (the MCP server's one library thread); the compression itself (a request to a
+    server, a local model) runs in the worker's thread, so requests are not held up by it.
+
+    A memory that stays pending (the server was down, slow, or its circuit is open) is not tried again
+    before a pause that doubles with each try (from idle_seconds, up to 15 minutes)."""
+
+    def __init__(self, mem, on_mem: Callable[[Callable[[], Any]], Any], idle_seconds: float,
+                 clock: Callable[[], float] = time.monotonic):
+        self.mem = mem
+        self.on_mem = on_mem
+        self.idle_seconds = idle_seconds
+        self.clock = clock
+        self.tries: dict[str, tuple[int, float]] = {}  # id -> (tries, not before)
+
+    def __call__(self) -> Job | None:
+        now = self.clock()
+        candidates = self.on_mem(self._pending)
+        ready = [m for m in candidates if self.tries.get(m.id, (0, 0.0))[1] <= now]
+        if not ready:
+            return None
+        memory = ready[0]
+        return lambda: self._compress(memory)
+
+    def _pending(self) -> list:
+        if not self.mem.store.exists or not self.mem.pending_count():
+            return []
+        return self.mem.to_compress(pending=True)
+
+    def _compress(self, memory) -> None:
+        from memcli.api import Compressing
+
+        compressed, info = self.mem.compression_of(memory, Compressing())
+        status = self.on_mem(lambda: self.mem.save_compression(memory, compressed, info))
+        if status == "pending":
+            count = self.tries.get(memory.id, (0, 0.0))[0] + 1
+            wait = min(self.idle_seconds * 2 ** count, MAX_RETRY_WAIT_S)
+            self.tries[memory.id] = (count, self.clock() + wait)
+            log.info("memory %s stays pending (%s); next try in %.0fs", memory.id, info.get("reason"), wait)
+        else:
+            self.tries.pop(memory.id, None)

@@ -1,0 +1,108 @@
+"""A small OpenAI-compatible HTTP server on 127.0.0.1 that answers from a script, to show how mem
+behaves when a compression server fails: 401, 429 with Retry-After, 500, a slow reply, a dropped
+connection. It logs every request it receives (the proof of what left mem), and it is bounded:
+after `max_requests` it answers 503 to anything more, and its slowest reply is capped.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MAX_DELAY_S = 5.0
+
+
+def reply(content: str) -> dict:
+    return {"id": "x", "object": "chat.completion", "model": "scripted",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}
+
+
+class ScriptServer:
+    """`steps` are consumed one per request: ("ok", content), ("status", code, headers), ("slow", seconds,
+    content), ("drop",). When the script runs out, `default` answers."""
+
+    def __init__(self, steps=(), default=("status", 500, {}), max_requests: int = 50):
+        self.steps = list(steps)
+        self.default = default
+        self.max_requests = max_requests
+        self.requests: list[dict] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def sent_texts(self) -> list[str]:
+        """The user message of every request received: what mem sent out."""
+        return [m["content"] for r in self.requests for m in r["body"].get("messages", []) if m["role"] == "user"]
+
+    def __enter__(self) -> "ScriptServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+    def _next(self):
+        with self.lock:
+            if len(self.requests) > self.max_requests:
+                return ("status", 503, {})
+            return self.steps.pop(0) if self.steps else self.default
+
+    def _handler(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server.lock:
+                    server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                    server.in_flight += 1
+                    server.most_in_flight = max(server.most_in_flight, server.in_flight)
+                try:
+                    self._answer(server._next())
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
+
+            def _answer(self, step):
+                kind = step[0]
+                if kind == "drop":
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                if kind == "slow":
+                    time.sleep(min(step[1], MAX_DELAY_S))
+                    return self._send(200, reply(step[2]))
+                if kind == "ok":
+                    return self._send(200, reply(step[1]))
+                _, code, headers = step
+                self._send(code, {"error": {"message": f"scripted {code}"}}, headers)
+
+            def _send(self, code, payload, headers=None):
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(code)
+                    for name, value in (headers or {}).items():
+                        self.send_header(name, value)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (its timeout): nothing to answer
+
+        return Handler
