@@ -148,7 +148,7 @@ class Mem:
 
     def add(self, text: str, *, tags: Iterable[str] = (), source: str | None = None, written_by: str = "cli",
             allow_duplicate: bool = False, compressing: Compressing = Compressing(),
-            check_source: bool = True, local_only: bool = False) -> AddResult:
+            check_source: bool = True, local_only: bool = False, supersedes: Iterable[str] = ()) -> AddResult:
         """Store a text. Secrets are redacted before anything else sees it (the duplicate test, the models,
         the file); a private key that survives redaction, or a `source` the denylist names, refuses the
         write (Refused) before anything is stored. `check_source=False` is for a caller that has already
@@ -162,7 +162,7 @@ class Mem:
         self.ensure_store()
         stamp = now_utc()
         memory = Memory(id=ids.new_id(), created_at=stamp, updated_at=stamp, raw=fields["raw"], tags=tag_list,
-                        source=fields["source"], written_by=fields["written_by"])
+                        source=fields["source"], written_by=fields["written_by"], supersedes=list(supersedes))
         if local_only:
             memory.extra["send_to_remote"] = False
         existing = self.commit(memory, compressing, dedupe=not allow_duplicate)
@@ -196,14 +196,17 @@ class Mem:
         self.commit(edited, compressing, dedupe=False, replaces=self._relpath_of(memory.id))
         return EditResult(edited, redacted)
 
-    def relabel(self, memory: Memory, *, source: str | None, tags: Iterable[str]) -> Memory:
-        """A new source and tags for a memory whose text stays, so its id, short form and vector stay too
-        (ingest renumbering a chunk that moved within its file)."""
+    def relabel(self, memory: Memory, *, source: str | None, tags: Iterable[str],
+                supersedes: Iterable[str] | None = None) -> Memory:
+        """A new source, tags (or versions it supersedes) for a memory whose text stays, so its id, short
+        form and vector stay too (ingest renumbering a chunk that moved within its file, memcli/versions.py)."""
         with self.store.lock():
             current = self._current(memory.id)
             if current is None:
                 raise NotFound(f"no memory with id {memory.id!r}")
             current.source, current.tags, current.updated_at = source, normalise_tags(list(tags)), now_utc()
+            if supersedes is not None:
+                current.supersedes = list(supersedes)
             self._save(current, None)
         return current
 
@@ -271,51 +274,19 @@ class Mem:
             log.warning("not indexed for meaning search yet: %s", describe(exc))
         return None
 
-    def compression_of(self, memory: Memory, compressing: Compressing):
-        """(compressed text or None, the `compression` mapping). Never raises: a write must not fail here,
-        and a failure is said once, on stderr. Bound for a server, the text passes the egress gate first."""
-        from memcli.compress.pipeline import too_short
+    def compression_of(self, memory: Memory, compressing: Compressing) -> tuple[str | None, dict]:
+        """(compressed text or None, the `compression` mapping); never raises (memcli.compressing)."""
+        from memcli.compressing import compression_of
 
-        settings, raw, keep_here = self.settings, memory.raw, {}
-        if not compressing.enabled:
-            return None, {"status": "skipped", "reason": "compression turned off"}
-        short = too_short(raw, settings.compress_min_chars)
-        if short:
-            return None, {"status": "skipped", "reason": short}
-        if compressing.defer:
-            return None, {"status": "pending"}
-        if self.providers.remote:
-            from memcli.privacy import egress
-
-            out = egress.check(self.gate, raw, memory.source, keep_local=memory.extra.get("send_to_remote") is False)
-            if out.info:
-                return None, out.info
-            raw, keep_here = out.text or raw, {"local_only": True} if out.local_only else {}
-        try:
-            result = self.providers.compressor(
-                raw,
-                **keep_here,
-                method=compressing.method or settings.compress_method,
-                ratio=compressing.ratio or settings.compress_target,
-                model=settings.compress_model,
-                min_chars=settings.compress_min_chars,
-                timeout_s=settings.compress_timeout_s,
-            )
-            compressed, info = result.text, dict(result.info)
-        except Exception as exc:  # fail-open: the memory lands raw and `mem compress --failed` can retry
-            compressed, info = None, {"status": "failed", "reason": describe(exc)}
-        if info.get("status") in ("failed", "pending"):
-            retry = "--failed" if info["status"] == "failed" else "--pending"
-            log.warning("compression %s (%s); stored the raw text only, retry with `mem compress %s`",
-                        info["status"], info.get("reason", "unknown reason"), retry)
-        return compressed, info
+        return compression_of(self, memory, compressing)
 
     def to_compress(self, *, pending: bool = False, failed: bool = False, every: bool = False) -> list[Memory]:
         """The memories a `mem compress` run should (re)do, oldest first."""
         if not self._readable():
             return []
         wanted = {status for status, on in (("pending", pending), ("failed", failed)) if on}
-        return [m for m in self.catalog.list(Filters(), newest_first=False) if every or m.status in wanted]
+        every_version = Filters(all_versions=True)
+        return [m for m in self.catalog.list(every_version, newest_first=False) if every or m.status in wanted]
 
     def compress(self, memories: list[Memory], *, compressing: Compressing = Compressing(),
                  progress=None) -> dict[str, int]:
@@ -391,10 +362,10 @@ class Mem:
                 found.append(self.catalog.get(memory_id))
         return found
 
-    def list(self, filters: Filters = Filters(), limit: int | None = None) -> Iterator[Memory]:
+    def list(self, filters: Filters = Filters(), limit: int | None = None, offset: int = 0) -> Iterator[Memory]:
         if not self._readable():
             return iter(())
-        return self.catalog.list(filters, limit)
+        return self.catalog.list(filters, limit, offset=offset)
 
     def stats(self) -> dict:
         """What compression saves a reader (memcli.stats.savings)."""
@@ -430,7 +401,8 @@ class Mem:
         embedder = self.embedder()
         self.index_vectors(progress)
         allowed = self.catalog.labels(filters) if filters else None
-        return self.vectors.query(embedder.embed([query])[0], limit, allowed)
+        skip = set() if filters.all_versions else self.catalog.superseded_labels()
+        return self.vectors.query(embedder.embed([query])[0], limit, allowed, skip)
 
     def index_vectors(self, progress=None) -> int:
         """Embed whatever has no vector yet and fold a large delta into the graph; cheap when in step."""

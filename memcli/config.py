@@ -16,6 +16,7 @@ from memcli.providers.registry import DEFAULT_COMPRESS_MODEL, DEFAULT_EMBED_MODE
 
 log = logging.getLogger("memcli")
 
+ON_SIMILAR = ("keep", "update", "ask")  # what a write close to a current memory does (memcli/versions.py)
 LOCAL = "local"
 # Where each preset's OpenAI-compatible API lives and how it takes a constraint on the output:
 # `grammar` (a GBNF grammar: llama.cpp's server, llama-cpp-python's), `json_schema` (response_format),
@@ -126,6 +127,7 @@ class Settings:
     ingest_chunk_chars: int = 1500
     thread_summarize_every: int = 10  # fold the oldest turns when more than this many are unfolded
     thread_window_tokens: int = 1500  # ... or when the unfolded turns pass about this many tokens
+    on_similar: str = "keep"
     redact: list[dict] = field(default_factory=list)
     provider: ProviderSettings = field(default_factory=ProviderSettings)
 
@@ -141,6 +143,7 @@ class Settings:
             "ingest_chunk_chars": self.ingest_chunk_chars,
             "thread_summarize_every": self.thread_summarize_every,
             "thread_window_tokens": self.thread_window_tokens,
+            "on_similar": self.on_similar,
             "redact": list(self.redact),
             "provider": self.provider.to_yaml(),
         }
@@ -188,6 +191,8 @@ class Settings:
             raise StoreError(f"{origin}: compress_target must be between 0.05 and 0.95")
         if self.thread_summarize_every < 2 or self.thread_window_tokens < 50:
             raise StoreError(f"{origin}: thread_summarize_every must be at least 2, thread_window_tokens at least 50")
+        if self.on_similar not in ON_SIMILAR:
+            raise StoreError(f"{origin}: on_similar must be one of {', '.join(ON_SIMILAR)} (got {self.on_similar!r})")
         if self.max_input_bytes <= 0 or self.compress_min_chars < 0 or self.ingest_chunk_chars < 200:
             raise StoreError(f"{origin}: limits must be positive (ingest_chunk_chars at least 200)")
         for rule in self.redact:

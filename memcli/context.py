@@ -34,14 +34,14 @@ class Packed:
     hits: list[Hit] = field(default_factory=list)
     skipped: int = 0
 
-    def to_contract(self, *, raw: bool = False) -> dict:
-        """The JSON form (CLI --json, MCP): the block, its token count and the chosen memories."""
-        return {
-            "text": self.text,
-            "tokens": self.tokens,
-            "budget": self.budget,
-            "memories": [hit.memory.to_contract(raw=raw, score=hit.score) for hit in self.hits],
-        }
+    def to_contract(self) -> dict:
+        """The JSON form (CLI --json, MCP): the block, its token count, how many results did not fit, and
+        the chosen memories by id and score (their content is in the block already, not repeated)."""
+        data = {"text": self.text, "tokens": self.tokens, "budget": self.budget}
+        if self.skipped:
+            data["skipped"] = self.skipped
+        data["memories"] = [{"id": hit.memory.id, "score": round(float(hit.score), 4)} for hit in self.hits]
+        return data
 
 
 def line_for(memory: Memory, short_id: str, *, raw: bool = False) -> str:

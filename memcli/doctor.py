@@ -53,6 +53,7 @@ def diagnose(mem, progress=None) -> list[Finding]:
     broken = mem.catalog.broken_files()
     findings += _unreadable(store.root, [(p, e) for p, e in broken if not e.startswith(DUPLICATE)], mem.catalog.count())
     findings += _duplicates([(p, e) for p, e in broken if e.startswith(DUPLICATE)])
+    findings += _forks(mem)
     findings.append(_index(mem, behind, progress))
     findings += _models(mem.settings, mem.providers.locate_model)
     findings += _git(store.root)
@@ -86,6 +87,19 @@ def _duplicates(duplicates: list[tuple[str, str]]) -> list[Finding]:
     return [Finding("ids", False, f"{path}: {error}",
                     f"the same memory is in two files: compare them, keep one, delete the other (git rm {path})")
             for path, error in duplicates]
+
+
+def _forks(mem) -> list[Finding]:
+    from memcli.versions import forks
+
+    found = forks(mem)
+    if not found:
+        return [Finding("versions", True, "every updated memory has one current version")]
+    return [Finding("versions", False, f"{fork.base} was updated twice (a fork, e.g. from a git merge): "
+                                       f"{' and '.join(m.id for m in fork.heads)} are both current",
+                    f"mem update {fork.heads[0].id} TEXT   (replaces both; `mem show {fork.base} --history` "
+                    f"shows them)")
+            for fork in found]
 
 
 def _index(mem, behind: tuple[int, int], progress) -> Finding:

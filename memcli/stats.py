@@ -17,8 +17,9 @@ def savings(memories: Iterable[Memory], count_tokens: Callable[[str], int], toke
         info = memory.compression or {}
         status = info.get("status", "none")
         by_status[status] = by_status.get(status, 0) + 1
-        if memory.optimized and isinstance(info.get("raw_tokens"), int) and isinstance(info.get("tokens"), int):
-            raw_tokens, read_tokens = info["raw_tokens"], info["tokens"]
+        stored = stored_counts(memory)
+        if stored:
+            raw_tokens, read_tokens = stored
             method = by_method.setdefault(str(info.get("method")), {"memories": 0, "raw_tokens": 0, "tokens": 0})
             method["memories"] += 1
             method["raw_tokens"] += raw_tokens
@@ -40,6 +41,26 @@ def savings(memories: Iterable[Memory], count_tokens: Callable[[str], int], toke
         "by_method": by_method,
         "tokenizer": tokenizer,
     }
+
+
+def stored_counts(memory: Memory) -> tuple[int, int] | None:
+    """(raw tokens, compressed tokens) as the compressor left them, or None."""
+    info = memory.compression or {}
+    if memory.optimized and isinstance(info.get("raw_tokens"), int) and isinstance(info.get("tokens"), int):
+        return info["raw_tokens"], info["tokens"]
+    return None
+
+
+def read_cost(memories: Iterable[Memory], count_tokens: Callable[[str], int], *, raw: bool = False) -> dict:
+    """What a read handed over, in tokens: `tokens` of the contents returned and `raw_tokens` of the raw
+    texts of the same memories. Stored counts where there are some; the tokenizer only for the rest."""
+    tokens = raw_tokens = 0
+    for memory in memories:
+        stored = stored_counts(memory)
+        full, short = stored if stored else (count_tokens(memory.raw), None)
+        raw_tokens += full
+        tokens += full if raw or not memory.optimized else short if short is not None else count_tokens(memory.content)
+    return {"tokens": tokens, "raw_tokens": raw_tokens}
 
 
 def _percent(part: float, whole: float) -> float:

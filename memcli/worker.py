@@ -28,6 +28,12 @@ POLL_S = 0.05  # how often an idle worker looks at the clock; the work itself wa
 MAX_RETRY_WAIT_S = 900.0
 
 
+def defers_writes(mem) -> bool:
+    """Whether a long-lived process should store writes at once and compress them when idle: when
+    compression goes to a server, or writes `facts` with a local model (seconds per memory)."""
+    return bool(mem.providers.remote) or mem.settings.compress_method == "facts"
+
+
 class IdleWorker:
     def __init__(self, idle_seconds: float, *, clock: Callable[[], float] = time.monotonic):
         self.idle_seconds = idle_seconds

@@ -81,5 +81,5 @@ def test_the_desktop_assistant_configuration_starts_a_working_server():
     assert re.match(rf"memory_search -> {memory_id} score=[01]\.\d{{3}}: The design review", out[3])
     assert re.match(r"memory_context -> \d+ of 40 tokens:$", out[4]) and LINE.match(out[5])
     assert out[6].startswith("memory_get of an unknown id -> error: ") and "no memory" in out[6]
-    stored = jsonl(ok("ls", "--jsonl").stdout)
+    stored = jsonl(ok("export").stdout)
     assert [(m["id"], m["written_by"]) for m in stored] == [(memory_id, "mcp:try-client")]

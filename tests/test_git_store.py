@@ -226,3 +226,38 @@ def test_doctor_reports_missing_models_pending_compression_and_a_stale_index(use
     healthy = ok("doctor")
     assert "up to date (caught up: embedded 1 memories)" in healthy.stdout
     assert healthy.stderr.strip() == "mem: the store is healthy"
+
+
+def test_two_people_update_the_same_memory_then_merge_a_fork_and_resolve_it(team):
+    alice, bob = team
+    shared = added(alice, "The staging cluster is called kestrel", "-t", "infra")
+    commit_all(alice, "Name the staging cluster")
+    git(alice, "push", "-q")
+    git(bob, "pull", "-q", "--no-rebase")
+
+    mine = mem(alice, "update", shared[:10], "The staging cluster is called falcon").stdout.strip()
+    commit_all(alice, "Rename staging to falcon")
+    git(alice, "push", "-q")
+    theirs = mem(bob, "update", shared[:10], "The staging cluster is called osprey").stdout.strip()
+    commit_all(bob, "Rename staging to osprey")
+    git(bob, "pull", "-q", "--no-rebase", "--no-edit")  # two added files: no conflict
+    assert git(bob, "diff", "--name-only", "--diff-filter=U") == ""
+
+    assert set(found(bob, "staging cluster", "--mode", "text")) == {mine, theirs}  # both current
+    report = run("--dir", bob, "doctor", "--json")
+    assert report.exit_code == 1
+    problems = [f for f in json.loads(report.stdout)["findings"] if not f["ok"]]
+    assert [p["check"] for p in problems] == ["versions"]
+    assert shared in problems[0]["message"] and {mine, theirs} <= set(problems[0]["message"].split())
+
+    resolved = mem(bob, "update", mine, "The staging cluster is called osprey (falcon is the old name)")
+    final = resolved.stdout.strip()
+    assert found(bob, "staging cluster", "--mode", "text") == [final]
+    assert mem(bob, "doctor").exit_code == 0
+    commit_all(bob, "Settle on osprey")
+    git(bob, "push", "-q")
+    git(alice, "pull", "-q", "--no-rebase")
+    assert found(alice, "staging cluster", "--mode", "text") == [final]
+    history = jsonl(mem(alice, "show", shared, "--history", "--jsonl").stdout)
+    assert [row["id"] for row in history][0] == final and {row["id"] for row in history} == {shared, mine, theirs, final}
+    assert json.loads(mem(alice, "show", shared, "--json").stdout)["replaced"] == 3

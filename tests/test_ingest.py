@@ -52,9 +52,9 @@ def ingest(*args) -> tuple[dict, str]:
 
 
 def chunks() -> dict[str, dict]:
-    """Every ingested memory by its source."""
+    """Every ingested memory by its source, with every stored field (`mem export`)."""
     found = {}
-    for memory in jsonl(ok("ls", "--jsonl").stdout):
+    for memory in jsonl(ok("export").stdout):
         assert memory["source"] not in found, f"two memories for {memory['source']}"
         found[memory["source"]] = memory
     return found
@@ -77,12 +77,12 @@ def test_ingest_a_tree_skips_ignored_and_binary_files_and_chunks_long_ones(proje
             "0 unchanged, 0 removed") in stderr
     for memory in stored.values():
         assert memory["written_by"] == "ingest" and memory["tags"] == ["docs"]
-    texts = [stored[s]["content_raw"] for s in guide_sources]
+    texts = [stored[s]["raw"] for s in guide_sources]
     assert all(len(text) <= 1500 for text in texts)
     assert "\n".join(texts).split() == guide().split()  # nothing lost, nothing reordered
     assert texts[0].startswith("# Operations guide") and all(t.startswith("## Part") for t in texts[1:])
-    assert any(stored[s]["optimized"] for s in guide_sources)  # long chunks are compressed like any add
-    assert stored["docs/short.md#1"]["content_raw"] == "Billing moved from Heroku to Fly.io in March."
+    assert any(stored[s]["compressed"] for s in guide_sources)  # long chunks are compressed like any add
+    assert stored["docs/short.md#1"]["raw"] == "Billing moved from Heroku to Fly.io in March."
 
 
 def test_re_ingest_keeps_unchanged_chunks_replaces_changed_ones_and_prunes_only_when_asked(project):
@@ -99,7 +99,7 @@ def test_re_ingest_keeps_unchanged_chunks_replaces_changed_ones_and_prunes_only_
     assert counts(edited) == (1, 0, len(first) - 1, 1)
     after = chunks()
     changed = [s for s in first if first[s]["id"] != after[s]["id"]]
-    assert len(changed) == 1 and "week 99" in after[changed[0]]["content_raw"]
+    assert len(changed) == 1 and "week 99" in after[changed[0]]["raw"]
     assert all(after[s] == first[s] for s in first if s not in changed)
 
     (project / "docs" / "short.md").unlink()
@@ -130,10 +130,10 @@ def test_a_chunk_that_moves_keeps_its_id_under_its_new_number(project):
     (project / "docs" / "guide.md").write_text(guide(parts=range(0, 7)).replace("# Operations guide\n\n", "", 1))
     moved, _ = ingest("docs")
     after = chunks()
-    by_text = {m["content_raw"]: m for m in after.values()}
-    kept = [m for m in first.values() if m["content_raw"] in by_text]
-    assert kept and all(by_text[m["content_raw"]]["id"] == m["id"] for m in kept)
-    assert moved["updated"] >= 1 and any(by_text[m["content_raw"]]["source"] != m["source"] for m in kept)
+    by_text = {m["raw"]: m for m in after.values()}
+    kept = [m for m in first.values() if m["raw"] in by_text]
+    assert kept and all(by_text[m["raw"]]["id"] == m["id"] for m in kept)
+    assert moved["updated"] >= 1 and any(by_text[m["raw"]]["source"] != m["source"] for m in kept)
     numbers = sorted(int(s.split("#")[1]) for s in after if s.startswith("docs/guide.md#"))
     assert numbers == list(range(1, len(numbers) + 1))
 
@@ -150,7 +150,7 @@ def test_the_same_text_in_two_files_is_stored_for_each(project):
                     "docs/b/faq.md": "Restart the worker after a deploy.\n"})
     ingest("docs/a", "docs/b")
     stored = chunks()
-    assert stored["docs/a/faq.md#1"]["content_raw"] == stored["docs/b/faq.md#1"]["content_raw"]
+    assert stored["docs/a/faq.md#1"]["raw"] == stored["docs/b/faq.md#1"]["raw"]
     assert stored["docs/a/faq.md#1"]["id"] != stored["docs/b/faq.md#1"]["id"]
     again, _ = ingest("docs/a", "docs/b")
     assert counts(again) == (0, 0, 2, 0)
@@ -208,7 +208,7 @@ def test_secrets_are_redacted_before_chunking_and_a_surviving_key_refuses_only_i
     assert "mem: redacted 3 secrets: 1 github-token, 1 password, 1 private-key" in result.stderr
     stored = chunks()
     assert not any(s.startswith("docs/ops/leak.md") for s in stored)
-    runbook = " ".join(m["content_raw"] for s, m in stored.items() if s.startswith("docs/ops/runbook.md"))
+    runbook = " ".join(m["raw"] for s, m in stored.items() if s.startswith("docs/ops/runbook.md"))
     assert "password=[REDACTED:password]" in runbook and "[REDACTED:private-key]" in runbook
     for secret in [password, token, *body]:
         assert not any(secret in text for text in compressor.seen + embedder.seen)
@@ -244,7 +244,7 @@ def test_a_store_in_the_walked_folder_never_ingests_its_own_files(tmp_path, monk
     add("a memory typed by hand")
     write_tree(notes, {"ideas.md": "Try SQLite FTS5 for the search box.\n"})
     summary, _ = ingest(notes)
-    sources = {m["source"] for m in jsonl(ok("ls", "--jsonl").stdout)}
+    sources = {m.get("source") for m in jsonl(ok("ls", "--jsonl").stdout)}
     assert "ideas.md#1" in sources and None in sources
     assert not any(s and s.startswith(("memories/", "mem.yaml", ".index/")) for s in sources)
     assert summary["ignored"] >= 3  # mem.yaml, the memory file, .index/

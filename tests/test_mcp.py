@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,11 +13,13 @@ import time
 from pathlib import Path
 
 import anyio
+import jsonschema
 from helpers import add, memory_files, ok, open_mem, run, store_root
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import Implementation
 
+from memcli.context import DEFAULT_BUDGET
 from memcli.index import catalog, vectors
 from memcli.store import ids
 
@@ -45,11 +48,25 @@ def session(scenario, *, client: str = "test-assistant", mode: str = "auto"):
     return anyio.run(main)
 
 
+async def schemas(client) -> dict:
+    if not hasattr(client, "schemas"):
+        client.schemas = {tool.name: tool.output_schema for tool in (await client.list_tools()).tools}
+    return client.schemas
+
+
 async def call(client, tool: str, **arguments) -> dict:
+    """The structured result, checked against the tool's outputSchema; the text block is compact lines."""
     result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content[0].text
-    assert json.loads(result.content[0].text) == result.structured_content
+    jsonschema.validate(result.structured_content, (await schemas(client))[tool])
+    assert all(not block.text.lstrip().startswith("{") for block in result.content)
     return result.structured_content
+
+
+async def text(client, tool: str, **arguments) -> str:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content[0].text
+    return "".join(block.text for block in result.content)
 
 
 async def error(client, tool: str, **arguments) -> str:
@@ -67,9 +84,6 @@ def write_file_behind_its_back(text: str) -> str:
     return memory_id
 
 
-CONTRACT = {"id", "content", "content_raw", "optimized", "tags", "source", "written_by", "created_at"}
-
-
 def test_a_client_writes_searches_lists_gets_and_deletes():
     async def scenario(client):
         tools = {tool.name for tool in (await client.list_tools()).tools}
@@ -77,38 +91,46 @@ def test_a_client_writes_searches_lists_gets_and_deletes():
                          "memory_context"}
         short = await call(client, "memory_write", content="We moved billing from Heroku to Fly.io in March",
                            tags=["infra", "Billing"], source="notes/infra.md")
-        assert set(short) == CONTRACT | {"duplicate", "redacted"} and short["redacted"] == {}
-        assert short["written_by"] == "mcp:test-assistant" and short["tags"] == ["infra", "billing"]
-        assert short["source"] == "notes/infra.md" and not short["duplicate"]
+        assert short == {"id": short["id"], "duplicate": False, "written_by": "mcp:test-assistant",
+                         "tags": ["infra", "billing"], "source": "notes/infra.md"}
         again = await call(client, "memory_write", content="we moved billing from heroku to fly.io in march")
         assert again["duplicate"] and again["id"] == short["id"]
         long = await call(client, "memory_write", content=LONG, tags="scraper")
-        assert long["optimized"] and long["content"] != LONG
+        assert long["optimized"]
+        stored = ok("export").stdout
+        assert "mcp:test-assistant" in stored and '["infra", "billing"]' in stored
 
         found = (await call(client, "memory_search", query="Amazon proxies rate limit"))["memories"]
-        assert found[0]["id"] == long["id"] and set(found[0]) == CONTRACT | {"score"}
-        assert found[0]["content"] == long["content"] and found[0]["content_raw"] == LONG
+        assert found[0]["id"] == long["id"] and set(found[0]) == {"id", "content", "optimized", "tags",
+                                                                 "created_at", "score"}
+        assert found[0]["content"] != LONG and len(found[0]["content"]) < len(LONG)
+        both = (await call(client, "memory_search", query="Amazon proxies rate limit", include_raw=True))["memories"]
+        assert both[0]["content_raw"] == LONG and both[0]["content"] == found[0]["content"]
         raw = (await call(client, "memory_search", query="Amazon proxies rate limit", raw=True, limit=1))["memories"]
         assert len(raw) == 1 and raw[0]["content"] == LONG and "content_raw" not in raw[0]
         tagged = (await call(client, "memory_search", query="moved", tags=["infra"]))["memories"]
         assert [m["id"] for m in tagged] == [short["id"]]
+        assert tagged[0]["source"] == "notes/infra.md" and "optimized" not in tagged[0]
+        lines = await text(client, "memory_search", query="Amazon proxies rate limit", limit=1)
+        assert re.fullmatch(rf"\[{long['id'][:8]}\w* {found[0]['created_at'][:10]}\] (.*)\n", lines).group(1) == \
+            found[0]["content"]
 
         listed = (await call(client, "memory_list"))["memories"]
         assert [m["id"] for m in listed] == [long["id"], short["id"]]
         assert [m["id"] for m in (await call(client, "memory_list", limit=1))["memories"]] == [long["id"]]
         assert [m["id"] for m in (await call(client, "memory_list", tags=["scraper"]))["memories"]] == [long["id"]]
 
-        got = await call(client, "memory_get", id=long["id"][:10].lower())
-        assert got["id"] == long["id"] and got["content"] == long["content"]
-        assert (await call(client, "memory_get", id=long["id"], raw=True))["content"] == LONG
+        got = (await call(client, "memory_get", id=long["id"][:10].lower()))["memories"]
+        assert [m["id"] for m in got] == [long["id"]] and got[0]["content"] == found[0]["content"]
+        assert (await call(client, "memory_get", id=long["id"], raw=True))["memories"][0]["content"] == LONG
 
-        assert (await call(client, "memory_delete", id=short["id"]))["deleted"] == short["id"]
+        assert (await call(client, "memory_delete", ids=short["id"]))["deleted"] == [short["id"]]
         assert "no memory" in await error(client, "memory_get", id=short["id"])
         return long["id"]
 
     long_id = session(scenario)
     # What the assistant did is what the shell sees.
-    cli = [json.loads(line) for line in ok("ls", "--jsonl").stdout.splitlines()]
+    cli = [json.loads(line) for line in ok("export").stdout.splitlines()]
     assert [(m["id"], m["written_by"]) for m in cli] == [(long_id, "mcp:test-assistant")]
 
 
@@ -140,7 +162,7 @@ def test_errors_come_back_as_tool_errors_and_the_server_keeps_serving():
 
     async def scenario(client):
         assert "no memory" in await error(client, "memory_get", id="7ZZZZZZZ")
-        assert "not a memory id" in await error(client, "memory_delete", id="not-an-id!")
+        assert "not a memory id" in await error(client, "memory_delete", ids="not-an-id!")
         assert "ambiguous" in await error(client, "memory_get", id=first[:2])
         assert "empty" in await error(client, "memory_write", content="   ")
         assert "spaces" in await error(client, "memory_write", content="x", tags=["two words"])
@@ -148,9 +170,79 @@ def test_errors_come_back_as_tool_errors_and_the_server_keeps_serving():
         assert "budget" in await error(client, "memory_context", query="deploy", budget=0)
         assert "limit" in await error(client, "memory_list", limit=0)
         assert (await client.call_tool("no_such_tool", {})).is_error
-        return (await call(client, "memory_get", id=first))["id"]
+        return (await call(client, "memory_get", id=first))["memories"][0]["id"]
 
     assert session(scenario) == first
+
+
+def test_every_tool_declares_annotations_and_refuses_what_it_does_not_take():
+    add("deploy notes one")
+
+    async def scenario(client):
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        for name, tool in tools.items():
+            hints = tool.annotations
+            assert tool.output_schema["type"] == "object" and hints.open_world_hint is False, name
+            assert "\n    " not in tool.description, name
+            assert tool.input_schema.get("additionalProperties") is False, name
+        reads = {"memory_search", "memory_list", "memory_get", "memory_context"}
+        assert {name for name, tool in tools.items() if tool.annotations.read_only_hint} == reads
+        assert {name for name, tool in tools.items() if tool.annotations.destructive_hint} == {"memory_delete"}
+        assert tools["memory_write"].annotations.idempotent_hint and tools["memory_delete"].annotations.idempotent_hint
+
+        refused = await error(client, "memory_search", query="deploy", limt=3)
+        assert refused.startswith("`limt` is not an argument of this tool (it takes query, limit,")
+        assert await error(client, "memory_search", limit=3) == "`query` is required."
+        too_many = await error(client, "memory_search", query="deploy", limit=500)
+        assert too_many == "`limit`: input should be less than or equal to 100."
+        assert "mode" in await error(client, "memory_search", query="deploy", mode="fuzzy")
+        assert "no memory" in await error(client, "memory_get", id="7ZZZZZZZ")
+        for message in (refused, too_many):
+            assert "pydantic" not in message and "http" not in message and "Error executing" not in message
+
+    session(scenario)
+
+
+def test_the_default_read_costs_less_than_the_raw_one():
+    """On compressed memories the reader pays less by default than for the raw prose, counted in the
+    text a model reads and in what the result itself reports (from the stored counts)."""
+    for n in range(6):
+        add(f"Note {n} about the scraper. " + LONG)
+
+    async def scenario(client):
+        default = await client.call_tool("memory_search", {"query": "scraper proxies", "limit": 5})
+        raw = await client.call_tool("memory_search", {"query": "scraper proxies", "limit": 5, "raw": True})
+        words = [len(result.content[0].text.split()) for result in (default, raw)]
+        assert words[0] < words[1]
+        assert default.structured_content["tokens"] < default.structured_content["raw_tokens"]
+        assert raw.structured_content["tokens"] == raw.structured_content["raw_tokens"] \
+            == default.structured_content["raw_tokens"]
+        packed = await call(client, "memory_context", query="scraper proxies")
+        assert packed["budget"] == DEFAULT_BUDGET and packed["tokens"] < packed["raw_tokens"]
+
+    session(scenario)
+
+
+def test_list_pages_filters_and_delete_takes_several_ids():
+    ids = [add(f"release note {n}", "-t", "ops" if n % 2 else "dev") for n in range(5)]
+
+    async def scenario(client):
+        first = await call(client, "memory_list", limit=2)
+        assert [m["id"] for m in first["memories"]] == ids[::-1][:2] and first["next_offset"] == 2
+        second = await call(client, "memory_list", limit=2, offset=first["next_offset"])
+        last = await call(client, "memory_list", limit=2, offset=second["next_offset"])
+        assert [m["id"] for m in second["memories"] + last["memories"]] == ids[::-1][2:]
+        assert "next_offset" not in last
+        assert [m["id"] for m in (await call(client, "memory_list", tags="ops"))["memories"]] == [ids[3], ids[1]]
+        assert (await call(client, "memory_list", since="2000-01-01", until="2001-01-01"))["memories"] == []
+        assert (await call(client, "memory_search", query="release", since="yesterday", limit=10))["memories"]
+        assert "not a time" in await error(client, "memory_list", since="not a time")
+        deleted = await call(client, "memory_delete", ids=[ids[0][:12], ids[1]])
+        assert deleted == {"deleted": ids[:2]}
+        assert "no memory" in await error(client, "memory_delete", ids=[ids[2], "7ZZZZZZZ"])
+        return [m["id"] for m in (await call(client, "memory_list"))["memories"]]
+
+    assert session(scenario) == ids[:1:-1]
 
 
 def test_memory_context_keeps_to_the_budget():
@@ -167,6 +259,9 @@ def test_memory_context_keeps_to_the_budget():
             scores = [m["score"] for m in packed["memories"]]
             assert scores == sorted(scores, reverse=True)
             sizes.append(len(packed["memories"]))
+            assert packed.get("skipped", 0) == 12 - sizes[-1]
+            note = await text(client, "memory_context", query="deploy billing proxies", budget=budget)
+            assert note.endswith(f"({12 - sizes[-1]} more results did not fit in {budget} tokens)") == (sizes[-1] < 12)
         assert sizes[0] == 0 and sizes == sorted(sizes) and sizes[-1] == 12
 
     session(scenario)
@@ -217,12 +312,13 @@ def test_stdout_carries_only_the_protocol_and_logs_go_to_stderr():
     assert replies[2]["result"]["structuredContent"]["written_by"] == "mcp:hand-rolled"
     assert replies[3]["result"]["isError"] is True
     assert len(replies[4]["result"]["structuredContent"]["memories"]) == 2
+    assert "spoken by hand" in replies[4]["result"]["content"][0]["text"]
     assert broken.name in stderr
 
 
 def test_a_missing_mcp_package_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "mcp.server.mcpserver", None)
-    monkeypatch.delitem(sys.modules, "memcli.mcp_server", raising=False)
+    monkeypatch.delitem(sys.modules, "memcli.mcp.server", raising=False)
     result = run("mcp")
     assert result.exit_code == 3
     assert "pip install 'memcli[mcp]'" in result.stderr and result.stdout == ""

@@ -5,7 +5,11 @@ Every failure leaves the write done (raw text stored) and the job pending or fai
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 from helpers import add, ok, run
@@ -18,6 +22,8 @@ from memcli.providers.calls import Caller
 from memcli.providers.circuit import CircuitState
 from memcli.providers.openai_http import ChatClient
 from memcli.providers.protocols import Deadline
+
+TESTS = Path(__file__).parent
 
 
 class Clock:
@@ -138,7 +144,13 @@ def test_state_survives_between_processes(tmp_path):
         use_server(server.base_url, circuit_threshold=2)
         add(NOTE)
         add(NOTE + " Two.")
-        status = json.loads(ok("status", "--json").stdout)
+        # Another process: a `mem add` there sends nothing, and its `mem status` sees the open circuit.
+        env = {**os.environ, "PYTHONPATH": str(TESTS.parent)}
+        subprocess.run([sys.executable, str(TESTS / "fake_mem.py"), "add", NOTE + " Three."], env=env, check=True,
+                       capture_output=True, timeout=120)
+        status = json.loads(subprocess.run([sys.executable, str(TESTS / "fake_mem.py"), "status", "--json"], env=env,
+                                           check=True, capture_output=True, timeout=120).stdout)
+    assert len(server.requests) == 2
     assert status["circuit"] == "open" and status["closes_at"] is not None
     assert status["requests_last_minute"] == 2
     assert "HTTP 500" in status["last_error"]["reason"]

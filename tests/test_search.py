@@ -35,8 +35,7 @@ def test_add_then_search_finds_it(mode):
     rows = jsonl(result.stdout)
     assert rows[0]["id"] == added["billing"]
     assert rows[0]["content"] == NOTES["billing"]
-    assert set(rows[0]) == {"id", "content", "content_raw", "optimized", "tags", "source", "written_by",
-                            "created_at", "score"}
+    assert set(rows[0]) == {"id", "content", "tags", "created_at", "score"}
     assert all(rows[i]["score"] >= rows[i + 1]["score"] for i in range(len(rows) - 1))
 
 

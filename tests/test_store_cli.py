@@ -148,8 +148,8 @@ def test_duplicate_text_is_not_stored_twice():
 
 def test_add_json_output_follows_the_read_contract():
     result = json.loads(ok("add", "A JSON memory", "--json", "-t", "x").stdout)
-    assert result["content"] == result["content_raw"] == "A JSON memory"
-    assert result["optimized"] is False and result["tags"] == ["x"] and result["duplicate"] is False
+    assert result["content"] == "A JSON memory" and "content_raw" not in result and "optimized" not in result
+    assert result["tags"] == ["x"] and result["duplicate"] is False
 
 
 @pytest.mark.parametrize("args, stdin, message", [
@@ -187,8 +187,8 @@ def test_long_text_is_compressed_on_add(fakes):
     compressor, _ = fakes
     memory_id = add(LONG)
     shown = json.loads(ok("show", memory_id, "--json").stdout)
-    assert shown["optimized"] is True
-    assert shown["content_raw"] == LONG
+    assert shown["optimized"] is True and "content_raw" not in shown
+    assert json.loads(ok("show", memory_id, "--json", "--with-raw").stdout) == shown | {"content_raw": LONG}
     assert len(shown["content"]) < len(LONG)
     assert compressor.seen == [LONG]
     raw = json.loads(ok("show", memory_id, "--json", "--raw").stdout)
@@ -229,8 +229,9 @@ def test_ls_lists_newest_first_with_filters(tmp_path):
     ok("import", input="\n".join(json.dumps(r) for r in records))
     listed = jsonl(ok("ls", "--jsonl").stdout)
     assert [m["content"] for m in listed] == ["late november note", "november note", "october note"]
-    assert set(listed[0]) == {"id", "content", "content_raw", "optimized", "tags", "source", "written_by",
-                              "created_at"}
+    assert listed[0] == {"id": listed[0]["id"], "content": "late november note", "tags": ["b"],
+                         "source": "docs/x.md", "created_at": "2026-11-20T09:00:00Z"}
+    assert set(listed[2]) == {"id", "content", "tags", "created_at"}
     assert [m["content"] for m in json.loads(ok("ls", "--json", "--tag", "a").stdout)] == \
         ["november note", "october note"]
     assert [m["content"] for m in jsonl(ok("ls", "--jsonl", "-t", "a", "-t", "b").stdout)] == ["november note"]
@@ -291,7 +292,7 @@ def test_edit_saves_a_valid_change_and_recompresses(tmp_path, fakes):
     editor = write_editor(tmp_path, "p.write_text(t.replace('single Hetzner box', 'single Scaleway box').replace('tags: []', 'tags: [x]'))")
     result = ok("edit", memory_id, env={"EDITOR": editor})
     assert f"saved {memory_id}" in result.stderr
-    shown = json.loads(ok("show", memory_id, "--json").stdout)
+    shown = json.loads(ok("show", memory_id, "--json", "--with-raw").stdout)
     assert "Scaleway" in shown["content_raw"] and "Scaleway" in shown["content"] and "Hetzner" not in shown["content"]
     assert shown["tags"] == ["x"]
     assert len(compressor.seen) == 2
@@ -342,7 +343,7 @@ def test_import_reports_bad_lines_and_keeps_the_good_ones(tmp_path):
     listed = jsonl(ok("ls", "--jsonl").stdout)
     assert [m["content"] for m in listed] == ["good one", "good two"]
     assert listed[1]["created_at"] == "2025-01-02T01:04:05Z" and listed[1]["tags"] == ["solo"]
-    assert listed[0]["written_by"] == "import"
+    assert jsonl(ok("export").stdout)[-1]["written_by"] == "import"
     assert run("import", tmp_path / "nope.jsonl").exit_code == 2
 
 

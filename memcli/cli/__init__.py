@@ -17,6 +17,7 @@ from memcli.cli import (
     status_cmd,
     tag_cmd,
     thread_cmd,
+    versions_cmd,
 )
 from memcli.cli.common import Env, MemGroup, setup_logging
 from memcli.cli.models_cmd import models
@@ -50,5 +51,5 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
 
 for command in (core.COMMANDS + search_cmd.COMMANDS + compress_cmd.COMMANDS + assist_cmd.COMMANDS
                 + doctor_cmd.COMMANDS + ingest_cmd.COMMANDS + tag_cmd.COMMANDS + thread_cmd.COMMANDS
-                + status_cmd.COMMANDS + [models]):
+                + status_cmd.COMMANDS + versions_cmd.COMMANDS + [models]):
     main.add_command(command)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from memcli.cli.common import Env, ProgressBars, echo_json, limit_option, pass_env, query_text
-from memcli.cli.core import filter_options, make_filters
+from memcli.cli.core import filter_options, make_filters, versions_option
 from memcli.context import DEFAULT_BUDGET
 from memcli.errors import NOTHING
 from memcli.index.search import MODES
@@ -17,6 +17,7 @@ from memcli.index.search import MODES
               help="The most tokens the printed block may take (counted by the compression model's tokenizer).")
 @limit_option(20, "How many search results to consider (-k works too).", "-k")
 @filter_options
+@versions_option
 @click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
               help="How to search, as in `mem search`.")
 @click.option("--min-score", type=float, metavar="X", help="Leave out results scoring below X (as in `mem search`).")
@@ -24,7 +25,8 @@ from memcli.index.search import MODES
 @click.option("--json", "as_json", is_flag=True,
               help="Print {text, tokens, budget, memories} with the chosen memories and their scores.")
 @pass_env
-def context(env: Env, words, budget, limit, tags, since, until, source, mode, min_score, raw, as_json) -> None:
+def context(env: Env, words, budget, limit, tags, since, until, source, all_versions, mode, min_score, raw,
+            as_json) -> None:
     """Print the memories that best answer QUERY (several words are one query), packed into at most
     --budget tokens, ready to paste into a prompt. Exits 1 when nothing was found or nothing fits.
 
@@ -39,9 +41,9 @@ def context(env: Env, words, budget, limit, tags, since, until, source, mode, mi
     """
     with ProgressBars() as progress:
         packed = env.mem().context(query_text(words), budget, raw=raw, k=limit, mode=mode, min_score=min_score, progress=progress,
-                                   filters=make_filters(tags, since, until, source))
+                                   filters=make_filters(tags, since, until, source, all_versions))
     if as_json:
-        echo_json(packed.to_contract(raw=raw))
+        echo_json(packed.to_contract())
     else:
         click.echo(packed.text, nl=False)
     if packed.skipped:
@@ -63,7 +65,7 @@ def mcp(env: Env) -> None:
     A desktop assistant's configuration (e.g. claude_desktop_config.json):
       {"mcpServers": {"mem": {"command": "mem", "args": ["mcp"]}}}
     """
-    from memcli.mcp_server import serve
+    from memcli.mcp.server import serve
 
     serve(env.mem())
 

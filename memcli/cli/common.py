@@ -75,6 +75,12 @@ def output_options(func):
     return func
 
 
+def with_raw_option(func):
+    """--with-raw: the read contract's opt-in for `content_raw` beside `content`."""
+    return click.option("--with-raw", is_flag=True,
+                        help="In --json/--jsonl, also give the raw text as content_raw where it differs.")(func)
+
+
 def no_gitignore_option(func):
     """--no-gitignore: every command that decides paths takes it (.gitignore counts by default)."""
     return click.option("--no-gitignore", is_flag=True,

@@ -19,7 +19,9 @@ from memcli.cli.common import (
     output_options,
     pass_env,
     say_redacted,
+    with_raw_option,
 )
+from memcli.config import ON_SIMILAR
 from memcli.errors import NOTHING, InputError, InvalidMemory, MemError, Refused
 
 
@@ -40,17 +42,62 @@ def filter_options(func):
     return func
 
 
-def make_filters(tags, since, until, source):
-    from memcli.index.filters import Filters
-    from memcli.store.memory import normalise_tags
-    from memcli.when import parse_when
+def versions_option(func):
+    """`ls`, `search` and `context` return current versions only unless asked (memcli/versions.py)."""
+    return click.option("--all-versions", is_flag=True, help="Include earlier versions that an update replaced.")(func)
 
-    return Filters(
-        tags=tuple(normalise_tags(list(tags))),
-        since=parse_when(since) if since else None,
-        until=parse_when(until, end_of_day=True) if until else None,
-        source=source,
-    )
+
+def make_filters(tags, since, until, source, all_versions=False):
+    from memcli.index.filters import Filters
+
+    return Filters.parse(list(tags), since, until, source, all_versions=all_versions)
+
+
+def text_options(func):
+    """Where the text of `add` and `update` comes from, and how it is stored."""
+    func = no_gitignore_option(func)
+    func = click.option("--local-only", is_flag=True,
+                        help="Never send this memory to a compression server (mem.yaml `provider`); compress it "
+                             "here.")(func)
+    func = click.option("--defer", is_flag=True, help="Store now, compress later with `mem compress --pending`.")(func)
+    func = click.option("--no-compress", is_flag=True, help="Store the raw text only.")(func)
+    func = click.option("--source", metavar="PATH|URI", help="Where the memory came from (default: the --file path).")(func)
+    func = click.option("-f", "--file", "file", type=click.Path(path_type=Path), help="Read the text from a file.")(func)
+    func = click.argument("text", nargs=-1)(func)
+    return func
+
+
+def read_text(mem, text, file, source, no_gitignore=False):
+    """(the text, its source) from arguments, `-` or a pipe, or --file (refused when .memignore names it)."""
+    from memcli.textio import read_stream
+
+    mem.gitignore = not no_gitignore
+    limit = mem.settings.max_input_bytes
+    if file is not None and text:
+        raise click.UsageError("give the text or --file, not both")
+    if file is not None:
+        return mem.gate.read_file(file, limit), source or str(file)
+    if text == ("-",) or (not text and not interactive()):
+        return read_stream(sys.stdin.buffer, "stdin", limit), source
+    if text:
+        return " ".join(text), source
+    raise click.UsageError("nothing to add: give the text as arguments, pipe it in, or use --file")
+
+
+def say_versions(written) -> None:
+    """stderr: what a write replaced, and which current memories it is close to."""
+    if written.replaced:
+        ids = ", ".join(m.id for m in written.replaced)
+        fork = " (the fork is resolved)" if len(written.replaced) > 1 else ""
+        click.echo(f"mem: {written.memory.id} replaces {ids}{fork}", err=True)
+    if written.replaced:
+        return
+    for close in written.similar:
+        click.echo(f"mem: similar to {close.memory.id} ({close.score:.2f}): "
+                   f"{render.one_line(close.memory.content)[:70]}", err=True)
+    if written.similar:
+        click.echo(f"mem: if it replaces that memory, run the same add with --supersedes "
+                   f"{written.similar[0].memory.id[:8]} (it stores nothing twice)", err=True)
 
 
 def announce_new_store(env: Env) -> None:
@@ -101,88 +148,115 @@ def path(env: Env, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("text", nargs=-1)
-@click.option("-f", "--file", "file", type=click.Path(path_type=Path), help="Read the text from a file.")
+@text_options
 @click.option("-t", "--tag", "tags", multiple=True, metavar="TAG", help="Tag the memory (repeatable, or a,b).")
-@click.option("--source", metavar="PATH|URI", help="Where the memory came from (default: the --file path).")
 @click.option("--allow-duplicate", is_flag=True, help="Store it even if the same text is already stored.")
-@click.option("--no-compress", is_flag=True, help="Store the raw text only.")
-@click.option("--defer", is_flag=True, help="Store now, compress later with `mem compress --pending`.")
-@click.option("--local-only", is_flag=True,
-              help="Never send this memory to a compression server (mem.yaml `provider`); compress it here.")
+@click.option("--supersedes", metavar="ID", help="The new memory replaces this one (as `mem update ID` would).")
+@click.option("--on-similar", type=click.Choice(ON_SIMILAR),
+              help="When a current memory says nearly the same: keep both (and say so), update it, or ask "
+                   "(default: on_similar in mem.yaml, keep).")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored memory as JSON instead of its id.")
-@no_gitignore_option
 @pass_env
-def add(env: Env, text, file, tags, source, allow_duplicate, no_compress, defer, local_only, as_json,
-        no_gitignore) -> None:
+def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitignore, tags, allow_duplicate,
+        supersedes, on_similar, as_json) -> None:
     """Remember TEXT (several words are joined; `-` or a pipe reads stdin).
 
     Prints the new memory's id. If the same text is already stored, prints that id instead and
     stores nothing but the new tags, which it adds to that memory. Long text (mem.yaml compress_min_chars, 400 by default) also gets a compressed
     form made by the local model. Secrets (keys, tokens, passwords) are replaced by
     [REDACTED:<kind>] first; a --file or --source that .memignore names is refused (exit 7).
+    A current memory that says nearly the same is named on stderr ("similar to ID (score)").
 
     \b
       mem add "We moved billing from Heroku to Fly.io in March" -t infra
       git log -1 --format=%B | mem add -t build
       mem add --file notes/scraper.md -t scraper
+      mem add "staging Postgres listens on 5433" --supersedes 01JDQ4
     """
-    from memcli.textio import read_stream
+    from memcli.api import Compressing
+    from memcli.versions import write
 
     mem = env.mem()
-    mem.gitignore = not no_gitignore
-    limit = mem.settings.max_input_bytes
-    if file is not None and text:
-        raise click.UsageError("give the text or --file, not both")
-    if file is not None:
-        body = mem.gate.read_file(file, limit)
-        source = source or str(file)
-    elif text == ("-",) or (not text and not interactive()):
-        body = read_stream(sys.stdin.buffer, "stdin", limit)
-    elif text:
-        body = " ".join(text)
-    else:
-        raise click.UsageError("nothing to add: give the text as arguments, pipe it in, or use --file")
-    from memcli.api import Compressing
-
-    result = mem.add(body, tags=tags, source=source, allow_duplicate=allow_duplicate, local_only=local_only,
-                     compressing=Compressing(enabled=not no_compress, defer=defer))
+    body, source = read_text(mem, text, file, source, no_gitignore)
+    written = write(mem, body, tags=tags, source=source, allow_duplicate=allow_duplicate, supersedes=supersedes,
+                    local_only=local_only,
+                    compressing=Compressing(enabled=not no_compress, defer=defer),
+                    on_similar=on_similar or mem.settings.on_similar,
+                    confirm=_confirm_update if interactive() else None)
     announce_new_store(env)
-    say_redacted(result.redacted)
-    if result.tags_added:
-        click.echo(f"mem: already stored as {result.memory.id}; merged the new tags into it: {', '.join(result.tags_added)}",
-                   err=True)
-    elif result.duplicate:
-        click.echo(f"mem: already stored as {result.memory.id} (--allow-duplicate stores it again)", err=True)
+    say_written(written, as_json)
+
+
+def say_written(written, as_json: bool) -> None:
+    """What `add` and `update` print: the id (or JSON) on stdout, what happened on stderr."""
+    say_redacted(written.redacted)
+    if written.tags_added:
+        click.echo(f"mem: already stored as {written.memory.id}; merged the new tags into it: "
+                   f"{', '.join(written.tags_added)}", err=True)
+    elif written.duplicate:
+        click.echo(f"mem: already stored as {written.memory.id} (--allow-duplicate stores it again)", err=True)
+    say_versions(written)
     if as_json:
-        payload = result.memory.to_contract() | {"duplicate": result.duplicate, "redacted": result.redacted,
-                                                 "tags_added": result.tags_added}
-        echo_json(payload)
+        extra = {"replaces": [m.id for m in written.replaced], "similar": [s.to_contract() for s in written.similar]}
+        payload = written.memory.to_contract() | {"duplicate": written.duplicate, "redacted": written.redacted,
+                                                  "tags_added": written.tags_added}
+        echo_json(payload | {k: v for k, v in extra.items() if v})
     else:
-        click.echo(result.memory.id)
+        click.echo(written.memory.id)
+
+
+def _confirm_update(close) -> bool:
+    click.echo(f"mem: similar to {close.memory.id} ({close.score:.2f}): {render.one_line(close.memory.content)}",
+               err=True)
+    return click.confirm("Store it as the new version of that memory?", default=False, err=True)
 
 
 @click.command()
 @click.argument("memory_id", metavar="ID")
 @click.option("--raw", is_flag=True, help="Show the raw text instead of the compressed form.")
+@click.option("--history", is_flag=True, help="Every version, newest first.")
+@with_raw_option
 @output_options
 @pass_env
-def show(env: Env, memory_id: str, raw: bool, fmt: str | None) -> None:
-    """Show one memory (ID may be any unique prefix)."""
-    memory = env.mem().get(memory_id)
-    emit([memory], fmt, row=lambda m: m.to_contract(raw=raw), human=lambda m: render.full(m, raw=raw), single=True)
+def show(env: Env, memory_id: str, raw: bool, history: bool, with_raw: bool, fmt: str | None) -> None:
+    """Show one memory (ID may be any unique prefix): its current version, even when ID names an
+    earlier one; --history lists every version."""
+    from memcli.versions import chain, heads
+
+    mem = env.mem()
+    named = mem.get(memory_id)
+    versions = chain(mem, named.id)
+
+    def row(memory):
+        return memory.to_contract(raw=raw, include_raw=with_raw)
+
+    if history:
+        emit(versions, fmt, row=row, human=lambda m: render.line(m, env.short_id(m.id), raw=raw))
+        return
+    tips = heads(versions)
+    earlier = len(versions) - len(tips)
+    if named not in tips:
+        click.echo(f"mem: {named.id} was replaced; showing the current version", err=True)
+    if len(tips) > 1:
+        click.echo(f"mem: {len(tips)} current versions (a fork, from a merge): `mem update` either to resolve it",
+                   err=True)
+    emit(tips, fmt, row=lambda m: row(m) | ({"replaced": earlier} if earlier else {}),
+         human=lambda m: render.full(m, raw=raw, replaced=earlier), single=len(tips) == 1)
 
 
 @click.command(name="ls")
 @filter_options
+@versions_option
 @limit_option(None, "At most N memories.")
 @click.option("--raw", is_flag=True, help="Show raw text instead of the compressed form.")
+@with_raw_option
 @output_options
 @pass_env
-def ls(env: Env, tags, since, until, source, limit, raw, fmt) -> None:
-    """List memories, newest first."""
-    memories = env.mem().list(make_filters(tags, since, until, source), limit)
-    emit(memories, fmt, row=lambda m: m.to_contract(raw=raw), human=lambda m: render.line(m, env.short_id(m.id), raw=raw))
+def ls(env: Env, tags, since, until, source, all_versions, limit, raw, with_raw, fmt) -> None:
+    """List memories, newest first (current versions only, unless --all-versions)."""
+    memories = env.mem().list(make_filters(tags, since, until, source, all_versions), limit)
+    emit(memories, fmt, row=lambda m: m.to_contract(raw=raw, include_raw=with_raw),
+         human=lambda m: render.line(m, env.short_id(m.id), raw=raw))
 
 
 @click.command()
@@ -191,9 +265,13 @@ def ls(env: Env, tags, since, until, source, limit, raw, fmt) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print {deleted: [ids]} on stdout.")
 @pass_env
 def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
-    """Delete memories. Every ID must name exactly one memory, or nothing is deleted."""
+    """Delete memories, each with all its versions. Every ID must name exactly one memory, or nothing
+    is deleted."""
+    from memcli.versions import chain
+
     mem = env.mem()
-    memories = mem.resolve(memory_ids)
+    chains = {memory.id: chain(mem, memory.id) for memory in mem.resolve(memory_ids)}
+    memories = list({m.id: m for versions in chains.values() for m in versions}.values())
     if not yes and interactive():
         for memory in memories:
             click.echo(render.line(memory, env.short_id(memory.id)), err=True)
@@ -203,8 +281,11 @@ def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
     mem.remove(memories)
     if as_json:
         echo_json({"deleted": [memory.id for memory in memories]})
-    for memory in memories:
-        click.echo(f"mem: deleted {memory.id}", err=True)
+    for memory_id, versions in chains.items():
+        others = [m.id for m in versions if m.id != memory_id]
+        plural = "s" if len(others) != 1 else ""
+        more = f" with its {len(others)} other version{plural}: {', '.join(others)}" if others else ""
+        click.echo(f"mem: deleted {memory_id}{more}", err=True)
 
 
 @click.command()
@@ -257,10 +338,10 @@ def _edit(path: Path) -> str | None:
 @pass_env
 def export(env: Env, tags, since, until, source, limit) -> None:
     """Write memories, with every field, as JSON lines (oldest first) to stdout; the filters are those
-    of `mem ls`. `mem import` reads it back."""
+    of `mem ls`, and every version is written (`mem import` rebuilds the history)."""
     from memcli.transfer import export
 
-    for record in export(env.mem(), make_filters(tags, since, until, source), limit):
+    for record in export(env.mem(), make_filters(tags, since, until, source, all_versions=True), limit):
         click.echo(json.dumps(record, ensure_ascii=False))
 
 

@@ -30,6 +30,8 @@ def line(memory: Memory, shown_id: str, *, raw: bool = False, score: float | Non
     """Two lines: the id as shown (the shortest unique prefix), date, tags (and score); the content, cut
     to the terminal on a tty."""
     head = [click.style(shown_id, fg="yellow"), local_time(memory.created_at)]
+    if memory.superseded_by:
+        head.append(f"replaced by {memory.superseded_by}")
     if score is not None:
         head.append(f"score {score:.3f}")
     if memory.tags:
@@ -40,9 +42,14 @@ def line(memory: Memory, shown_id: str, *, raw: bool = False, score: float | Non
     return "  ".join(head) + "\n    " + body
 
 
-def full(memory: Memory, *, raw: bool = False) -> str:
+def full(memory: Memory, *, raw: bool = False, replaced: int = 0) -> str:
     info = memory.compression or {}
     rows = [("id", memory.id), ("created", local_time(memory.created_at))]
+    if replaced:
+        rows.append(("versions", f"replaced {replaced} earlier version{'s' if replaced != 1 else ''} "
+                                 f"(mem show {memory.id[:8]} --history)"))
+    if memory.superseded_by:
+        rows.append(("replaced by", memory.superseded_by))
     if memory.updated_at != memory.created_at:
         rows.append(("updated", local_time(memory.updated_at)))
     if memory.tags:

@@ -8,8 +8,9 @@ import sys
 import click
 
 from memcli.cli import render
-from memcli.cli.common import Env, ProgressBars, echo_json, emit, limit_option, output_options, pass_env, query_text
-from memcli.cli.core import filter_options, make_filters
+from memcli.cli.common import (Env, ProgressBars, echo_json, emit, limit_option, output_options, pass_env,
+                               query_text, with_raw_option)
+from memcli.cli.core import filter_options, make_filters, versions_option
 from memcli.errors import NOTHING
 from memcli.index.search import MODES
 
@@ -18,14 +19,16 @@ from memcli.index.search import MODES
 @click.argument("words", metavar="QUERY...", nargs=-1, required=True)
 @limit_option(10, "How many results (-k works too).", "-k")
 @filter_options
+@versions_option
 @click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
               help="hybrid: words and meaning; vector: meaning only; text: words only (BM25).")
 @click.option("--min-score", type=float, metavar="X",
               help="Drop results scoring below X (hybrid 0-1, vector cosine -1-1, text BM25 0+).")
 @click.option("--raw", is_flag=True, help="Give the raw text instead of the compressed form.")
+@with_raw_option
 @output_options
 @pass_env
-def search(env: Env, words, limit, tags, since, until, source, mode, min_score, raw, fmt) -> None:
+def search(env: Env, words, limit, tags, since, until, source, all_versions, mode, min_score, raw, with_raw, fmt) -> None:
     """Find memories by words and meaning; best first. Exits 1 when nothing is found (like grep).
 
     Several words are one query. QUERY `-` reads one query per line from stdin and writes JSON lines, each result carrying its
@@ -38,7 +41,11 @@ def search(env: Env, words, limit, tags, since, until, source, mode, min_score, 
     """
     query = query_text(words)
     mem = env.mem()
-    filters = make_filters(tags, since, until, source)
+    filters = make_filters(tags, since, until, source, all_versions)
+
+    def row(hit):
+        return hit.memory.to_contract(raw=raw, include_raw=with_raw, score=hit.score)
+
     found = 0
     with ProgressBars() as progress:
         if query == "-":
@@ -47,12 +54,11 @@ def search(env: Env, words, limit, tags, since, until, source, mode, min_score, 
                 if not text:
                     continue
                 for hit in mem.search(text, k=limit, mode=mode, filters=filters, min_score=min_score, progress=progress):
-                    row = {"query": text} | hit.memory.to_contract(raw=raw, score=hit.score)
-                    click.echo(json.dumps(row, ensure_ascii=False))
+                    click.echo(json.dumps({"query": text} | row(hit), ensure_ascii=False))
                     found += 1
         else:
             hits = mem.search(query, k=limit, mode=mode, filters=filters, min_score=min_score, progress=progress)
-            found = emit(hits, fmt, row=lambda h: h.memory.to_contract(raw=raw, score=h.score),
+            found = emit(hits, fmt, row=row,
                          human=lambda h: render.line(h.memory, env.short_id(h.memory.id), raw=raw, score=h.score))
     if not found:
         raise click.exceptions.Exit(NOTHING)

@@ -204,15 +204,29 @@ class Catalog:
     def _forget(self, path: str) -> list[int]:
         db = self.db
         db.execute("DELETE FROM broken WHERE path = ?", (path,))
-        row = db.execute("SELECT label FROM memories WHERE path = ?", (path,)).fetchone()
+        row = db.execute("SELECT label, id FROM memories WHERE path = ?", (path,)).fetchone()
         if not row:
             return []
-        db.execute("DELETE FROM memories WHERE label = ?", row)
-        db.execute("DELETE FROM fts WHERE rowid = ?", row)
+        label, memory_id = row
+        db.execute("DELETE FROM memories WHERE label = ?", (label,))
+        db.execute("DELETE FROM fts WHERE rowid = ?", (label,))
         # A vector already folded into the hnsw file stays there until the next fold marks it deleted.
-        db.execute("INSERT OR IGNORE INTO hnsw_dead SELECT label FROM vectors WHERE label = ? AND in_hnsw = 1", row)
-        db.execute("DELETE FROM vectors WHERE label = ?", row)
-        return [row[0]]
+        db.execute("INSERT OR IGNORE INTO hnsw_dead SELECT label FROM vectors WHERE label = ? AND in_hnsw = 1", (label,))
+        db.execute("DELETE FROM vectors WHERE label = ?", (label,))
+        self._link(memory_id, [])
+        return [label]
+
+    def _link(self, memory_id: str, supersedes: list[str]) -> None:
+        """Record which versions `memory_id` supersedes, and mark them (and unmark the ones it no longer
+        names). Links from a file not read yet are taken in with it; `_upsert` marks a version that
+        arrives after its successor."""
+        db = self.db
+        before = [old for (old,) in db.execute("SELECT old FROM links WHERE new = ?", (memory_id,))]
+        if set(before) == set(supersedes):
+            return
+        db.execute("DELETE FROM links WHERE new = ?", (memory_id,))
+        db.executemany("INSERT OR IGNORE INTO links VALUES (?, ?)", [(old, memory_id) for old in supersedes])
+        db.executemany(_MARK_SUPERSEDED, [(old,) for old in set(before) | set(supersedes)])
 
     def _take_in(self, path: str, mtime: int, size: int, changes: Changes) -> None:
         db = self.db
@@ -251,6 +265,7 @@ class Catalog:
                 (path, mtime, size, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
                  memory.source, memory.status, memory.to_json(), row[0]))
             db.execute("UPDATE fts SET tags = ? WHERE rowid = ?", (" ".join(memory.tags), row[0]))
+            self._link(memory.id, memory.supersedes)
             return
         if row:
             changes.removed.extend(self._forget(row[1]))
@@ -262,6 +277,8 @@ class Catalog:
         )
         db.execute("INSERT INTO fts (rowid, raw, tags) VALUES (?, ?, ?)",
                    (cursor.lastrowid, memory.raw, " ".join(memory.tags)))
+        db.execute(_MARK_SUPERSEDED, (memory.id,))
+        self._link(memory.id, memory.supersedes)
         changes.added.append(cursor.lastrowid)
 
     def record_write(self, relpath: str, memory: Memory, sha: str) -> Changes:
@@ -308,28 +325,50 @@ class Catalog:
         return memory_id[:max(min_length, shared + 1)]
 
     def get(self, memory_id: str) -> Memory:
-        row = self.db.execute("SELECT record FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        row = self.db.execute("SELECT record, superseded_by FROM memories WHERE id = ?", (memory_id,)).fetchone()
         if not row:
             raise NotFound(f"no memory with id {memory_id!r}")
-        return _from_record(row[0])
+        return _from_record(*row)
 
     def find_content(self, key: str) -> str | None:
-        row = self.db.execute("SELECT id FROM memories WHERE content_key = ? LIMIT 1", (key,)).fetchone()
+        """The current memory holding this text (an earlier version with it does not count: saying the old
+        thing again is news)."""
+        row = self.db.execute("SELECT id FROM memories WHERE content_key = ? AND superseded_by IS NULL LIMIT 1",
+                              (key,)).fetchone()
         return row[0] if row else None
 
-    def list(self, filters: Filters, limit: int | None = None, newest_first: bool = True) -> Iterator[Memory]:
+    def list(self, filters: Filters, limit: int | None = None, newest_first: bool = True,
+             offset: int = 0) -> Iterator[Memory]:
         where, params = filters.sql()
         order = "DESC" if newest_first else "ASC"
-        sql = f"SELECT record FROM memories m WHERE {where} ORDER BY m.created_at {order}, m.id {order}"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        for (record,) in self.db.execute(sql, params):
-            yield _from_record(record)
+        sql = (f"SELECT record, superseded_by FROM memories m WHERE {where}"
+               f" ORDER BY m.created_at {order}, m.id {order}")
+        if limit is not None or offset:
+            sql += " LIMIT ? OFFSET ?"
+            params += [-1 if limit is None else limit, offset]
+        for record, superseded_by in self.db.execute(sql, params):
+            yield _from_record(record, superseded_by)
 
     def by_labels(self, labels: Iterable[int]) -> dict[int, Memory]:
-        rows = db_file.rows_in(self.db, "SELECT label, record FROM memories WHERE label IN ({marks})", list(labels))
-        return {label: _from_record(record) for label, record in rows}
+        rows = db_file.rows_in(self.db, "SELECT label, record, superseded_by FROM memories WHERE label IN ({marks})",
+                               list(labels))
+        return {label: _from_record(record, superseded_by) for label, record, superseded_by in rows}
+
+    def superseded_labels(self) -> set[int]:
+        """Labels of the versions a newer one replaced (a partial index makes this cheap)."""
+        return {label for (label,) in self.db.execute("SELECT label FROM memories WHERE superseded_by IS NOT NULL")}
+
+    def links(self, memory_ids: Iterable[str]) -> set[tuple[str, str]]:
+        """(old, new) for every supersedes link that touches one of these ids."""
+        ids = list(memory_ids)
+        found = set()
+        for column in ("old", "new"):
+            found.update(db_file.rows_in(self.db, f"SELECT old, new FROM links WHERE {column} IN ({{marks}})", ids))
+        return found
+
+    def branched(self) -> list[str]:
+        """Ids that two or more versions supersede: where forks can be."""
+        return [old for (old,) in self.db.execute("SELECT old FROM links GROUP BY old HAVING COUNT(*) > 1")]
 
     def labels(self, filters: Filters) -> set[int]:
         where, params = filters.sql()
@@ -364,11 +403,15 @@ class Catalog:
         return self.db.execute("SELECT path, error FROM broken ORDER BY path").fetchall()
 
 
-def _from_record(record: str) -> Memory:
+# A version is superseded while some memory names it in `supersedes` (the newest such one is recorded).
+_MARK_SUPERSEDED = "UPDATE memories SET superseded_by = (SELECT MAX(new) FROM links WHERE old = ?1) WHERE id = ?1"
+
+
+def _from_record(record: str, superseded_by: str | None = None) -> Memory:
     """Records in the catalog were validated when their file was read; rebuild them without checks."""
     data = json.loads(record)
     known = {key: data.pop(key) for key in KEY_ORDER if key in data}
-    return Memory(**known, extra=data)
+    return Memory(**known, extra=data, superseded_by=superseded_by)
 
 
 def _identity(path) -> tuple[int, int] | None:

@@ -1,6 +1,7 @@
 """The index's SQLite file: its schema, opening (and rebuilding when damaged), transactions.
 
-This module owns the file. The catalog fills `memories`, `fts`, `broken` and `folders`; the vector
+This module owns the file. The catalog fills `memories`, `fts`, `broken`, `folders` and `links` (which
+version supersedes which, from the files' `supersedes`; `memories.superseded_by` follows from it); the vector
 index fills `vectors` and `hnsw_dead` and the graph file beside it, whose labels are the catalog's, so
 throwing one away means throwing both away (`discard`).
 """
@@ -17,7 +18,7 @@ from memcli.errors import StoreError
 
 log = logging.getLogger("memcli")
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 FILE = "catalog.sqlite"
 HNSW_FILE = "vectors.hnsw"
 IN_CHUNK = 500  # SQLite allows 999 host parameters in older builds
@@ -37,10 +38,14 @@ CREATE TABLE memories (
     source TEXT,
     status TEXT,
     content_key TEXT NOT NULL,
-    record TEXT NOT NULL
+    record TEXT NOT NULL,
+    superseded_by TEXT
 );
 CREATE INDEX memories_created ON memories (created_at);
 CREATE INDEX memories_content ON memories (content_key);
+CREATE INDEX memories_superseded ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
+CREATE TABLE links (old TEXT NOT NULL, new TEXT NOT NULL, PRIMARY KEY (old, new)) WITHOUT ROWID;
+CREATE INDEX links_new ON links (new);
 CREATE TABLE broken (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, error TEXT);
 CREATE VIRTUAL TABLE fts USING fts5 (raw, tags, tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE TABLE vectors (label INTEGER PRIMARY KEY, vec BLOB NOT NULL, in_hnsw INTEGER NOT NULL DEFAULT 0);

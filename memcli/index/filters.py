@@ -1,4 +1,5 @@
-"""Which memories a read wants: tags (all of them), a time window, a source glob.
+"""Which memories a read wants: tags (all of them), a time window, a source glob; current versions only
+unless `all_versions` (memcli/versions.py).
 
 One value object shared by listing, search (both sides) and export, turned into SQL in one place.
 """
@@ -14,8 +15,21 @@ class Filters:
     since: str | None = None
     until: str | None = None
     source: str | None = None
+    all_versions: bool = False
+
+    @classmethod
+    def parse(cls, tags=(), since: str | None = None, until: str | None = None,
+              source: str | None = None, all_versions: bool = False) -> "Filters":
+        """From what a person or an assistant typed (`-t`, `--since 3d`, MCP arguments), checked."""
+        from memcli.store.memory import normalise_tags
+        from memcli.when import parse_when
+
+        return cls(tags=tuple(normalise_tags(tags)), since=parse_when(since) if since else None,
+                   until=parse_when(until, end_of_day=True) if until else None, source=source or None,
+                   all_versions=all_versions)
 
     def __bool__(self) -> bool:
+        """Whether it narrows the set beyond current versions (which the vector side leaves out by itself)."""
         return bool(self.tags or self.since or self.until or self.source)
 
     def sql(self, alias: str = "m") -> tuple[str, list]:
@@ -32,4 +46,6 @@ class Filters:
         if self.source:
             clauses.append(f"{alias}.source GLOB ?")
             params.append(self.source)
+        if not self.all_versions:
+            clauses.append(f"{alias}.superseded_by IS NULL")
         return (" AND ".join(clauses) or "1"), params

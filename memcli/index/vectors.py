@@ -209,8 +209,10 @@ class VectorIndex:
 
     # -- querying ----------------------------------------------------------------------------------
 
-    def query(self, vector, k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
-        """The k nearest labels by cosine similarity, best first; `allowed` restricts them (filters)."""
+    def query(self, vector, k: int, allowed: set[int] | None = None,
+              skip: set[int] = frozenset()) -> list[tuple[int, float]]:
+        """The k nearest labels by cosine similarity, best first; `allowed` restricts them (filters), `skip`
+        leaves some out (superseded versions: few, so cheaper to skip than to list what is allowed)."""
         import numpy as np
 
         dim = int(self._meta("embed_dim") or 0)
@@ -225,7 +227,7 @@ class VectorIndex:
             else:
                 # Delta first, then the file: a fold in between can only duplicate a label, never lose it.
                 rows = self.db.execute("SELECT label, vec FROM vectors WHERE in_hnsw = 0").fetchall()
-                dead = {label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")}
+                dead = {label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")} | skip
                 marked = int(self._meta("hnsw_deleted") or 0)
                 graph = self._load_graph(dim)
                 if graph is None and self.db.execute("SELECT 1 FROM vectors WHERE in_hnsw = 1 LIMIT 1").fetchone():
@@ -233,8 +235,9 @@ class VectorIndex:
         scores: dict[int, float] = {}
         if rows:
             labels = [label for label, _ in rows]
-            if allowed is not None:
-                keep = [i for i, label in enumerate(labels) if label in allowed]
+            if allowed is not None or skip:
+                keep = [i for i, label in enumerate(labels)
+                        if (allowed is None or label in allowed) and label not in skip]
                 labels, rows = [labels[i] for i in keep], [rows[i] for i in keep]
             if rows:
                 matrix = np.frombuffer(b"".join(vec for _, vec in rows), dtype=np.float32).reshape(len(rows), dim)

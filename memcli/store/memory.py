@@ -20,7 +20,8 @@ import yaml
 from memcli.errors import InputError, InvalidMemory
 from memcli.store import ids
 
-KEY_ORDER = ("id", "created_at", "updated_at", "tags", "source", "written_by", "raw", "compressed", "compression")
+KEY_ORDER = ("id", "created_at", "updated_at", "tags", "source", "written_by", "supersedes", "raw", "compressed",
+             "compression")
 COMPRESSION_ORDER = ("method", "model", "raw_tokens", "tokens", "status", "reason")
 STATUSES = ("done", "skipped", "pending", "failed", "quarantined")
 TAG_RE = re.compile(r"^[^\s,]+$")
@@ -102,6 +103,11 @@ class Memory:
     compressed: str | None = None
     compression: dict | None = None
     extra: dict = field(default_factory=dict)
+    # The versions this one replaces (memcli/versions.py). The link lives in the new file only, so two
+    # people updating one memory add two files and git merges them without a conflict.
+    supersedes: list[str] = field(default_factory=list)
+    # Not in the file: the catalog fills it from the files that name this one in `supersedes`.
+    superseded_by: str | None = field(default=None, compare=False)
 
     @property
     def optimized(self) -> bool:
@@ -120,7 +126,7 @@ class Memory:
         return f"memories/{self.created_at[:4]}/{self.created_at[5:7]}/{self.id}.yaml"
 
     def to_dict(self) -> dict:
-        """Every field, in file order (export, the catalog, `mem edit`)."""
+        """Every field, in file order (export, the catalog, `mem edit`); `supersedes` only when set."""
         data = {
             "id": self.id,
             "created_at": self.created_at,
@@ -128,29 +134,36 @@ class Memory:
             "tags": list(self.tags),
             "source": self.source,
             "written_by": self.written_by,
-            "raw": self.raw,
-            "compressed": self.compressed,
-            "compression": _ordered_compression(self.compression),
         }
+        if self.supersedes:
+            data["supersedes"] = list(self.supersedes)
+        data["raw"] = self.raw
+        data["compressed"] = self.compressed
+        data["compression"] = _ordered_compression(self.compression)
         data.update(self.extra)
         return data
 
-    def to_contract(self, *, raw: bool = False, score: float | None = None) -> dict:
-        """The read contract shared by `--json`, `--jsonl` and MCP (the README, "Output and exit codes")."""
-        data = {
-            "id": self.id,
-            "content": self.raw if raw else self.content,
-            "content_raw": self.raw,
-            "optimized": self.optimized,
-            "tags": list(self.tags),
-            "source": self.source,
-            "written_by": self.written_by,
-            "created_at": self.created_at,
-        }
-        if raw:
-            del data["content_raw"]
+    def to_contract(self, *, raw: bool = False, include_raw: bool = False, score: float | None = None) -> dict:
+        """The read contract (v2) shared by `--json`, `--jsonl` and MCP (README, "Output and exit codes").
+
+        Every key a reader does not need is left out, because each one costs the reading model tokens:
+        `content` is the compressed form where there is one (the raw prose with `raw`), `content_raw`
+        only on request and only when it differs, `optimized` only when true, empty tags and no source
+        not at all. `mem export` gives every stored field."""
+        data: dict = {"id": self.id, "content": self.raw if raw else self.content}
+        if include_raw and data["content"] != self.raw:
+            data["content_raw"] = self.raw
+        if self.optimized:
+            data["optimized"] = True
+        if self.tags:
+            data["tags"] = list(self.tags)
+        if self.source:
+            data["source"] = self.source
+        data["created_at"] = self.created_at
+        if self.superseded_by:
+            data["superseded_by"] = self.superseded_by
         if score is not None:
-            data["score"] = round(float(score), 6)
+            data["score"] = round(float(score), 4)
         return data
 
     @classmethod
@@ -180,6 +193,11 @@ class Memory:
             tags = normalise_tags(data.get("tags"))
         except InputError as exc:
             raise InvalidMemory(f"{origin}: {exc}") from None
+        supersedes = data.get("supersedes") or []
+        if isinstance(supersedes, str):
+            supersedes = [supersedes]
+        if not isinstance(supersedes, list) or not all(isinstance(v, str) and ids.is_valid(v) for v in supersedes):
+            raise InvalidMemory(f"{origin}: 'supersedes' must be a list of memory ids")
         return cls(
             id=memory_id,
             created_at=created,
@@ -191,6 +209,7 @@ class Memory:
             compressed=compressed or None,
             compression=dict(compression) if compression else None,
             extra={k: v for k, v in data.items() if k not in KEY_ORDER},
+            supersedes=[v for v in dict.fromkeys(supersedes) if v != memory_id],
         )
 
     def to_yaml(self) -> str:
@@ -264,6 +283,8 @@ def _dump(memory: Memory, *, literal: bool) -> str:
     data["created_at"] = _Quoted(data["created_at"])
     data["updated_at"] = _Quoted(data["updated_at"])
     data["tags"] = _Flow(data["tags"])
+    if "supersedes" in data:
+        data["supersedes"] = _Flow(data["supersedes"])
     data["raw"] = _Literal(data["raw"]) if literal else data["raw"]
     if data["compressed"] is not None:
         data["compressed"] = _Quoted(data["compressed"])

@@ -1,0 +1,43 @@
+"""`mem update`: a new version of a memory, the old one kept as history (memcli/versions.py)."""
+
+from __future__ import annotations
+
+import click
+
+from memcli.cli.common import Env, pass_env
+from memcli.cli.core import read_text, say_written, text_options
+
+
+@click.command()
+@click.argument("memory_id", metavar="ID")
+@text_options
+@click.option("-t", "--tag", "tags", multiple=True, metavar="TAG",
+              help="Tags of the new version (default: those of the version it replaces).")
+@click.option("--json", "as_json", is_flag=True, help="Print the new version as JSON instead of its id.")
+@pass_env
+def update(env: Env, memory_id, text, file, source, no_compress, defer, local_only, no_gitignore, tags,
+           as_json) -> None:
+    """Replace memory ID with TEXT (`-` or a pipe reads stdin): a new version with a new id.
+
+    The old version stays on disk as history (`mem show ID --history`); search, ls and context
+    return only the current one unless --all-versions. After a git merge left two current versions
+    (a fork, which `mem doctor` names), updating either replaces both. The same text as now
+    changes nothing.
+
+    \b
+      mem update 01JDQ4 "staging Postgres listens on 5433"
+      mem show 01JDQ4 --raw | sed s/5432/5433/ | mem update 01JDQ4 -
+    """
+    from memcli.api import Compressing
+    from memcli.versions import update as update_memory
+
+    mem = env.mem()
+    body, source = read_text(mem, text, file, source, no_gitignore)
+    written = update_memory(mem, memory_id, body, tags=tags or None, source=source, local_only=local_only,
+                            compressing=Compressing(enabled=not no_compress, defer=defer))
+    if written.unchanged:
+        click.echo(f"mem: no change: {written.memory.id} already says that", err=True)
+    say_written(written, as_json)
+
+
+COMMANDS = [update]

@@ -1,0 +1,54 @@
+"""The compression step of a write, as `Mem` runs it: whether to compress at all, now or later, and
+where (the local model, or the server mem.yaml names, behind the egress gate).
+
+Fail-open: nothing here raises. A missing model, a crash, a timeout, a server that is down or a key
+it rejects leaves the memory raw with a status (`failed`, `pending`, `quarantined`, `skipped`) and
+the reason, said once on stderr, so `mem compress --failed` / `--pending` can try again.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from memcli.errors import describe
+
+log = logging.getLogger("memcli")
+
+
+def compression_of(mem, memory, compressing) -> tuple[str | None, dict]:
+    from memcli.compress.pipeline import too_short
+
+    settings, raw, keep_here = mem.settings, memory.raw, {}
+    if not compressing.enabled:
+        return None, {"status": "skipped", "reason": "compression turned off"}
+    short = too_short(raw, settings.compress_min_chars)
+    if short:
+        return None, {"status": "skipped", "reason": short}
+    if compressing.defer:
+        return None, {"status": "pending"}
+    if mem.providers.remote:
+        from memcli.privacy import egress
+
+        out = egress.check(mem.gate, raw, memory.source, keep_local=memory.extra.get("send_to_remote") is False)
+        if out.info:
+            return None, out.info
+        # Only the server's compressor knows local_only: the local ones are never asked to send anything.
+        raw, keep_here = out.text or raw, {"local_only": True} if out.local_only else {}
+    try:
+        result = mem.providers.compressor(
+            raw,
+            **keep_here,
+            method=compressing.method or settings.compress_method,
+            ratio=compressing.ratio or settings.compress_target,
+            model=settings.compress_model,
+            min_chars=settings.compress_min_chars,
+            timeout_s=settings.compress_timeout_s,
+        )
+        compressed, info = result.text, dict(result.info)
+    except Exception as exc:  # fail-open: the memory lands raw and `mem compress --failed` can retry
+        compressed, info = None, {"status": "failed", "reason": describe(exc)}
+    if info.get("status") in ("failed", "pending"):
+        retry = "--failed" if info["status"] == "failed" else "--pending"
+        log.warning("compression %s (%s); stored the raw text only, retry with `mem compress %s`",
+                    info["status"], info.get("reason", "unknown reason"), retry)
+    return compressed, info

@@ -1,0 +1,230 @@
+"""The memory tools: write, search, list, get, delete, context.
+
+Each result is read by a model, so it is written for one: the text block holds one line per memory,
+`[ID DATE] content` (the shortest unique id prefix, the compressed form unless `raw`), the same shape
+memory_context packs; the structured result (for programs) follows the read contract of the README
+and says what the read cost in tokens against the raw texts (`tokens`, `raw_tokens`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult
+from pydantic import Field
+from typing_extensions import NotRequired, TypedDict
+
+from memcli.context import DEFAULT_BUDGET, line_for
+from memcli.index.filters import Filters
+from memcli.mcp.toolbox import Toolbox, client_name, reply
+from memcli.stats import read_cost
+from memcli.store.memory import normalise_tags
+
+Tags = Annotated[list[str] | str | None, Field(description='Tags to file it under, e.g. ["infra", "billing"].')]
+TagFilter = Annotated[list[str] | str | None, Field(description="Only memories that have all of these tags.")]
+Since = Annotated[str | None, Field(description="Only memories created at or after this: a date, an ISO time, 3d, 2w, yesterday.")]
+Until = Annotated[str | None, Field(description="Only memories created at or before this (same forms as since).")]
+Source = Annotated[str | None, Field(description="Only memories whose source matches this glob, e.g. docs/*.")]
+Mode = Annotated[Literal["hybrid", "vector", "text"],
+                 Field(description="hybrid: words and meaning; vector: meaning only; text: words only.")]
+MinScore = Annotated[float | None, Field(description="Leave out results scoring below this; 0 keeps every result. "
+                                                     "By default a calibrated cut-off drops results with no real match.")]
+Raw = Annotated[bool, Field(description="Give the full raw prose as `content` instead of the shorter form.")]
+IncludeRaw = Annotated[bool, Field(description="Also give the raw prose as `content_raw` where it differs "
+                                               "(costs tokens; for programs that keep both).")]
+MemoryId = Annotated[str, Field(description="A memory id, or any unique prefix of one.")]
+
+
+class MemoryOut(TypedDict):
+    id: str
+    content: Annotated[str, Field(description="The compressed form, or the raw prose with raw: true or when there is no other.")]
+    content_raw: NotRequired[Annotated[str, Field(description="The raw prose, with include_raw: true.")]]
+    optimized: NotRequired[Annotated[bool, Field(description="True when a compressed form exists.")]]
+    tags: NotRequired[list[str]]
+    source: NotRequired[str]
+    created_at: str
+    score: NotRequired[float]
+
+
+class Found(TypedDict):
+    memories: list[MemoryOut]
+    tokens: NotRequired[Annotated[int, Field(description="Tokens of the contents returned.")]]
+    raw_tokens: NotRequired[Annotated[int, Field(description="Tokens the raw texts of the same memories would cost.")]]
+    next_offset: NotRequired[Annotated[int, Field(description="More memories follow: pass this as offset.")]]
+
+
+class Written(TypedDict):
+    id: str
+    duplicate: Annotated[bool, Field(description="The same text was stored already; nothing new was written.")]
+    written_by: str
+    optimized: NotRequired[bool]
+    tags: NotRequired[list[str]]
+    source: NotRequired[str]
+    redacted: NotRequired[Annotated[dict[str, int], Field(description="Secrets replaced by [REDACTED:<kind>], by kind.")]]
+
+
+class Deleted(TypedDict):
+    deleted: list[str]
+
+
+class Scored(TypedDict):
+    id: str
+    score: float
+
+
+class Packed(TypedDict):
+    text: Annotated[str, Field(description="The block: one line per memory, `[ID DATE] content`, best first.")]
+    tokens: Annotated[int, Field(description="What the whole block costs.")]
+    budget: int
+    skipped: NotRequired[Annotated[int, Field(description="Results that did not fit in the budget.")]]
+    memories: list[Scored]
+    raw_tokens: NotRequired[Annotated[int, Field(description="Tokens the raw texts of the packed memories would cost.")]]
+
+
+def counter(mem):
+    """The token counter, or None when its model cannot be had (the counts are then left out)."""
+    try:
+        return mem.token_counter()
+    except Exception:
+        return None
+
+
+def listing(mem, memories, *, raw: bool, include_raw: bool, scores=None, empty: str) -> tuple[dict, str]:
+    """The structured result and the text block of memories read by search or list."""
+    rows, lines = [], []
+    for n, memory in enumerate(memories):
+        rows.append(memory.to_contract(raw=raw, include_raw=include_raw, score=scores[n] if scores else None))
+        lines.append(line_for(memory, mem.catalog.short_id(memory.id), raw=raw))
+        if "content_raw" in rows[-1]:
+            lines.append("  raw: " + " ".join(memory.raw.split()) + "\n")
+    structured = {"memories": rows}
+    count = counter(mem)
+    if count is not None:
+        structured |= read_cost(memories, count, raw=raw)
+    return structured, "".join(lines) or empty
+
+
+def register(box: Toolbox) -> None:
+    @box.tool(Written, idempotent=True)
+    async def memory_write(
+        content: Annotated[str, Field(description="The text to remember, in plain prose.")],
+        ctx: Context,
+        tags: Tags = None,
+        source: Annotated[str | None, Field(description="Where it came from: a path or URI.")] = None,
+    ) -> CallToolResult:
+        """Remember a piece of text (one idea per memory, with tags). Says the id it was stored under;
+        writing the same text again stores nothing new and says so. Secrets are replaced by
+        [REDACTED:<kind>] before storing; a private key is refused."""
+        written_by = client_name(ctx)
+        result = await box.run(lambda mem: mem.add(content, tags=tags, source=source,
+                                                   written_by=written_by))
+        memory = result.memory
+        structured = {"id": memory.id, "duplicate": result.duplicate, "written_by": memory.written_by}
+        structured |= {key: value for key, value in memory.to_contract().items() if key in Written.__annotations__}
+        if result.redacted:
+            structured["redacted"] = result.redacted
+        said = f"{'Already stored' if result.duplicate else 'Stored'} as {memory.id}."
+        if result.redacted:
+            said += f" Redacted {sum(result.redacted.values())} secret(s): {', '.join(sorted(result.redacted))}."
+        return reply(structured, said)
+
+    @box.tool(Found, read_only=True)
+    async def memory_search(
+        query: Annotated[str, Field(description="What to look for, in words.")],
+        limit: Annotated[int, Field(ge=1, le=100, description="How many results at most.")] = 10,
+        mode: Mode = "hybrid",
+        tags: TagFilter = None,
+        since: Since = None,
+        until: Until = None,
+        source: Source = None,
+        min_score: MinScore = None,
+        raw: Raw = False,
+        include_raw: IncludeRaw = False,
+    ) -> CallToolResult:
+        """Find memories by words and meaning, best first: one line per memory, `[ID DATE] content`.
+        Use it to look something up; use memory_context instead to fill a prompt within a token
+        budget. Nothing comes back when nothing matches well (min_score: 0 shows the best anyway)."""
+        def search(mem):
+            filters = Filters.parse(normalise_tags(tags), since, until, source)
+            hits = mem.search(query, k=limit, mode=mode, filters=filters, min_score=min_score)
+            return listing(mem, [hit.memory for hit in hits], raw=raw, include_raw=include_raw,
+                           scores=[hit.score for hit in hits],
+                           empty="No memory matches well enough (min_score: 0 shows the closest ones).")
+
+        return reply(*await box.run(search))
+
+    @box.tool(Found, read_only=True)
+    async def memory_list(
+        limit: Annotated[int, Field(ge=1, le=1000, description="How many memories at most.")] = 20,
+        offset: Annotated[int, Field(ge=0, description="Skip this many (from next_offset of the previous page).")] = 0,
+        tags: TagFilter = None,
+        since: Since = None,
+        until: Until = None,
+        source: Source = None,
+        raw: Raw = False,
+        include_raw: IncludeRaw = False,
+    ) -> CallToolResult:
+        """The newest memories first, one line each: `[ID DATE] content`. When more follow, the
+        result says `next_offset`; pass it as offset for the next page."""
+        def page(mem):
+            filters = Filters.parse(normalise_tags(tags), since, until, source)
+            memories = list(mem.list(filters, limit + 1, offset=offset))
+            structured, text = listing(mem, memories[:limit], raw=raw, include_raw=include_raw,
+                                       empty="No memories.")
+            if len(memories) > limit:
+                structured["next_offset"] = offset + limit
+                text += f"(more: offset {offset + limit})\n"
+            return structured, text
+
+        return reply(*await box.run(page))
+
+    @box.tool(Found, read_only=True)
+    async def memory_get(id: MemoryId, raw: Raw = False, include_raw: IncludeRaw = False) -> CallToolResult:
+        """One memory by id, as `[ID DATE] content` (raw: true for the full prose)."""
+        return reply(*await box.run(lambda mem: listing(mem, [mem.get(id)], raw=raw, include_raw=include_raw,
+                                                        empty="")))
+
+    @box.tool(Deleted, destructive=True, idempotent=True)
+    async def memory_delete(
+        ids: Annotated[list[str] | str, Field(description="Memory ids (or unique prefixes) to delete.")],
+    ) -> CallToolResult:
+        """Delete memories for good. Every id must name exactly one memory, or nothing is deleted.
+        Says the full ids deleted."""
+        def delete(mem):
+            memories = mem.resolve([ids] if isinstance(ids, str) else ids)
+            mem.remove(memories)
+            return [memory.id for memory in memories]
+
+        deleted = await box.run(delete)
+        return reply({"deleted": deleted}, f"Deleted {', '.join(deleted)}.")
+
+    @box.tool(Packed, read_only=True)
+    async def memory_context(
+        query: Annotated[str, Field(description="What the memories should be about.")],
+        budget: Annotated[int, Field(ge=1, description="The most tokens the block may take.")] = DEFAULT_BUDGET,
+        limit: Annotated[int, Field(ge=1, le=100, description="How many search results to consider.")] = 20,
+        mode: Mode = "hybrid",
+        tags: TagFilter = None,
+        since: Since = None,
+        until: Until = None,
+        source: Source = None,
+        min_score: MinScore = None,
+        raw: Raw = False,
+    ) -> CallToolResult:
+        """The memories that best answer the query, packed into at most `budget` tokens, ready to use
+        as context: one line per memory, `[ID DATE] content`, best first. Says how many results did
+        not fit. Use it to fill a prompt; use memory_search to look around."""
+        def context(mem):
+            filters = Filters.parse(normalise_tags(tags), since, until, source)
+            packed = mem.context(query, budget, raw=raw, k=limit, mode=mode, filters=filters, min_score=min_score)
+            structured = packed.to_contract()
+            count = counter(mem)
+            if count is not None:
+                structured["raw_tokens"] = read_cost([hit.memory for hit in packed.hits], count)["raw_tokens"]
+            note = f"({packed.skipped} more results did not fit in {budget} tokens)" if packed.skipped else ""
+            if not packed.hits:
+                note = note or "No memory matches well enough (min_score: 0 takes the closest ones)."
+            return structured, packed.text, note
+
+        return reply(*await box.run(context))

@@ -1,0 +1,95 @@
+"""`mem mcp`: the store as an MCP server on stdio, for AI assistants.
+
+One `Mem` per server process, so the models stay loaded and a search costs what the query costs.
+Every call runs on one worker thread (the catalog's SQLite connection and the models belong to it,
+and the event loop stays free to answer pings while a write compresses) and starts by catching up with
+the files (Catalog.catch_up), so the server sees what other processes, an editor or git changed. Library
+errors come back as MCP tool errors; stdout carries the protocol only (the SDK points fd 1 at stderr
+while it serves, and our logs go to stderr).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+from memcli import __version__
+from memcli.api import Mem
+from memcli.errors import MemError, describe
+
+try:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from memcli.mcp import memory_tools
+    from memcli.mcp.toolbox import Server, Toolbox
+except ImportError as exc:
+    raise MemError(f"`mem mcp` needs the MCP package ({exc}); install it with: pip install 'memcli[mcp]'") from None
+
+log = logging.getLogger("memcli")
+
+# Each module adds its tools with `register(box)`; a feature with tools of its own adds its module here.
+MODULES = [memory_tools]
+
+INSTRUCTIONS = """\
+Long-term memory shared with the user's shell (the `mem` command). Search it before answering \
+questions about the user's projects, decisions and preferences; write down durable facts worth \
+remembering (one idea per memory, with tags). Results show each memory as `[ID DATE] content`: the \
+content is a shorter form when there is one (`raw: true` gives the full prose), and the ID (any unique \
+prefix) is what memory_get and memory_delete take. memory_context returns a block that fits a token budget."""
+
+
+class Worker:
+    """Runs library calls one at a time on a dedicated thread, each after a fresh look at the files."""
+
+    def __init__(self, mem: Mem):
+        self.mem = mem
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem")
+
+    def warm_up(self) -> None:
+        """Load the models now, so the first search does not pay for them (a missing model is
+        reported when a tool needs it)."""
+        def load():
+            for model in (self.mem.embedder, self.mem.token_counter):
+                try:
+                    model()
+                except Exception as exc:  # reported by the first call that needs the model
+                    log.debug("model not loaded at start: %s", exc)
+
+        self.pool.submit(load)
+
+    async def __call__(self, work: Callable[[Mem], Any]) -> Any:
+        def run():
+            self.mem.refresh()
+            return work(self.mem)
+
+        try:
+            return await asyncio.wrap_future(self.pool.submit(run))
+        except MemError as exc:
+            raise ToolError(str(exc)) from None
+        except Exception as exc:
+            log.exception("internal error in an MCP call")
+            raise ToolError(f"internal error: {describe(exc)}") from None
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True)
+
+
+def build_server(mem: Mem) -> tuple[Server, Worker]:
+    worker = Worker(mem)
+    box = Toolbox(worker)
+    for module in MODULES:
+        module.register(box)
+    server = Server(box, name="mem", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    return server, worker
+
+
+def serve(mem: Mem) -> None:
+    """Serve until the client closes stdin."""
+    server, worker = build_server(mem)
+    worker.warm_up()
+    try:
+        server.run("stdio")
+    finally:
+        worker.close()

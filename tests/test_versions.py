@@ -1,0 +1,188 @@
+"""Versions: `mem update`, history, supersede, what reads return, and near-duplicates on write."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import add, jsonl, load_file, memory_files, ok, open_mem, run, store_root
+
+from memcli.cli import core
+
+
+def file_of(memory_id: str):
+    return next(p for p in memory_files() if p.stem == memory_id)
+
+
+def ids_of(*args) -> list[str]:
+    result = run(*args, "--jsonl")
+    assert result.exit_code in (0, 1), result.stderr
+    return [row["id"] for row in jsonl(result.stdout)]
+
+
+def test_an_update_is_a_new_file_and_the_old_one_stays_as_history():
+    first = add("staging Postgres listens on 5432", "-t", "db")
+    before = file_of(first).read_bytes()
+    second = ok("update", first[:10], "staging Postgres listens on 5433").stdout.strip()
+    third = ok("update", second, "-", input="staging Postgres listens on 6432 behind PgBouncer\n").stdout.strip()
+    assert len({first, second, third}) == 3
+    assert file_of(first).read_bytes() == before  # untouched, so git merges updates as plain additions
+    assert load_file(file_of(second))["supersedes"] == [first]
+    assert load_file(file_of(third)) | {"tags": ["db"]} == load_file(file_of(third))  # tags carried over
+
+    shown = ok("show", first)  # an old id shows the current version, and says so
+    assert "6432 behind PgBouncer" in shown.stdout and "replaced 2 earlier versions" in shown.stdout
+    assert f"{first} was replaced" in shown.stderr
+    as_json = json.loads(ok("show", second, "--json").stdout)
+    assert (as_json["id"], as_json["replaced"]) == (third, 2)
+
+    history = jsonl(ok("show", third, "--history", "--jsonl").stdout)
+    assert [row["id"] for row in history] == [third, second, first]
+    assert [row.get("superseded_by") for row in history] == [None, third, second]
+
+
+def test_reads_return_current_versions_unless_all_versions():
+    old = add("the deploy key lives in the ops vault")
+    other = add("grafana lives on ops-2")
+    new = ok("update", old, "the deploy key lives in the platform vault").stdout.strip()
+    for mode in ("hybrid", "text", "vector"):
+        found = ids_of("search", "deploy key vault", "--mode", mode)
+        assert found[0] == new and old not in found
+        assert set(ids_of("search", "deploy key vault", "--mode", mode, "--all-versions")[:2]) == {new, old}
+    assert ids_of("ls") == [new, other]
+    assert ids_of("ls", "--all-versions") == [new, other, old]
+    assert "platform vault" in ok("context", "deploy key", "--budget", "100").stdout
+    context = ok("context", "deploy key", "--budget", "100", "--all-versions").stdout
+    assert "ops vault" in context and "platform vault" in context
+
+
+def test_superseded_versions_leave_the_vector_graph_results():
+    memories = [add(f"service {n} listens on port {8000 + n}") for n in range(5)]
+    ok("reindex")  # every vector now sits in the hnsw graph, not in the brute-force delta
+    new = ok("update", memories[2], "service 2 listens on port 9002").stdout.strip()
+    found = ids_of("search", "service 2 listens on port", "--mode", "vector", "-k", "10")
+    assert new in found and memories[2] not in found and len(found) == 5
+
+
+def test_the_same_text_changes_nothing_and_a_new_tag_is_an_update():
+    first = add("the office wifi is called fjord", "-t", "office")
+    same = ok("update", first, "The office wifi is called   fjord")
+    assert same.stdout.strip() == first and "no change" in same.stderr
+    retagged = ok("update", first, "the office wifi is called fjord", "-t", "office,wifi").stdout.strip()
+    assert retagged != first
+    assert json.loads(ok("show", first, "--json").stdout)["tags"] == ["office", "wifi"]
+    assert ids_of("ls") == [retagged]
+
+
+def test_add_supersedes_and_an_exact_duplicate_becomes_the_update():
+    old = add("billing runs on Heroku")
+    new = ok("add", "billing runs on Fly.io", "--supersedes", old[:12]).stdout.strip()
+    assert ids_of("ls") == [new]
+    assert load_file(file_of(new))["supersedes"] == [old]
+    # Text already stored as a current memory is linked, not stored twice.
+    later = add("the billing database is in Frankfurt")
+    again = ok("add", "the billing database is in Frankfurt", "--supersedes", new)
+    assert again.stdout.strip() == later and f"replaces {new}" in again.stderr
+    assert ids_of("ls") == [later]
+    assert len(memory_files()) == 3
+
+
+def test_an_old_text_said_again_is_news_not_a_duplicate():
+    old = add("the staging cluster is called kestrel")
+    new = ok("update", old, "the staging cluster is called osprey").stdout.strip()
+    back = ok("add", "the staging cluster is called kestrel")
+    assert back.stdout.strip() not in (old, new)
+    assert "already stored" not in back.stderr
+
+
+def test_rm_of_a_chain_removes_every_version_and_says_which():
+    first = add("the VPN endpoint is vpn.example.com")
+    second = ok("update", first, "the VPN endpoint is vpn2.example.com").stdout.strip()
+    keep = add("an unrelated note about lunch")
+    removed = ok("rm", "-y", second)
+    assert f"deleted {second} with its 1 other version: {first}" in removed.stderr
+    assert [p.stem for p in memory_files()] == [keep]
+
+
+def test_export_and_import_keep_the_history(tmp_path):
+    first = add("the release branch is cut every two weeks")
+    second = ok("update", first, "the release branch is cut every week").stdout.strip()
+    exported = ok("export").stdout
+    assert [row["id"] for row in jsonl(exported)] == [first, second]
+    copy = tmp_path / "copy"
+    imported = ok("--dir", copy, "import", "-", input=exported)
+    assert "imported 2" in imported.stderr
+    assert ids_of("--dir", copy, "ls") == [second]
+    history = jsonl(ok("--dir", copy, "show", first, "--history", "--jsonl").stdout)
+    assert [row["id"] for row in history] == [second, first]
+    assert ok("--dir", copy, "export").stdout == exported
+
+
+def test_a_deleted_successor_makes_the_old_version_current_again():
+    """The files are the truth: a `git revert` of an update brings the old version back."""
+    old = add("backups run at 02:00 UTC")
+    new = ok("update", old, "backups run at 03:30 UTC").stdout.strip()
+    file_of(new).unlink()
+    assert ids_of("ls") == [old]
+    assert ids_of("search", "backups run", "--mode", "text") == [old]
+
+
+def test_a_near_duplicate_is_stored_and_named_with_a_hint():
+    first = add("the nightly backup job starts at two UTC on the ops host")
+    result = ok("add", "the nightly backup job starts at three UTC on the ops host")
+    new = result.stdout.strip()
+    assert new != first and len(memory_files()) == 2
+    assert f"similar to {first} (" in result.stderr and f"--supersedes {first[:8]}" in result.stderr
+    unrelated = ok("add", "Maria is learning Japanese for a trip to Kyoto")
+    assert "similar" not in unrelated.stderr
+    as_json = json.loads(ok("add", "the nightly backup job starts at four UTC on the ops host", "--json").stdout)
+    assert {s["id"] for s in as_json["similar"]} == {first, new}
+    assert all(0.62 <= s["score"] <= 1 and "backup" in s["content"] for s in as_json["similar"])
+
+
+def test_on_similar_update_replaces_the_closest_memory():
+    first = add("the weekly sync is on tuesdays at 14:00 in room 4")
+    result = ok("add", "the weekly sync is on thursdays at 14:00 in room 4", "--on-similar", "update")
+    new = result.stdout.strip()
+    assert f"{new} replaces {first}" in result.stderr
+    assert ids_of("ls") == [new]
+    kept = ok("add", "the weekly sync is on fridays at 14:00 in room 4", "--on-similar", "keep").stdout.strip()
+    assert set(ids_of("ls")) == {new, kept}
+
+
+def test_the_store_default_and_asking(monkeypatch):
+    ok("init", store_root())
+    settings = store_root() / "mem.yaml"
+    settings.write_text(settings.read_text().replace("on_similar: keep", "on_similar: ask"))
+    first = add("the coffee machine on floor 2 is broken again")
+    # Not on a terminal, "ask" keeps both and says so.
+    second = ok("add", "the coffee machine on floor 2 is broken again today")
+    assert "similar to" in second.stderr and len(ids_of("ls")) == 2
+    monkeypatch.setattr(core, "interactive", lambda: True)
+    answered = ok("add", "the coffee machine on floor 2 is broken again since today", input="y\n")
+    assert "Store it as the new version" in answered.stderr
+    assert ids_of("ls") == [answered.stdout.strip(), first]
+    settings.write_text(settings.read_text().replace("on_similar: ask", "on_similar: sometimes"))
+    assert run("add", "anything").exit_code == 5
+
+
+def test_doctor_names_a_fork_and_an_update_resolves_it():
+    """Two successors of one version (what a git merge of two updates leaves; tests/test_git_store.py
+    plays it through git)."""
+    base = add("the staging cluster is called kestrel")
+    left = ok("update", base, "the staging cluster is called falcon").stdout.strip()
+    mem = open_mem()
+    right = mem.add("the staging cluster is called osprey", supersedes=[base]).memory.id
+    assert set(ids_of("ls")) == {left, right}
+    report = run("doctor", "--json")
+    assert report.exit_code == 1
+    problems = [f for f in json.loads(report.stdout)["findings"] if not f["ok"]]
+    assert [p["check"] for p in problems] == ["versions"]
+    assert base in problems[0]["message"] and left in problems[0]["message"] and right in problems[0]["message"]
+    shown = ok("show", base)
+    assert "2 current versions" in shown.stderr and "falcon" in shown.stdout and "osprey" in shown.stdout
+    resolved = ok("update", right, "the staging cluster is called falcon-2")
+    merged = resolved.stdout.strip()
+    assert "the fork is resolved" in resolved.stderr
+    assert set(load_file(file_of(merged))["supersedes"]) == {left, right}
+    assert ids_of("ls") == [merged]
+    assert ok("doctor").exit_code == 0
