@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 
 from memcli.compress.lexicon import is_modifier, is_verb, names_a_thing
 from memcli.compress.relations import anchors
-from memcli.compress.spans import find_spans
+from memcli.compress.spans import Span, find_spans
 from memcli.compress.wordlists import (
     FRAMING_WORDS,
     FUNCTION_WORDS,
@@ -208,7 +208,8 @@ def _relation_words(units: Sequence[Unit]) -> set[int]:
     ("because", "instead", "but"; "so" only where it joins clauses, not in "so happy")."""
     starts = {u.start: i for i, u in enumerate(units)}
     kept: set[int] = set()
-    for anchor in anchors("".join(u.text for u in units)):
+    spans = [Span(u.start, u.start + len(u.text), u.span_kind, u.text) for u in units if u.kind == "protected"]
+    for anchor in anchors("".join(u.text for u in units), spans):
         kept.update(starts[at] for at in (anchor.start, *(s for s, _ in anchor.between)) if at in starts)
     for i, unit in enumerate(units):
         if unit.kind == "word" and unit.lower in RELATION_LINKS:
