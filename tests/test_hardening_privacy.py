@@ -299,7 +299,7 @@ def leftovers(temp_dir) -> list[str]:
     ("p.write_text(t.replace('raw: |-', 'tags: [has space]\\nraw: |-'))", "may not contain spaces", 5),
     (f"p.write_text(t + 'notes: |\\n  ' + {fs.truncated_pem(fs.key_body())!r}.replace(chr(10), chr(10) + '  '))",
      "still holds a private key", 7),
-    ("p.write_text(t.replace('precious', 'changed'))\nsys.exit(3)", "Editing failed", 1),
+    ("p.write_text(t.replace('precious', 'changed'))\nsys.exit(3)", "Editing failed", 2),
 ], ids=["yaml", "no-raw", "id", "not-a-mapping", "bad-tag", "private-key", "editor-fails"])
 def test_item12_an_invalid_edit_leaves_no_temp_file_anywhere(tmp_path, temp_dir, script, message, code):
     memory_id = add("precious text")
