@@ -114,8 +114,9 @@ def announce_new_store(env: Env) -> None:
 @click.command()
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--git", is_flag=True, help="Also write .gitattributes for a store shared through git.")
+@click.option("--json", "as_json", is_flag=True, help="Print {store, created}.")
 @click.pass_context
-def init(ctx: click.Context, directory: Path | None, git: bool) -> None:
+def init(ctx: click.Context, directory: Path | None, git: bool, as_json: bool) -> None:
     """Create a store in DIRECTORY (default: --dir or $MEM_DIR if given, else ./.mem).
 
     A store is mem.yaml (settings), memories/ (one YAML file per memory) and .index/ (caches,
@@ -129,8 +130,12 @@ def init(ctx: click.Context, directory: Path | None, git: bool) -> None:
     root = directory or env.store_dir or (Path(os.environ["MEM_DIR"]) if os.environ.get("MEM_DIR") else Path(".mem"))
     store = Store(root.expanduser().resolve())
     created = store.init(git=git)
-    click.echo(str(store.root))
-    click.echo(("mem: initialised a new store at " if created else "mem: store already exists at ") + str(store.root), err=True)
+    if as_json:
+        echo_json({"store": str(store.root), "created": created})
+    else:
+        click.echo(str(store.root))
+    click.echo(("mem: initialised a new store at " if created else "mem: store already exists at ") + str(store.root),
+               err=True)
 
 
 @click.command()
