@@ -478,6 +478,15 @@ class Catalog:
         ).fetchall()
         return [(label, float(score)) for label, score in rows]
 
+    def ids_starting(self, prefix: str, limit: int) -> list[str]:
+        """Ids that begin with `prefix` (as typed: any case, Crockford look-alikes), newest first."""
+        norm = normalise_prefix(prefix) if prefix else ""
+        if norm is None:
+            return []
+        rows = self.db.execute("SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id DESC LIMIT ?",
+                               (norm, norm + "~", limit)).fetchall()
+        return [row[0] for row in rows]
+
     def tag_counts(self, filters: Filters) -> list[tuple[str, int]]:
         where, params = filters.sql()
         return self.db.execute(

@@ -79,12 +79,13 @@ class Store:
 
     def protect(self, *paths: Path) -> None:
         """Make files mem did not write itself (the catalog, its journal, the vector graph) 0600 in a
-        private store, and its folder 0700 (a store made before mem did this is tightened here)."""
+        private store, and its folder and .index/ 0700 (a store made before mem did this, or an .index/
+        that SQLite's side made, is tightened here)."""
         if not self.private:
             return
-        for path in (self.root, *paths):
+        for path in (self.root, self.index_dir, *paths):
             with contextlib.suppress(FileNotFoundError):
-                wanted = 0o700 if path == self.root else 0o600
+                wanted = 0o700 if path in (self.root, self.index_dir) else 0o600
                 if os.stat(path).st_mode & 0o777 != wanted:
                     os.chmod(path, wanted)
 
