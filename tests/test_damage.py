@@ -634,3 +634,11 @@ def test_a_thread_message_file_that_cannot_be_read_does_not_crash_the_thread(con
     result = run("thread", "show", thread_id, "--jsonl")
     assert result.exit_code in (0, 5), result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_batch_search_names_a_query_line_that_is_not_utf8_and_runs_the_others():
+    memory_id = add("the kiwi harvest starts in May")
+    result = run("search", "-", input=b"kiwi\n\xff\xfe bad\nharvest\n")
+    assert result.exit_code == 0
+    assert "query line 2: not valid UTF-8" in result.stderr
+    assert [row["query"] for row in jsonl(result.stdout) if row["id"] == memory_id] == ["kiwi", "harvest"]
