@@ -234,9 +234,9 @@ def test_compression_is_queued_by_default_and_compress_now_waits_for_it(project,
     assert len(compressor.seen) > seen
 
 
-def test_an_explicitly_named_ignored_file_is_skipped(project):
-    summary, _ = ingest("docs/.env", "docs/build.log")
-    assert summary["ignored"] == 2 and summary["added"] == 0
+def test_an_explicitly_named_ignored_file_is_refused_like_add_file(project):
+    result = run("ingest", "docs/.env", "docs/build.log")
+    assert result.exit_code == 7 and "refusing file docs/.env: it is ignored by built-in defaults" in result.stderr
     assert not store_root().exists() or chunks() == {}
 
 
