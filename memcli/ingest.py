@@ -238,13 +238,13 @@ def _sync_file(mem, source: str, chunks: list[str], stored: list, tags: list[str
     new: list[tuple[str, str]] = []
     updated = 0
     for n, chunk in enumerate(chunks, 1):
-        ticks.tick()
         chunk_source = f"{source}#{n}"
         same_text = pool.get(chunk)
         if not same_text:
             new.append((chunk, chunk_source))
             report.redacted = dict(Counter(report.redacted) + Counter(_MARKER_KIND.findall(chunk)))
             continue
+        ticks.tick()
         memory = next((m for m in same_text if m.source == chunk_source), same_text[0])
         same_text.remove(memory)
         wanted_tags = memory.tags + [t for t in tags if t not in memory.tags]
@@ -258,6 +258,8 @@ def _sync_file(mem, source: str, chunks: list[str], stored: list, tags: list[str
         stored = mem.add_many(new, tags=tags, written_by=WRITTEN_BY, allow_duplicate=True,
                               compressing=Compressing(defer=defer), check_source=False)
         report.pending += sum(1 for result in stored if result.memory.status == "pending")
+    for _ in new:  # new chunks count once stored (embedded together, above)
+        ticks.tick()
     added = len(new)
     gone = [memory for left in pool.values() for memory in left]
     if gone and not dry_run:

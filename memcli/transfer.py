@@ -52,10 +52,10 @@ def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing:
     report = ImportReport()
     mem.ensure_store()
     lines = list(lines)
+    if progress:
+        progress("importing memories", 0, len(lines))
     batch: list = []
     for number, line in enumerate(lines, 1):
-        if progress:
-            progress("importing memories", number - 1, len(lines))
         try:
             text = _line_text(line, number)
             if not text.strip():
@@ -82,21 +82,24 @@ def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing:
         needs = memory.compressed is None and memory.status != "skipped"
         batch.append((memory, compressing if needs else None))
         if len(batch) == WRITE_BATCH:
-            _commit(mem, batch, report)
-    _commit(mem, batch, report)
+            _commit(mem, batch, report, progress, len(lines))
+    _commit(mem, batch, report, progress, len(lines))
     mem.settle()
     if progress:
         progress("importing memories", len(lines), len(lines))
     return report
 
 
-def _commit(mem: Mem, batch: list, report: ImportReport) -> None:
+def _commit(mem: Mem, batch: list, report: ImportReport, progress: Progress | None, total: int) -> None:
     """Write a batch through the pipeline (one embedding call for all of it) and empty it."""
     for existing in mem.commit_many(batch, dedupe=True):
         if existing:
             report.duplicates += 1
         else:
             report.imported += 1
+        if progress:
+            progress("importing memories", report.imported + report.duplicates + len(report.invalid)
+                     + len(report.refused), total)
     batch.clear()
 
 

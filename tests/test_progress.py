@@ -23,7 +23,7 @@ import fakes
 
 class Slow(fakes.FakeEmbedder):
     def embed(self, texts):
-        time.sleep(0.15)
+        time.sleep(0.15 * len(texts))
         return super().embed(texts)
 
 class SlowCompressor(fakes.FakeCompressor):
@@ -95,6 +95,7 @@ def test_no_bars_when_stderr_is_not_a_terminal(tmp_path):
     write_tree(tmp_path / "docs", {"big.md": text_of(12)})
     result = ok("ingest", tmp_path / "docs")
     assert "ingesting" not in result.stderr and "%" not in result.stderr
-    assert result.stderr.strip().splitlines()[-1].startswith("mem: 1 paths: 1 files read")
+    summary, pending = result.stderr.strip().splitlines()[-2:]
+    assert summary.startswith("mem: 1 paths: 1 files read") and pending.endswith("run `mem compress --pending`")
     add("x " * 300, "--defer")
     assert run("compress", "--pending").stderr.strip() == "mem: compressed 1 memories: 1 done"
