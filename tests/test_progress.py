@@ -98,4 +98,5 @@ def test_no_bars_when_stderr_is_not_a_terminal(tmp_path):
     summary, pending = result.stderr.strip().splitlines()[-2:]
     assert summary.startswith("mem: 1 paths: 1 files read") and pending.endswith("run `mem compress --pending`")
     add("x " * 300, "--defer")
-    assert run("compress", "--pending").stderr.strip() == "mem: compressed 1 memories: 1 done"
+    # the 12 chunks ingest queued, and the deferred add
+    assert run("compress", "--pending").stderr.strip() == "mem: compressed 13 memories: 13 done"
