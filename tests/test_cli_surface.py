@@ -7,7 +7,7 @@ import json
 import sys
 
 import pytest
-from helpers import add, jsonl, ok, run
+from helpers import add, jsonl, ok, run, store_root
 
 from memcli.when import parse_when
 
@@ -141,6 +141,7 @@ def test_every_command_speaks_json(tmp_path):
     imported = json.loads(ok("--dir", tmp_path / "copy", "import", "--json", input=exported).stdout)
     assert imported["imported"] == 2
     assert json.loads(ok("path", "--json").stdout)["exists"] is True
+    assert json.loads(ok("init", "--json").stdout) == {"store": str(store_root()), "created": False}
     assert json.loads(ok("rm", "-y", deferred, "--json").stdout) == {"deleted": [deferred]}
     assert json.loads(ok("doctor", "--json").stdout)["healthy"] is True
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from pathlib import Path
@@ -114,8 +113,9 @@ def announce_new_store(env: Env) -> None:
 @click.command()
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--git", is_flag=True, help="Also write .gitattributes for a store shared through git.")
+@click.option("--json", "as_json", is_flag=True, help="Print {store, created}.")
 @click.pass_context
-def init(ctx: click.Context, directory: Path | None, git: bool) -> None:
+def init(ctx: click.Context, directory: Path | None, git: bool, as_json: bool) -> None:
     """Create a store in DIRECTORY (default: --dir or $MEM_DIR if given, else ./.mem).
 
     A store is mem.yaml (settings), memories/ (one YAML file per memory) and .index/ (caches,
@@ -129,8 +129,12 @@ def init(ctx: click.Context, directory: Path | None, git: bool) -> None:
     root = directory or env.store_dir or (Path(os.environ["MEM_DIR"]) if os.environ.get("MEM_DIR") else Path(".mem"))
     store = Store(root.expanduser().resolve())
     created = store.init(git=git)
-    click.echo(str(store.root))
-    click.echo(("mem: initialised a new store at " if created else "mem: store already exists at ") + str(store.root), err=True)
+    if as_json:
+        echo_json({"store": str(store.root), "created": created})
+    else:
+        click.echo(str(store.root))
+    click.echo(("mem: initialised a new store at " if created else "mem: store already exists at ") + str(store.root),
+               err=True)
 
 
 @click.command()
@@ -403,19 +407,15 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     keeps a private key, or whose source .memignore names, is refused (exit 7 if nothing was invalid).
     """
     mem = env.mem()
-    if source == "-":
-        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8")
-    else:
-        file = Path(source)
-        if not file.is_file():
-            raise InputError(f"no such file: {source}")
-        stream = file.open(encoding="utf-8")
     from memcli.api import Compressing
+    from memcli.textio import RECORD_FACTOR, bounded_lines, open_input
     from memcli.transfer import import_lines
 
+    stream = open_input(source)
     with stream:
+        lines = bounded_lines(stream, RECORD_FACTOR * mem.settings.max_input_bytes)
         with ProgressBars() as progress:
-            report = import_lines(mem, stream, Compressing(enabled=not no_compress, defer=defer), progress)
+            report = import_lines(mem, lines, Compressing(enabled=not no_compress, defer=defer), progress)
     announce_new_store(env)
     for error in report.invalid + report.refused:
         click.echo(f"mem: skipped {error}", err=True)

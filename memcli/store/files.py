@@ -10,6 +10,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Callable, Iterator
@@ -17,10 +18,10 @@ from typing import Callable, Iterator
 import yaml
 
 from memcli.config import Settings
-from memcli.errors import StoreError
+from memcli.errors import InvalidMemory, StoreError
 from memcli.fsutil import atomic_write
 from memcli.paths import user_store_dir, work_tree_top
-from memcli.store.memory import Memory
+from memcli.store.memory import Memory, parse_yaml
 
 SETTINGS_FILE = "mem.yaml"
 MEMORIES = "memories"
@@ -109,9 +110,12 @@ class Store:
         if not self.exists:
             return Settings()
         try:
-            data = yaml.safe_load(self.settings_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            # Committed and shared like the memories, so read the same guarded way (no aliases).
+            data = parse_yaml(self.settings_path.read_text(encoding="utf-8"), str(self.settings_path))
+        except (OSError, UnicodeDecodeError) as exc:
             raise StoreError(f"cannot read {self.settings_path}: {exc}") from None
+        except InvalidMemory as exc:
+            raise StoreError(f"cannot read {exc}") from None
         return Settings.from_yaml_dict(data, str(self.settings_path))
 
     def init(self, *, git: bool = False) -> bool:
@@ -164,8 +168,8 @@ class Store:
             self.file_path(relpath).unlink()
 
     def scan(self, start: str = MEMORIES, *, folders: dict | None = None,
-             descend: Callable[[str], bool] | None = None) -> Iterator[tuple[str, int, int]]:
-        """Memory files under `start` (a folder relative to the root) as (relpath, mtime_ns, size).
+             descend: Callable[[str], bool] | None = None) -> Iterator[tuple[str, int, int, int]]:
+        """Memory files under `start` (a folder relative to the root) as (relpath, mtime_ns, size, ctime_ns).
 
         `folders`, when given, gets the mtime of every folder walked (None when it is missing), taken
         before its listing so that a change during the walk shows up next time; `descend(relfolder)`
@@ -190,7 +194,7 @@ class Store:
                         stack.append(entry.path)
                 elif entry.name.endswith(".yaml") and entry.is_file(follow_symlinks=False):
                     info = entry.stat(follow_symlinks=False)
-                    yield entry.path[root_len:], info.st_mtime_ns, info.st_size
+                    yield entry.path[root_len:], info.st_mtime_ns, info.st_size, info.st_ctime_ns
 
     @contextlib.contextmanager
     def lock(self, timeout: float = LOCK_TIMEOUT_S):
@@ -205,10 +209,13 @@ class Store:
             finally:
                 self._lock_depth -= 1
             return
+        path = self.index_dir / "lock"
         try:
             self._mkdir(self.index_dir)
             self.protect()
-            handle = os.fdopen(os.open(self.index_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_APPEND,
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)  # only a cache folder: whatever took the lock file's place goes
+            handle = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND,
                                        0o600 if self.private else 0o666), "a+")
         except OSError as exc:
             raise StoreError(f"cannot lock {self.index_dir}: {exc.strerror or exc}") from None
