@@ -15,10 +15,12 @@ from mcp_types import CallToolResult
 from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
+from memcli.api import Compressing
 from memcli.context import DEFAULT_BUDGET, line_for
 from memcli.index.filters import Filters
 from memcli.mcp.toolbox import Toolbox, client_name, reply
 from memcli.stats import read_cost
+from memcli.worker import defers_writes
 from memcli.store.memory import normalise_tags
 
 Tags = Annotated[list[str] | str | None, Field(description='Tags to file it under, e.g. ["infra", "billing"].')]
@@ -112,13 +114,19 @@ def register(box: Toolbox) -> None:
         ctx: Context,
         tags: Tags = None,
         source: Annotated[str | None, Field(description="Where it came from: a path or URI.")] = None,
+        local_only: Annotated[bool, Field(description="Never send this memory to a compression server.")] = False,
     ) -> CallToolResult:
         """Remember a piece of text (one idea per memory, with tags). Says the id it was stored under;
         writing the same text again stores nothing new and says so. Secrets are replaced by
         [REDACTED:<kind>] before storing; a private key is refused."""
         written_by = client_name(ctx)
-        result = await box.run(lambda mem: mem.add(content, tags=tags, source=source,
-                                                   written_by=written_by))
+
+        def write(mem):
+            # Slow compression (a server, a large local model) is left to the idle worker: stored now.
+            return mem.add(content, tags=tags, source=source, written_by=written_by, local_only=local_only,
+                           compressing=Compressing(defer=defers_writes(mem)))
+
+        result = await box.run(write)
         memory = result.memory
         structured = {"id": memory.id, "duplicate": result.duplicate, "written_by": memory.written_by}
         structured |= {key: value for key, value in memory.to_contract().items() if key in Written.__annotations__}
