@@ -20,7 +20,6 @@ import fakes as fakes_module
 import pytest
 import test_mcp as mcp_client
 from helpers import add, jsonl, load_file, memory_files, ok, run, store_root
-import sqlite3
 
 from memcli.privacy.redact import redact
 

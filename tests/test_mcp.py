@@ -88,7 +88,7 @@ def test_a_client_writes_searches_lists_gets_and_deletes():
     async def scenario(client):
         tools = {tool.name for tool in (await client.list_tools()).tools}
         assert tools == {"memory_write", "memory_search", "memory_list", "memory_get", "memory_delete",
-                         "memory_context"}
+                         "memory_context", "thread_append", "thread_context", "thread_list"}
         short = await call(client, "memory_write", content="We moved billing from Heroku to Fly.io in March",
                            tags=["infra", "Billing"], source="notes/infra.md")
         assert short == {"id": short["id"], "duplicate": False, "written_by": "mcp:test-assistant",
@@ -185,7 +185,7 @@ def test_every_tool_declares_annotations_and_refuses_what_it_does_not_take():
             assert tool.output_schema["type"] == "object" and hints.open_world_hint is False, name
             assert "\n    " not in tool.description, name
             assert tool.input_schema.get("additionalProperties") is False, name
-        reads = {"memory_search", "memory_list", "memory_get", "memory_context"}
+        reads = {"memory_search", "memory_list", "memory_get", "memory_context", "thread_context", "thread_list"}
         assert {name for name, tool in tools.items() if tool.annotations.read_only_hint} == reads
         assert {name for name, tool in tools.items() if tool.annotations.destructive_hint} == {"memory_delete"}
         assert tools["memory_write"].annotations.idempotent_hint and tools["memory_delete"].annotations.idempotent_hint

@@ -118,7 +118,7 @@ SECRETS = [
     ('{{"type": "service_account", "private_key": "{s}\\n", "client_email": "x@y.iam.gserviceaccount.com"}}',
      PKCS8_ESCAPED, "private-key"),
     # Added after a held-out round (see the report): shapes the first tables did not have.
-    ("heroku config:set SENDGRID_API_KEY={s}", "SG." + rand(22) + "." + rand(43), "secret"),
+    ("heroku config:set SENDGRID_API_KEY={s}", "SG." + rand(22) + "." + rand(43), "sendgrid-key"),
     ("//registry.npmjs.org/:_authToken={s}", "npm_" + rand(36), "npm-token"),
     ("mysql -u root -p{s} production", PW, "password"),
     ("PGPASSWORD={s} psql -h db.internal -U app", PW, "password"),
@@ -153,10 +153,26 @@ SECRETS = [
     ("aws configure set aws_secret_access_key {s}", AWS_SECRET, "aws-secret-key"),
     ('DB_PASS="{s}"', "p@ss w0rd", "password"),
     ("data:\n  password: {s}", "cGFzc3dvcmQxMjM=", "password"),
-    ("[pypi]\nusername = __token__\npassword = {s}", "pypi-AgEIcHlwaS5vcmc" + rand(60, URLSAFE), "password"),
+    ("[pypi]\nusername = __token__\npassword = {s}", "pypi-AgEIcHlwaS5vcmc" + rand(60, URLSAFE), "pypi-token"),
     ("Authorization: Basic {s}", "dXNlcjpwYXNz" + rand(8), "basic-auth"),
     ('$env:GITHUB_TOKEN = "{s}"', GH_CLASSIC, "github-token"),
     ('{{"token":"{s}","expires_in":3600}}', OPAQUE, "secret"),
+    # Issue 13 (item 10): containers and phrases a hostile round found, and prefixed vendor tokens
+    # taken from gitleaks' published rules (read as data).
+    ("my laptop key:\n{s}\nrotate yearly", "PuTTY-User-Key-File-2: ssh-rsa\nEncryption: none\nComment: k\n"
+     f"Public-Lines: 1\n{rand(64, B64)}\nPrivate-Lines: 1\n{rand(64, B64)}\nPrivate-MAC: {rand(40, HEX)}", "private-key"),
+    ("appliance key:\n{s}\n", "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: \"k\"\n"
+     f"{rand(64, B64)}\n{rand(30, B64)}\n---- END SSH2 ENCRYPTED PRIVATE KEY ----", "private-key"),
+    ("wifi password = {s}", "correct horse battery staple", "password"),
+    ("vpn:\n  passphrase: {s}  # since May\n  host: vpn.example.com", "violet orbit lantern", "password"),
+    ("VAULT_TOKEN={s}", "hvs." + rand(95, URLSAFE), "hashicorp-token"),
+    ("the runner registers with {s}", "glrt-" + rand(20, URLSAFE), "gitlab-token"),
+    ("DO token: {s}", "dop" + "_v1_" + rand(64, HEX), "digitalocean-token"),
+    ("shopify app {s} for the store", "shp" + "at_" + rand(32, HEX), "shopify-token"),
+    ("age identity {s}", "AGE-SECRET-KEY-1" + rand(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"), "age-secret-key"),
+    ("TELEGRAM={s}", rand(10, string.digits) + ":AA" + rand(33, URLSAFE), "telegram-bot-token"),
+    ("STRIPE_KEY={s}", rand(32, URLSAFE), "secret"),
+    ('auth = "{s}"', rand(40, B64), "secret"),
 ]
 
 BENIGN = [
@@ -246,6 +262,17 @@ BENIGN = [
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGvQ8qjpyRrK2pbBmW4E4P3C0dYb8PPqTqJv3t3x5WfM dana@laptop",
     "bypass: true",
     "compass = north",
+    # Issue 13: look-alikes of the shapes added for it.
+    "---- BEGIN SSH2 PUBLIC KEY ----\nAAAAB3NzaC1yc2EAAAADAQABAAABAQC7\n---- END SSH2 PUBLIC KEY ----",
+    "PuTTY-User-Key-File formats are described in the PuTTY manual",
+    "password: must be 12 characters or more",
+    "password = x if admin else y",
+    "password = await ask_password()",
+    'cache_key = "user:42:profile"',
+    "sort_key=created_at_desc_2024",
+    "idempotency_key: 123e4567-e89b-12d3-a456-426614174000",
+    "the key-value store is Redis",
+    "SKU SK-1234 ships Monday",
 ]
 
 

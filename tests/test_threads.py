@@ -241,3 +241,30 @@ def test_old_summaries_fold_again_into_a_digest_that_opens_up_when_room_allows()
     block = small[0]["content"].splitlines()
     assert any(f"- {d['summary']}" in block for d in digests), "a small budget sees the old part through a digest"
     assert "Turn 1:" not in " ".join(m["content"] for m in small[1:])
+
+
+def test_an_assistant_keeps_a_thread_through_mcp():
+    from test_mcp import call, error, session
+
+    async def scenario(client):
+        first = await call(client, "thread_append", title="support chat",
+                           messages=[{"role": "user", "name": "Ana", "content": "My order 4411 never arrived."},
+                                     {"role": "model", "content": "Sorry! I have reissued order 4411."}])
+        thread_id = first["thread"]
+        later = await call(client, "thread_append", thread=thread_id[:12], messages=chat(11))
+        assert len(first["ids"]) == 2 and len(later["ids"]) == 11
+        listed = await call(client, "thread_list")
+        assert listed["threads"][0]["id"] == thread_id and listed["threads"][0]["messages"] == 13
+        built = await call(client, "thread_context", thread=thread_id, budget=10_000)
+        assert [m["role"] for m in built["messages"][:2]] == ["user", "assistant"]
+        assert built["messages"][0] == {"role": "user", "name": "Ana", "content": "My order 4411 never arrived."}
+        assert built["tokens"] <= built["budget"] == 10_000
+        small = await call(client, "thread_context", thread=thread_id, budget=60)
+        assert small["tokens"] <= 60 and small["messages"][-1]["content"] == chat(11)[-1]["content"]
+        refused = await error(client, "thread_append", thread=thread_id, messages=[{"role": "narrator", "content": "x"}])
+        assert "role" in refused
+        return thread_id
+
+    thread_id = session(scenario)
+    folds = [row for row in jsonl(ok("thread", "show", thread_id, "--jsonl").stdout) if "summary" in row]
+    assert folds, "the server folded the older turns after answering"

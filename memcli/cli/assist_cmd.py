@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from memcli.cli.common import Env, ProgressBars, echo_json, limit_option, pass_env, query_text
+from memcli.cli.common import (
+    Env,
+    ProgressBars,
+    echo_json,
+    limit_option,
+    pass_env,
+    query_text,
+)
 from memcli.cli.core import filter_options, make_filters, versions_option
 from memcli.context import DEFAULT_BUDGET
 from memcli.errors import NOTHING
@@ -57,7 +64,8 @@ def context(env: Env, words, budget, limit, tags, since, until, source, all_vers
 def mcp(env: Env) -> None:
     """Serve this store to AI assistants over MCP on stdin/stdout.
 
-    Tools: memory_write, memory_search, memory_list, memory_get, memory_delete and memory_context.
+    Tools: memory_write, memory_search, memory_list, memory_get, memory_delete, memory_context,
+    and for conversations thread_append, thread_context and thread_list.
     The models stay loaded between calls; each call first takes in what changed on disk (other
     processes, an editor, git). Logs go to stderr. Needs the `mcp` extra: pip install 'memcli[mcp]'.
 

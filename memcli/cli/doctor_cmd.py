@@ -7,7 +7,6 @@ import click
 from memcli.cli.common import Env, ProgressBars, echo_json, pass_env
 from memcli.errors import NOTHING
 
-
 MARKS = {"ok": click.style("ok  ", fg="green"), "info": click.style("info", fg="blue"),
          "fail": click.style("FAIL", fg="red", bold=True)}
 

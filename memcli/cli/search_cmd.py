@@ -8,8 +8,17 @@ import sys
 import click
 
 from memcli.cli import render
-from memcli.cli.common import (Env, ProgressBars, echo_json, emit, limit_option, output_options, pass_env,
-                               query_text, with_raw_option)
+from memcli.cli.common import (
+    Env,
+    ProgressBars,
+    echo_json,
+    emit,
+    limit_option,
+    output_options,
+    pass_env,
+    query_text,
+    with_raw_option,
+)
 from memcli.cli.core import filter_options, make_filters, versions_option
 from memcli.errors import NOTHING
 from memcli.index.search import MODES

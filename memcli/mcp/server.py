@@ -22,7 +22,7 @@ from memcli.errors import MemError, describe
 try:
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from memcli.mcp import memory_tools
+    from memcli.mcp import memory_tools, thread_tools
     from memcli.mcp.toolbox import Server, Toolbox
 except ImportError as exc:
     raise MemError(f"`mem mcp` needs the MCP package ({exc}); install it with: pip install 'memcli[mcp]'") from None
@@ -30,7 +30,7 @@ except ImportError as exc:
 log = logging.getLogger("memcli")
 
 # Each module adds its tools with `register(box)`; a feature with tools of its own adds its module here.
-MODULES = [memory_tools]
+MODULES = [memory_tools, thread_tools]
 
 INSTRUCTIONS = """\
 Long-term memory shared with the user's shell (the `mem` command). Search it before answering \

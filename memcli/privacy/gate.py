@@ -13,7 +13,6 @@ from pathlib import Path
 
 from memcli.errors import InputError, Refused
 
-
 TEXTS = ("raw", "compressed")  # long texts, redacted as they are (no key gives them context)
 
 

@@ -48,7 +48,7 @@ def read_pinned(pinned: Pin, limit: int) -> bytes:
         fd = os.open(pinned.real, flags)
     except FileNotFoundError:
         raise InputError(f"no such file: {pinned.path}") from None
-    except OSError as exc:
+    except OSError:
         if os.path.islink(pinned.real):
             raise _changed(pinned, "it is a link now") from None
         raise

@@ -16,7 +16,10 @@ matches base64 without a token prefix or an assignment.
 Kinds: private-key, aws-access-key, aws-secret-key, github-token, gitlab-token, npm-token,
 huggingface-token, anthropic-key, openai-key, slack-token, slack-webhook, stripe-key, google-api-key,
 jwt, bearer-token, basic-auth, url-password, password (assignments, flags and command lines whose name
-says password/passwd/pwd/pass), secret (any other secret-named assignment: token, api_key, ...).
+says password/passwd/pwd/pass, and a value of several words under such a name), secret (any other
+secret-named assignment: token, api_key, ...; and a generated-looking value under a name like *_KEY,
+auth, credentials), and the vendor kinds of memcli/privacy/vendors.py. Private keys are PEM, OpenSSH,
+PGP and SSH2 blocks and PuTTY files.
 
 The store's own patterns (mem.yaml `redact: [{name, regex}]`) run after the built-ins; a pattern
 with a group named `secret` redacts only that group, otherwise the whole match.
@@ -56,6 +59,7 @@ class Detector:
     pattern: re.Pattern
     # Given the match, is the `secret` group (or the whole match) really a secret?
     accept: Callable[[re.Match], bool] = lambda m: True
+    keywords: tuple[str, ...] = ()  # when given, text holding none of them cannot match (a cheap test first)
 
     def span(self, m: re.Match) -> tuple[int, int]:
         return m.span("secret") if "secret" in self.pattern.groupindex else m.span()
@@ -106,9 +110,10 @@ def _real_secret(m: re.Match) -> bool:
 
 # An assignment: a key that ends in a secret word, an operator, then a quoted or bare value.
 # Quoted values are literals; bare values may also be code, which is told apart in _assignment_accept.
-_ASSIGNMENT = re.compile(
+def _assignment(words: str) -> re.Pattern:
+    return re.compile(
     rf"""
-    (?<![\w.-])(?P<key>[\w.-]*?(?:{_SECRET_WORDS}|(?<=[\w])[_.-]pass))(?![\w-])
+    (?<![\w.-])(?P<key>[\w.-]*?(?:{words}))(?![\w-])
     (?:["']\]?)?                                         # the closing quote of a JSON key or of env["KEY"]
     [ \t]*
     (?:
@@ -130,7 +135,26 @@ _ASSIGNMENT = re.compile(
     )
     """,
     re.IGNORECASE | re.VERBOSE | re.MULTILINE,
-)
+    )
+
+
+_ASSIGNMENT = _assignment(rf"{_SECRET_WORDS}|(?<=[\w])[_.-]pass")
+# Names that hold a secret only sometimes (`STRIPE_KEY`, `cache_key`, `auth`): the value must look generated.
+_KEYED = _assignment(r"key|keys|auth|credentials?|creds|cookie|session[_-]?(?:id|key)|sid")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+
+
+def _entropy(value: str) -> float:
+    import math
+
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def _keyed_accept(m: re.Match) -> bool:
+    value = m.group(_value_group(m)).strip()
+    return (len(value) >= 16 and _looks_random(value) and _entropy(value) >= 3.5 and not _UUID.match(value)
+            and not _REFERENCE.match(value) and _assignment_accept(m))
 # A command-line flag named like a secret: `--password hunter2`, `--api-key=...`.
 _FLAG = re.compile(
     rf"""(?<!\S)--(?P<key>[\w-]*?(?:{_SECRET_WORDS}))(?:=|[ \t]+)"""
@@ -215,6 +239,15 @@ def _c(pattern: str, flags: int = 0) -> re.Pattern:
     return re.compile(pattern, flags)
 
 
+def _vendor_detectors() -> tuple[Detector, ...]:
+    """One detector per token shape of memcli/privacy/vendors.py, each standing alone (no token character
+    glued before or after it)."""
+    from memcli.privacy.vendors import VENDOR_TOKENS
+
+    return tuple(Detector(kind, _c(rf"(?<![{_T}])(?:{token})(?![{_T}])"), keywords=keywords)
+                 for kind, keywords, token in VENDOR_TOKENS)
+
+
 BUILTIN: tuple[Detector, ...] = (
     Detector(  # PEM, OpenSSH and PGP blocks (5 dashes), and SSH2/SECSH blocks (`---- BEGIN SSH2 ... ----`)
         "private-key",
@@ -256,6 +289,7 @@ BUILTIN: tuple[Detector, ...] = (
     ),
     Detector("stripe-key", _c(rf"(?<![{_T}])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{{20,}}(?![{_T}])")),
     Detector("google-api-key", _c(rf"(?<![{_T}])AIza[0-9A-Za-z_-]{{35}}(?![{_T}])")),
+    *_vendor_detectors(),
     Detector("jwt", _c(rf"(?<![{_T}])eyJ[{_T}]{{5,}}\.[{_T}]{{5,}}\.[{_T}]*(?![.{_T}])")),
     Detector(
         "bearer-token",
@@ -291,6 +325,7 @@ BUILTIN: tuple[Detector, ...] = (
     _PhraseDetector("password", _PHRASE, _phrase_accept),
     _AssignmentDetector("secret", _FLAG, _assignment_accept),
     _AssignmentDetector("secret", _ASSIGNMENT, _assignment_accept),
+    _AssignmentDetector("secret", _KEYED, _keyed_accept),
 )
 
 
@@ -339,6 +374,8 @@ def store_detectors(extra: Iterable[dict]) -> tuple[Detector, ...]:
 
 
 def _apply(detector: Detector, text: str, counts: Counter) -> str:
+    if detector.keywords and not any(word in text for word in detector.keywords):
+        return text
     if not detector.pattern.search(text):
         return text
     markers = [m.span() for m in MARKER.finditer(text)]

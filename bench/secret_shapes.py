@@ -1,0 +1,191 @@
+"""How many secrets redaction misses (FN) and how many look-alikes it wrongly redacts (FP), by group.
+
+    PYTHONPATH=. .venv/bin/python bench/secret_shapes.py [-v]
+
+The positives are shapes from gitleaks' published rule set (config/gitleaks.toml, read as data) for
+vendors whose tokens carry their own prefix, plus the private-key containers and passphrases a hostile
+round found (PuTTY, SSH2, `password = several words`), plus key-named assignments of generated values.
+Each sits in a line of ordinary context. The look-alikes are text that resembles them and holds no
+secret: public keys, hashes, ids, code, prose about passwords. Secrets are generated at run time from
+a seeded generator, so no token-shaped literal sits in the repository.
+
+A positive counts as found when none of its 8-character pieces is left in the output; a look-alike
+counts as a false positive when the output differs from the input at all. Run it with PYTHONPATH
+pointing at an older checkout to compare detector versions on the same tables (-v lists the misses).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import string
+from collections import defaultdict
+
+from memcli.privacy.redact import redact
+
+rng = random.Random(20261130)
+LOWER = string.ascii_lowercase + string.digits
+ALNUM = string.ascii_letters + string.digits
+UPPER = string.ascii_uppercase + string.digits
+HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+URLSAFE = ALNUM + "_-"
+BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+
+
+def r(n: int, alphabet: str = ALNUM) -> str:
+    while True:
+        value = "".join(rng.choice(alphabet) for _ in range(n))
+        if not (set(alphabet) & set(string.digits)) or any(c.isdigit() for c in value):
+            if not (set(alphabet) & set(string.ascii_letters)) or any(c.isalpha() for c in value):
+                return value
+
+
+def block(begin: str, end: str, lines: int = 4, width: int = 64) -> str:
+    return "\n".join([begin, *(r(width, B64) for _ in range(lines)), end])
+
+
+def putty(version: int) -> str:
+    return (f"PuTTY-User-Key-File-{version}: ssh-ed25519\nEncryption: none\nComment: ed25519-key\n"
+            f"Public-Lines: 2\n{r(64, B64)}\n{r(20, B64)}\nPrivate-Lines: 1\n{r(44, B64)}\nPrivate-MAC: {r(64, HEX)}")
+
+
+def positives() -> dict[str, list[tuple[str, str]]]:
+    """group -> [(line with the secret, the secret)]"""
+    d5 = "-" * 5
+    d4 = "-" * 4
+    vendor = {
+        "age": "AGE-SECRET-KEY-1" + r(58, BECH32),
+        "artifactory": "AKCp" + r(69),
+        "azure client secret": r(3) + "8Q~" + r(34, URLSAFE),
+        "databricks": "dapi" + r(32, HEX),
+        "digitalocean": "dop_v1_" + r(64, HEX),
+        "doppler": "dp.pt." + r(43),
+        "dynatrace": "dt0c01." + r(24, UPPER) + "." + r(64),
+        "easypost": "EZAK" + r(54),
+        "fly.io": "fo1_" + r(43, URLSAFE),
+        "gitlab deploy": "gldt-" + r(20, URLSAFE),
+        "gitlab runner": "glrt-" + r(20, URLSAFE),
+        "grafana": "glsa_" + r(32) + "_" + r(8, HEX),
+        "vault": "hvs." + r(95, URLSAFE),
+        "terraform cloud": r(14) + ".atlasv1." + r(67, URLSAFE),
+        "heroku v2": "HRKU-AA" + r(58, URLSAFE),
+        "infracost": "ico-" + r(32),
+        "linear": "lin_api_" + r(40),
+        "mailchimp": r(32, HEX) + "-us21",
+        "mailgun": "key-" + r(32, HEX),
+        "notion": "ntn_" + r(11, string.digits) + r(35),
+        "openshift": "sha256~" + r(43, URLSAFE),
+        "perplexity": "pplx-" + r(48),
+        "planetscale": "pscale_tkn_" + r(43, URLSAFE),
+        "postman": "PMAK-" + r(24, HEX) + "-" + r(34, HEX),
+        "prefect": "pnu_" + r(36),
+        "pypi": "pypi-AgEIcHlwaS5vcmc" + r(70, URLSAFE),
+        "readme": "rdme_" + r(70, LOWER),
+        "rubygems": "rubygems_" + r(48, HEX),
+        "sendgrid": "SG." + r(22, URLSAFE) + "." + r(43, URLSAFE),
+        "sendinblue": "xkeysib-" + r(64, HEX) + "-" + r(16),
+        "sentry": "sntryu_" + r(64, HEX),
+        "shippo": "shippo_live_" + r(40, HEX),
+        "shopify": "shpat_" + r(32, HEX),
+        "slack config": "xoxe-1-" + r(146, UPPER),
+        "square": "sq0atp-" + r(22, URLSAFE),
+        "stripe webhook": "whsec_" + r(32),
+        "telegram bot": r(10, string.digits) + ":AA" + r(33, URLSAFE),
+        "twilio": "SK" + r(32, HEX),
+    }
+    contexts = ["the token is {s}", "export X={s}", "curl -d 'k={s}' https://api.example.com", "- {s}",
+                "set it to `{s}` in CI"]
+    groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for n, (name, secret) in enumerate(vendor.items()):
+        groups["vendor prefixes (gitleaks)"].append((contexts[n % len(contexts)].format(s=secret), secret))
+    keys = [
+        ("PuTTY v2", putty(2), None),
+        ("PuTTY v3", putty(3), None),
+        ("SSH2 encrypted", block(f"{d4} BEGIN SSH2 ENCRYPTED PRIVATE KEY {d4}", f"{d4} END SSH2 ENCRYPTED PRIVATE KEY {d4}"), None),
+        ("OpenSSH", block(f"{d5}BEGIN OPENSSH PRIVATE KEY{d5}", f"{d5}END OPENSSH PRIVATE KEY{d5}"), None),
+        ("encrypted PKCS8", block(f"{d5}BEGIN ENCRYPTED PRIVATE KEY{d5}", f"{d5}END ENCRYPTED PRIVATE KEY{d5}"), None),
+    ]
+    for name, text, _ in keys:
+        body = [line for line in text.splitlines() if len(line) >= 40][-1]
+        groups["private-key containers"].append((f"{name} key:\n{text}\nrotate yearly", body))
+    for line in ("wifi password = {s}", "  passphrase: {s}", "DB_PASS={s}", "vault password: {s} # old one",
+                 "password = {s}", "- Passphrase: {s}"):
+        words = " ".join(rng.choice(["correct", "horse", "battery", "staple", "purple", "monkey", "dishwasher",
+                                     "lantern", "orbit", "velvet"]) for _ in range(4))
+        groups["passphrases (several words)"].append((line.format(s=words), words))
+    for line in ("STRIPE_KEY={s}", "MAILGUN_KEY: {s}", 'auth = "{s}"', "session_id={s}", "DEPLOY_CREDENTIALS={s}",
+                 "x-auth: {s}"):
+        secret = r(32, URLSAFE)
+        groups["key-named generated values"].append((line.format(s=secret), secret))
+    return groups
+
+
+def look_alikes() -> dict[str, list[str]]:
+    d4 = "-" * 4
+    return {
+        "keys and hashes that are public": [
+            f"{d4} BEGIN SSH2 PUBLIC KEY {d4}\n{r(64, B64)}\n{d4} END SSH2 PUBLIC KEY {d4}",
+            f"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{r(43, B64)} dana@laptop",
+            f"sha256 {r(64, HEX)} is the model file",
+            f"commit {r(40, HEX)} fixed it",
+            f"request id {r(8, HEX)}-{r(4, HEX)}-{r(4, HEX)}-{r(4, HEX)}-{r(12, HEX)} failed",
+            "the build artefact is dist/mem-0.3.0-py3-none-any.whl",
+            "PuTTY-User-Key-File formats are described in the PuTTY manual",
+            "Use `ssh-keygen -t ed25519` to make a new key; never paste the private part.",
+        ],
+        "key-named values that are not secrets": [
+            'cache_key = "user:42:profile"', "primary_key: id", "sort_key=created_at_desc_2024",
+            f"idempotency_key: {r(8, HEX)}-{r(4, HEX)}-{r(4, HEX)}-{r(4, HEX)}-{r(12, HEX)}",
+            "auth: required", "keys: [a, b, c]", "session_id = request.cookies.get('sid')",
+            "api_key = os.environ['API_KEY']", "key = f'{prefix}:{user_id}'", "credentials: ~/.aws/credentials",
+        ],
+        "prose and code about passwords": [
+            "password: must be 12 characters or more", "Password: see the vault entry",
+            "password = x if admin else y", "the password is stored in the keychain",
+            "password = await ask_password()", "if password == confirm: save()",
+            "password: Joi.string().min(12).required()", "Reset your password from the login page.",
+            "password = input('Password: ')", "DB_PASSWORD=${DB_PASSWORD}",
+        ],
+        "prefix-like words": [
+            "the key-value store is Redis", "dapi is the Databricks CLI prefix", "SKU SK-1234 ships Monday",
+            "ico-files live in assets/", "sha256~ is how OpenShift marks tokens", "pnu_ and pplx- are prefixes",
+            "keyboard shortcuts: key-bindings.json", "AGE-SECRET-KEY-1 starts every age identity",
+        ],
+    }
+
+
+def found(line: str, secret: str) -> bool:
+    out = re.sub(r"\[REDACTED:[^\]]*\]", "", redact(line).text)
+    pieces = {secret[i : i + 8] for i in range(len(secret) - 7)} - {line.replace(secret, "")[i : i + 8]
+                                                                      for i in range(len(line) - 7)}
+    return not any(piece in out for piece in pieces)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("-v", "--verbose", action="store_true", help="List every miss and false positive.")
+    args = parser.parse_args()
+    total_pos = total_fn = total_neg = total_fp = 0
+    print(f"{'positives':40} {'n':>4} {'FN':>4}")
+    for group, rows in positives().items():
+        missed = [line for line, secret in rows if not found(line, secret)]
+        total_pos, total_fn = total_pos + len(rows), total_fn + len(missed)
+        print(f"{group:40} {len(rows):4} {len(missed):4}")
+        if args.verbose:
+            for line in missed:
+                print("    missed:", line.splitlines()[0][:100])
+    print(f"\n{'look-alikes':40} {'n':>4} {'FP':>4}")
+    for group, rows in look_alikes().items():
+        wrong = [line for line in rows if redact(line).text != line]
+        total_neg, total_fp = total_neg + len(rows), total_fp + len(wrong)
+        print(f"{group:40} {len(rows):4} {len(wrong):4}")
+        if args.verbose:
+            for line in wrong:
+                print("    redacted:", line.splitlines()[0][:100], "->", redact(line).text.splitlines()[0][:100])
+    print(f"\nall: {total_fn}/{total_pos} secrets missed, {total_fp}/{total_neg} look-alikes redacted")
+
+
+if __name__ == "__main__":
+    main()
