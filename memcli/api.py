@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from memcli.compressing import COMPRESSING
 from memcli.errors import (
     InputError,
     InvalidMemory,
@@ -25,6 +26,7 @@ from memcli.errors import (
 from memcli.index.catalog import Catalog
 from memcli.index.filters import Filters
 from memcli.privacy.gate import Gate
+from memcli.progress import Progress
 from memcli.providers import Providers
 from memcli.store import ids
 from memcli.store.files import Store, find_store
@@ -62,6 +64,7 @@ class Compressing:
     defer: bool = False
     method: str | None = None
     ratio: float | None = None
+    progress: Progress | None = None  # told when a compression starts and ends (it can take seconds)
 
 
 class Mem:
@@ -294,12 +297,14 @@ class Mem:
         nothing and a re-run picks up what is left. Returns how many ended in each status."""
         outcome: dict[str, int] = {}
         now = Compressing(method=compressing.method, ratio=compressing.ratio)
+        if progress:
+            progress(COMPRESSING, 0, len(memories))
         for done, memory in enumerate(memories, 1):
             status = self.save_compression(memory, *self.compression_of(memory, now))
             if status:
                 outcome[status] = outcome.get(status, 0) + 1
             if progress:
-                progress("compressing", done, len(memories))
+                progress(COMPRESSING, done, len(memories))
         return outcome
 
     def save_compression(self, memory: Memory, compressed: str | None, info: dict) -> str | None:

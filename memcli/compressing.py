@@ -13,6 +13,7 @@ import logging
 from memcli.errors import describe
 
 log = logging.getLogger("memcli")
+COMPRESSING = "compressing memories"  # the progress phase of compression
 
 
 def compression_of(mem, memory, compressing) -> tuple[str | None, dict]:
@@ -34,6 +35,8 @@ def compression_of(mem, memory, compressing) -> tuple[str | None, dict]:
             return None, out.info
         # Only the server's compressor knows local_only: the local ones are never asked to send anything.
         raw, keep_here = out.text or raw, {"local_only": True} if out.local_only else {}
+    if compressing.progress:
+        compressing.progress(COMPRESSING, 0, 1)
     try:
         result = mem.providers.compressor(
             raw,
@@ -47,6 +50,8 @@ def compression_of(mem, memory, compressing) -> tuple[str | None, dict]:
         compressed, info = result.text, dict(result.info)
     except Exception as exc:  # fail-open: the memory lands raw and `mem compress --failed` can retry
         compressed, info = None, {"status": "failed", "reason": describe(exc)}
+    if compressing.progress:
+        compressing.progress(COMPRESSING, 1, 1)
     if info.get("status") in ("failed", "pending"):
         retry = "--failed" if info["status"] == "failed" else "--pending"
         log.warning("compression %s (%s); stored the raw text only, retry with `mem compress %s`",

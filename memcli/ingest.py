@@ -97,11 +97,14 @@ def ingest(mem, paths: Iterable[Path | str], *, tags: Iterable[str] = (), dry_ru
     files = _files(mem, roots, report, follow_links)
     stored = _stored_chunks(mem, roots)
     present: set[str] = set()
-    for done, (pinned, source) in enumerate(files, 1):
-        if _ingest_file(mem, pinned, source, stored.get(source, []), tags, report, dry_run=dry_run, defer=defer):
+    read = [(source, _chunks(mem, pinned, source, report)) for pinned, source in files]
+    ticks = _Ticks(progress, sum(len(chunks) for _, chunks in read if isinstance(chunks, list)))
+    for source, chunks in read:
+        if chunks is not False:
             present.add(source)
-        if progress:
-            progress("ingesting", done, len(files))
+        if isinstance(chunks, list):
+            _sync_file(mem, source, chunks, stored.get(source, []), tags, report, ticks, dry_run=dry_run, defer=defer)
+    ticks.finish()
     gone = [m for source, chunks in stored.items() if source not in present for m in chunks]
     if remove_orphans:
         if gone and not dry_run:
@@ -166,11 +169,32 @@ def _stored_chunks(mem, roots: list[_Root]) -> dict[str, list]:
     return {path: sorted(by_id.values(), key=_number) for path, by_id in chunks.items()}
 
 
-def _ingest_file(mem, pinned: Pin, source: str, stored: list, tags: list[str], report: IngestReport, *,
-                 dry_run: bool, defer: bool) -> bool:
-    """Bring the file's chunks in step; False when the file is binary (its chunks count as gone). A file
-    that cannot be read or is refused (a secret survived, or it changed into something else after it
-    was decided on) keeps what an earlier run stored, untouched."""
+class _Ticks:
+    """Progress in chunks, the unit of work (a file of 47 chunks takes 47 times one of 1)."""
+
+    def __init__(self, progress: Progress | None, total: int):
+        self.progress, self.total, self.done = progress, total, 0
+        self._tell()
+
+    def tick(self) -> None:
+        """A chunk begins: say how many are done before it."""
+        self._tell()
+        self.done += 1
+
+    def finish(self) -> None:
+        self.done = self.total
+        self._tell()
+
+    def _tell(self) -> None:
+        if self.progress:
+            self.progress("ingesting chunks", self.done, self.total)
+
+
+def _chunks(mem, pinned: Pin, source: str, report: IngestReport) -> list[str] | bool:
+    """The file's redacted chunks; False when it is binary (its chunks count as gone), True when it cannot
+    be read or is refused (a secret survived, or it changed into something else after it was decided
+    on): what an earlier run stored stays untouched. All files are read before any chunk is stored, so
+    progress can count chunks against a known total."""
     path = pinned.path
     try:
         text = _read_text(mem, pinned)
@@ -195,12 +219,18 @@ def _ingest_file(mem, pinned: Pin, source: str, stored: list, tags: list[str], r
         report.refused.append(f"{source}: {exc}")
         return True
     report.files += 1
-    chunks = split(redacted, mem.settings.ingest_chunk_chars)
+    return split(redacted, mem.settings.ingest_chunk_chars)
+
+
+def _sync_file(mem, source: str, chunks: list[str], stored: list, tags: list[str], report: IngestReport,
+               ticks: _Ticks, *, dry_run: bool, defer: bool) -> None:
+    """Bring the stored chunks of one file in step with its text."""
     pool: dict[str, list] = {}
     for memory in stored:
         pool.setdefault(memory.raw, []).append(memory)
     added = updated = 0
     for n, chunk in enumerate(chunks, 1):
+        ticks.tick()
         chunk_source = f"{source}#{n}"
         same_text = pool.get(chunk)
         if not same_text:
@@ -227,7 +257,6 @@ def _ingest_file(mem, pinned: Pin, source: str, stored: list, tags: list[str], r
     report.removed += len(gone)
     if added or updated or gone:
         log.info("%s: %d added, %d updated, %d removed", source, added, updated, len(gone))
-    return True
 
 
 class _Binary(Exception):

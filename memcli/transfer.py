@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 from memcli.errors import InputError, InvalidMemory, MemError, Refused
 from memcli.index.filters import Filters
+from memcli.progress import Progress
 from memcli.store import ids
 from memcli.store.memory import Memory, clean_input, now_utc
 
@@ -40,12 +41,17 @@ def export(mem: Mem, filters: Filters = Filters(), limit: int | None = None) -> 
     return (memory.to_dict() for memory in mem.catalog.list(filters, limit, newest_first=False))
 
 
-def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing) -> ImportReport:
+def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing,
+                 progress: Progress | None = None) -> ImportReport:
     """Take exported JSON lines through the write pipeline: ids and timestamps kept, exact duplicates
-    (same id or same text) skipped, bad or refused lines reported and the rest imported."""
+    (same id or same text) skipped, bad or refused lines reported and the rest imported. The lines are
+    read first, so `progress` counts records against a known total."""
     report = ImportReport()
     mem.ensure_store()
+    lines = list(lines)
     for number, text in enumerate(lines, 1):
+        if progress:
+            progress("importing memories", number - 1, len(lines))
         if not text.strip():
             continue
         try:
@@ -73,6 +79,8 @@ def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing) -> Im
             report.duplicates += 1
         else:
             report.imported += 1
+    if progress:
+        progress("importing memories", len(lines), len(lines))
     return report
 
 

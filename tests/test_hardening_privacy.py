@@ -431,18 +431,19 @@ def swapping(swap):
 LONG_NOTE = "We rotate the proxies every hour and back off exponentially on HTTP 429 responses. " * 8
 
 
-def test_item14_a_file_swapped_for_a_link_to_env_while_ingest_compresses_is_refused(tree, use_providers):
+def test_item14_a_file_swapped_for_a_link_to_env_while_ingest_compresses_never_stores_the_secret(tree, use_providers):
     (tree / "docs" / "a.md").write_text(LONG_NOTE)
     (tree / "docs" / "b.md").write_text("the second note")
     victim = tree / "docs" / "b.md"
     use_providers(compressor=swapping(lambda: (victim.unlink(), victim.symlink_to(tree / ".env"))))
     result = run("ingest", "docs", "--json")
-    assert result.exit_code == 7
-    assert "docs/b.md" in result.stderr and "changed after mem decided to read it" in result.stderr
-    assert tree.secret not in stored_text()
+    # ingest reads every file it decided on before it stores (and compresses) any chunk, so progress can
+    # count chunks: a swap while it compresses comes too late to change what is read.
+    assert result.exit_code == 0
+    assert "the second note" in stored_text() and tree.secret not in stored_text()
 
 
-def test_item14_a_folder_swapped_for_a_link_while_ingest_compresses_is_refused(tree, tmp_path, use_providers):
+def test_item14_a_folder_swapped_for_a_link_while_ingest_compresses_never_stores_the_secret(tree, tmp_path, use_providers):
     (tree / "docs" / "a.md").write_text(LONG_NOTE)
     (tree / "docs" / "z").mkdir()
     (tree / "docs" / "z" / "b.md").write_text("the second note")
@@ -456,8 +457,8 @@ def test_item14_a_folder_swapped_for_a_link_while_ingest_compresses_is_refused(t
 
     use_providers(compressor=swapping(swap_folder))
     result = run("ingest", "docs")
-    assert result.exit_code == 7 and "changed after mem decided" in result.stderr
-    assert tree.secret not in stored_text()
+    assert result.exit_code == 0  # read before the swap, as above
+    assert "the second note" in stored_text() and tree.secret not in stored_text()
 
 
 def git_repo(path):

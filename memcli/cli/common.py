@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -146,32 +147,47 @@ def say_redacted(counts: dict[str, int]) -> None:
 
 
 class ProgressBars:
-    """The CLI side of memcli.progress.Progress: a bar per phase on stderr, only for work worth watching
-    (at least `threshold` units). A phase that starts over (a new source of a model pull) gets a new bar;
-    an unknown total shows nothing."""
+    """The CLI side of memcli.progress.Progress: a bar per phase on stderr, counting the phase's unit
+    (`ingesting chunks 12/119`), drawn only on a terminal and only for work still running `delay`
+    seconds after its phase began, so quick commands stay quiet. A phase that starts over (a new
+    source of a model pull) gets a new bar; an unknown total shows nothing. `counts=False` hides the
+    numbers (bytes of a download read better as a percentage)."""
 
-    def __init__(self, threshold: int = 200):
-        self.threshold = threshold
+    def __init__(self, delay: float = 0.5, counts: bool = True):
+        self.delay = delay
+        self.counts = counts
+        self.enabled = sys.stderr.isatty()
         self.bars: dict[str, Any] = {}
+        self.began: dict[str, tuple[float, int]] = {}  # phase -> (when it began, done at the last call)
 
     def __call__(self, phase: str, done: int, total: int | None) -> None:
-        if total is None or total < self.threshold:
+        if not self.enabled or total is None:
             return
+        now = time.monotonic()
+        began, last = self.began.get(phase, (now, 0))
         bar = self.bars.get(phase)
-        if bar is not None and (bar.length != total or done < bar.pos):
-            bar.__exit__(None, None, None)
-            bar = None
+        if done < last or (bar is not None and bar.length != total):
+            self._close(phase)
+            bar, began = None, now
+        self.began[phase] = (began, done)
         if bar is None:
-            bar = self.bars[phase] = click.progressbar(length=total, label=phase, file=sys.stderr)
+            if done >= total or now - began < self.delay:
+                return
+            bar = self.bars[phase] = click.progressbar(length=total, label=phase, file=sys.stderr,
+                                                       show_pos=self.counts, show_percent=True)
             bar.__enter__()
         bar.update(done - bar.pos)
         if done >= total:
+            self._close(phase)
+
+    def _close(self, phase: str) -> None:
+        bar = self.bars.pop(phase, None)
+        if bar is not None:
             bar.__exit__(None, None, None)
 
     def __enter__(self) -> "ProgressBars":
         return self
 
     def __exit__(self, *exc) -> None:
-        for bar in self.bars.values():
-            if not bar.finished:
-                bar.__exit__(None, None, None)
+        for phase in list(self.bars):
+            self._close(phase)

@@ -37,7 +37,7 @@ def compress(env: Env, memory_ids, pending, failed, every, method, ratio, as_jso
         chosen += [m for m in mem.to_compress(pending=pending, failed=failed, every=every) if m.id not in seen]
     from memcli.api import Compressing
 
-    with ProgressBars(threshold=2) as progress:
+    with ProgressBars() as progress:
         outcome = mem.compress(chosen, compressing=Compressing(method=method, ratio=ratio), progress=progress)
     if as_json:
         echo_json({"memories": len(chosen), "by_status": outcome})

@@ -12,6 +12,7 @@ import click
 from memcli.cli import render
 from memcli.cli.common import (
     Env,
+    ProgressBars,
     echo_json,
     emit,
     limit_option,
@@ -178,13 +179,23 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
 
     mem = env.mem()
     body, source = read_text(mem, text, file, source, no_gitignore)
-    written = write(mem, body, tags=tags, source=source, allow_duplicate=allow_duplicate, supersedes=supersedes,
-                    local_only=local_only,
-                    compressing=Compressing(enabled=not no_compress, defer=defer),
-                    on_similar=on_similar or mem.settings.on_similar,
-                    confirm=_confirm_update if interactive() else None)
+    with ProgressBars(delay=0) as progress:
+        written = write(mem, body, tags=tags, source=source, allow_duplicate=allow_duplicate, supersedes=supersedes,
+                        local_only=local_only,
+                        compressing=Compressing(enabled=not no_compress, defer=defer, progress=progress),
+                        on_similar=on_similar or mem.settings.on_similar,
+                        confirm=_confirm_update if interactive() else None)
     announce_new_store(env)
+    say_compressed(written, progress.enabled)
     say_written(written, as_json)
+
+
+def say_compressed(written, on_a_terminal: bool) -> None:
+    """The one-line summary after the progress of a long write, on a terminal only."""
+    info = written.memory.compression or {}
+    if on_a_terminal and not written.duplicate and info.get("status") == "done":
+        click.echo(f"mem: compressed {info.get('raw_tokens')} → {info.get('tokens')} tokens ({info.get('method')})",
+                   err=True)
 
 
 def say_written(written, as_json: bool) -> None:
@@ -371,7 +382,8 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     from memcli.transfer import import_lines
 
     with stream:
-        report = import_lines(mem, stream, Compressing(enabled=not no_compress, defer=defer))
+        with ProgressBars() as progress:
+            report = import_lines(mem, stream, Compressing(enabled=not no_compress, defer=defer), progress)
     announce_new_store(env)
     for error in report.invalid + report.refused:
         click.echo(f"mem: skipped {error}", err=True)

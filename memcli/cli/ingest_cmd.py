@@ -55,7 +55,7 @@ def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json, follo
 
     mem = env.mem()
     mem.gitignore = not no_gitignore
-    with ProgressBars(threshold=1) as progress:
+    with ProgressBars() as progress:
         report = run_ingest(mem, paths, tags=tags, dry_run=dry_run, remove_orphans=remove_orphans, defer=defer,
                             follow_links=follow_links, progress=progress)
     announce_new_store(env)

@@ -50,7 +50,7 @@ def pull(names, defaults, force, pip_args):
     if not wanted:
         raise InputError("name a model to pull (see `mem models list`), or give --defaults")
     for name in dict.fromkeys(wanted):
-        with ProgressBars(threshold=1) as bars:
+        with ProgressBars(counts=False) as bars:
             result = install.pull(name, progress=functools.partial(bars, name), force=force, pip_args=pip_args)
         state = f"fetched from {result.source}" if result.fetched else "already installed"
         click.echo(f"mem: {result.name}: {state}: {result.path}", err=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from memcli.cli.common import Env, pass_env
-from memcli.cli.core import read_text, say_written, text_options
+from memcli.cli.common import Env, ProgressBars, pass_env
+from memcli.cli.core import read_text, say_compressed, say_written, text_options
 
 
 @click.command()
@@ -33,8 +33,10 @@ def update(env: Env, memory_id, text, file, source, no_compress, defer, local_on
 
     mem = env.mem()
     body, source = read_text(mem, text, file, source, no_gitignore)
-    written = update_memory(mem, memory_id, body, tags=tags or None, source=source, local_only=local_only,
-                            compressing=Compressing(enabled=not no_compress, defer=defer))
+    with ProgressBars(delay=0) as progress:
+        written = update_memory(mem, memory_id, body, tags=tags or None, source=source, local_only=local_only,
+                                compressing=Compressing(enabled=not no_compress, defer=defer, progress=progress))
+    say_compressed(written, progress.enabled)
     if written.unchanged:
         click.echo(f"mem: no change: {written.memory.id} already says that", err=True)
     say_written(written, as_json)
