@@ -88,6 +88,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, help="Replay only the first N turns of each conversation.")
+    parser.add_argument("--only", help="Replay only the conversation with this sample_id (e.g. conv-30).")
     args = parser.parse_args()
     from memcli.providers.llama import get_lm
     from memcli.providers.registry import DEFAULT_COMPRESS_MODEL
@@ -97,6 +98,8 @@ def main() -> int:
     append_s: list[float] = []
     summary_s: list[float] = []
     for conversation in json.loads(args.data.read_text()):
+        if args.only and conversation.get("sample_id") != args.only:
+            continue
         turns = turns_of(conversation)[: args.limit]
         answers = [content_words(str(qa["answer"])) for qa in conversation["qa"]
                    if qa.get("category") in (1, 2, 3, 4) and "answer" in qa]

@@ -223,6 +223,22 @@ def test_the_default_read_costs_less_than_the_raw_one():
     session(scenario)
 
 
+def test_a_nonsense_query_returns_nothing_by_default_and_the_closest_with_min_score_0():
+    for text in ("We moved billing from Heroku to Fly.io in March", LONG, "The staging cluster is called kestrel"):
+        add(text)
+
+    async def scenario(client):
+        nothing = await client.call_tool("memory_search", {"query": "zebra quantum banana"})
+        assert nothing.structured_content["memories"] == [] and "min_score: 0" in nothing.content[0].text
+        closest = await call(client, "memory_search", query="zebra quantum banana", min_score=0)
+        assert len(closest["memories"]) == 3
+        packed = await client.call_tool("memory_context", {"query": "zebra quantum banana"})
+        assert packed.structured_content["memories"] == [] and packed.structured_content["text"] == ""
+        assert (await call(client, "memory_context", query="zebra quantum banana", min_score=0))["memories"]
+
+    session(scenario)
+
+
 def test_list_pages_filters_and_delete_takes_several_ids():
     ids = [add(f"release note {n}", "-t", "ops" if n % 2 else "dev") for n in range(5)]
 

@@ -10,6 +10,7 @@ from helpers import add, jsonl, memory_files, ok, open_mem, run, store_root
 
 from memcli.errors import ModelError
 from memcli.index import vectors
+from memcli.index.search import MIN_SCORE
 from memcli.store import ids
 
 NOTES = {
@@ -142,7 +143,7 @@ def test_deleting_with_rm_removes_from_results():
 def test_the_graph_fold_keeps_results_right(monkeypatch):
     monkeypatch.setattr(vectors, "FOLD_AT", 3)
     added = add_notes()
-    ok("search", "anything at all")
+    ok("search", "anything at all", "--min-score", "0")
     assert (store_root() / ".index" / "vectors.hnsw").is_file()
     ok("rm", "-y", added["billing"])
     more = [add(f"extra note number {n} about gardening tomatoes") for n in range(4)]
@@ -208,3 +209,23 @@ def test_embedding_a_backlog_does_not_hold_the_store_lock(monkeypatch, fakes):
     hits = mem.search("tomatoes", mode="vector", k=10)
     assert len(hits) == 5
     assert held and set(held) == {0}
+
+
+def test_a_query_with_no_real_match_finds_nothing_unless_the_cut_off_is_off():
+    add_notes()
+    assert run("search", "zebra", "quantum", "banana").exit_code == 1
+    assert run("context", "zebra quantum banana").stdout == ""
+    closest = jsonl(ok("search", "zebra quantum banana", "--min-score", "0", "--jsonl").stdout)
+    assert len(closest) == len(NOTES) and all(row["score"] < MIN_SCORE for row in closest)
+    kept = jsonl(ok("search", "billing service Heroku", "--jsonl").stdout)
+    assert kept and all(row["score"] >= MIN_SCORE for row in kept)
+    assert len(jsonl(ok("search", "billing service Heroku", "--jsonl", "--min-score", "0").stdout)) == len(NOTES)
+
+
+def test_near_identical_memories_are_shown_once():
+    first = add("The staging cluster is called kestrel and runs on three nodes")
+    add("the staging cluster is called Kestrel, and runs on three nodes!", "--allow-duplicate")
+    add("The staging cluster is called kestrel and runs on four nodes", "--allow-duplicate")
+    other = add("The production cluster is called osprey")
+    found = ids_of(ok("search", "staging cluster kestrel", "--jsonl", "--min-score", "0").stdout)
+    assert found[0] == first and len(found) == 3 and other in found

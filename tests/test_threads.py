@@ -216,33 +216,6 @@ def test_append_returns_at_once_and_a_background_process_folds(real_models, tmp_
     assert [m["role"] for m in messages][-5:] == ["assistant", "user", "assistant", "user", "assistant"]
 
 
-def test_old_summaries_fold_again_into_a_digest_that_opens_up_when_room_allows():
-    thread_id = new_thread()
-    for start in range(0, 24, 6):
-        replay(thread_id, chat(30)[start:start + 6])
-        ok("thread", "summarize", thread_id, "--force")
-    four = sum(len(f["summary"].split()) for f in jsonl(ok("thread", "show", thread_id, "--jsonl").stdout)
-               if "summary" in f)
-    settings = store_root() / "mem.yaml"
-    settings.write_text(settings.read_text().replace("thread_window_tokens: 1500", f"thread_window_tokens: {four}"))
-    replay(thread_id, chat(30)[24:])
-    ok("thread", "summarize", thread_id, "--force")  # a fifth summary: the widest ones pass the window
-    folds = [(f["first"], f["last"]) for f in jsonl(ok("thread", "show", thread_id, "--jsonl").stdout) if "summary" in f]
-    assert (1, 11) in folds and (1, 5) in folds and (6, 11) in folds, "the oldest two summaries were folded again"
-    digest = next(f for f in jsonl(ok("thread", "show", thread_id, "--jsonl").stdout) if "summary" in f
-                  and (f["first"], f["last"]) == (1, 11))
-    assert "Ana:" in digest["summary"], "speakers survive a second fold"
-    full = tokens(context(thread_id, 10_000)[0])
-    assert [m["content"] for m in context(thread_id, 10_000)[0]] == [m["content"] for m in chat(30)]
-    summaries = [f for f in jsonl(ok("thread", "show", thread_id, "--jsonl").stdout) if "summary" in f]
-    digests = [d for d in summaries if any(d["first"] <= f["first"] and f["last"] <= d["last"] and f != d
-                                           for f in summaries)]
-    small, _ = context(thread_id, full // 3)
-    block = small[0]["content"].splitlines()
-    assert any(f"- {d['summary']}" in block for d in digests), "a small budget sees the old part through a digest"
-    assert "Turn 1:" not in " ".join(m["content"] for m in small[1:])
-
-
 def test_an_assistant_keeps_a_thread_through_mcp():
     from test_mcp import call, error, session
 

@@ -27,7 +27,7 @@ from memcli.index.search import MODES
 @versions_option
 @click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
               help="How to search, as in `mem search`.")
-@click.option("--min-score", type=float, metavar="X", help="Leave out results scoring below X (as in `mem search`).")
+@click.option("--min-score", type=float, metavar="X", help="Leave out results scoring below X; 0 keeps every result (as in `mem search`).")
 @click.option("--raw", is_flag=True, help="Pack the raw text instead of the compressed form.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print {text, tokens, budget, memories} with the chosen memories and their scores.")

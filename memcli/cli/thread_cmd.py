@@ -194,9 +194,9 @@ def context(env: Env, thread_id, budget, as_json) -> None:
         for message in built.messages:
             speaker = message["role"] + (f" ({message['name']})" if message.get("name") else "")
             click.echo(f"{speaker}: {message['content']}")
-    left = built.left_out_turns
+    left = built.left_out_turns + built.left_out_summaries
     click.echo(f"mem: {built.tokens} of {budget} tokens: {built.summaries} summaries, {built.turns} turns"
-               + (f"; {left} older turns did not fit" if left else ""), err=True)
+               + (f"; {left} older items did not fit" if left else ""), err=True)
 
 
 @thread.command()

@@ -1,9 +1,5 @@
 """Folding old turns into summaries the small model cannot get wrong: extractive, then pruned.
 
-Folds nest, so the whole history stays in view at a falling resolution: when the widest summaries
-together pass `thread_window_tokens`, the oldest half of them is folded again into one digest, picked
-from their sentences the same way (memcli.threads.context opens digests back up when the budget allows).
-
 The default 135M model writes unreliable prose, so a summary is made of the thread's own sentences:
 each sentence is embedded (MiniLM); sentences are picked by maximal marginal relevance against the
 centroid of the folded turns, with a bonus for sentences holding protected spans (names, numbers,
@@ -32,7 +28,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("memcli")
 
 SUMMARY_SHARE = 0.3  # of the folded turns' tokens picked as sentences, before pruning
-DIGEST_SHARE = 0.4  # of the summaries' tokens kept when several are folded again
 SUMMARY_MIN_TOKENS, SUMMARY_MAX_TOKENS = 24, 240
 PRUNE_RATIO = 0.75
 MMR_LAMBDA = 0.7
@@ -68,53 +63,22 @@ def summarize(mem: Mem, thread_id: str, *, force: bool = False) -> Fold | None:
         settings = mem.settings
         span = due(messages, folds, 1 if force else settings.thread_summarize_every,
                    0 if force else settings.thread_window_tokens)
-        made = None
-        if span:
-            made = _store(mem, thread_id, span[0].seq, span[-1].seq, summary_text(mem, span))
-            folds = [*folds, made]
-        old = digest_due(folds, mem.token_counter(), settings.thread_window_tokens)
-        if old:
-            made = _store(mem, thread_id, old[0].first, old[-1].last, digest_text(mem, old, messages))
-        return made
+        if not span:
+            return None
+        text = summary_text(mem, span)
+        from memcli.api import Compressing
 
-
-def digest_due(folds: Sequence[Fold], count, window_tokens: int) -> list[Fold]:
-    """The oldest half of the widest summaries, when together they pass `window_tokens`."""
-    from memcli.threads.context import outermost
-
-    cover = outermost(folds)
-    if len(cover) < 4 or sum(count(fold.memory.raw) for fold in cover) <= window_tokens:
-        return []
-    return cover[:len(cover) // 2]
-
-
-def digest_text(mem: Mem, folds: Sequence[Fold], messages: Sequence[Message]) -> str:
-    """One summary of several: their sentences, each still with its speaker, picked again."""
-    count = mem.token_counter()
-    names = sorted({who(m) for m in messages}, key=len, reverse=True)
-    sentences = [pair for fold in folds for pair in _speaker_sentences(fold.memory.raw, names)]
-    target = max(SUMMARY_MIN_TOKENS, int(DIGEST_SHARE * sum(count(fold.memory.raw) for fold in folds)))
-    return f"[{_span_dates(folds)}] {_joined(pick(sentences, mem.embedder(), count, target))}"
-
-
-def _store(mem: Mem, thread_id: str, first: int, last: int, text: str) -> Fold:
-    from memcli.api import Compressing
-
-    result = mem.add(text, tags=["thread"], source=summary_source(thread_id, first, last), written_by="thread",
-                     allow_duplicate=True, compressing=Compressing(enabled=False), check_source=False)
-    return Fold(first, last, result.memory)
+        result = mem.add(text, tags=["thread"], source=summary_source(thread_id, span[0].seq, span[-1].seq),
+                         written_by="thread", allow_duplicate=True, compressing=Compressing(enabled=False),
+                         check_source=False)
+        return Fold(span[0].seq, span[-1].seq, result.memory)
 
 
 def summary_text(mem: Mem, span: Sequence[Message]) -> str:
     count = mem.token_counter()
     sentences = [(who(m), s.strip()) for m in span for s in SENTENCE.findall(m.content) if s.strip()]
     target = min(SUMMARY_MAX_TOKENS, max(SUMMARY_MIN_TOKENS, int(SUMMARY_SHARE * sum(count(m.content) for m in span))))
-    body = _joined(pick(sentences, mem.embedder(), count, target))
-    return f"[{_dates(span)}] {_pruned(mem, body)}"
-
-
-def _joined(picked: list[tuple[str, str]]) -> str:
-    """`Name: sentence sentence Other: sentence`: the speaker said once per run of their sentences."""
+    picked = pick(sentences, mem.embedder(), count, target)
     lines, speaker = [], None
     for name, sentence in picked:
         if name != speaker:
@@ -122,21 +86,9 @@ def _joined(picked: list[tuple[str, str]]) -> str:
             speaker = name
         else:
             lines[-1] += f" {sentence}"
-    return " ".join(lines)
-
-
-def _speaker_sentences(summary: str, names: list[str]) -> list[tuple[str, str]]:
-    """A summary's sentences with their speakers, read back from its `Name: ...` runs."""
-    body = re.sub(r"^\[[^\]]*\]\s*", "", summary)
-    if not names:
-        return [("", s.strip()) for s in SENTENCE.findall(body) if s.strip()]
-    marker = re.compile(r"(?:^|\s)(" + "|".join(re.escape(n) for n in names) + r"):\s", re.IGNORECASE)
-    found, cuts = [], list(marker.finditer(body))
-    for n, match in enumerate(cuts):
-        end = cuts[n + 1].start() if n + 1 < len(cuts) else len(body)
-        speaker = next((name for name in names if name.lower() == match[1].lower()), match[1])
-        found += [(speaker, s.strip()) for s in SENTENCE.findall(body[match.end():end]) if s.strip()]
-    return found
+    body = " ".join(lines)
+    pruned = _pruned(mem, body)
+    return f"[{_dates(span)}] {pruned}"
 
 
 def pick(sentences: list[tuple[str, str]], embedder, count, target: int) -> list[tuple[str, str]]:
@@ -189,16 +141,6 @@ def _pruned(mem: Mem, text: str) -> str:
 def _dates(span: Sequence[Message]) -> str:
     days = [_day(m.created_at) for m in (span[0], span[-1])]
     return days[0] if days[0] == days[1] else f"{days[0]} to {days[1]}"
-
-
-def _span_dates(folds: Sequence[Fold]) -> str:
-    """The date range of several summaries, from their own `[date]` headers."""
-    heads = [re.match(r"^\[([^\]]*)\]", fold.memory.raw) for fold in folds]
-    ends = [head[1].split(" to ") for head in heads if head]
-    if not ends:
-        return ""
-    first, last = ends[0][0], ends[-1][-1]
-    return first if first == last else f"{first} to {last}"
 
 
 def _day(stamp: str) -> str:

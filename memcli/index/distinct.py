@@ -1,0 +1,41 @@
+"""Near-identical search hits shown once: the same text stored under several ids (ingest keeps a file's
+text once per source; `--allow-duplicate`; an import), or a re-worded copy that differs in a few words.
+
+Two memories are near-identical when their word 3-grams overlap by at least SAME (Jaccard); a text
+shorter than three words is compared by its words. The better-ranked one stays; each repeat the
+reader does not get is a whole memory's worth of tokens saved.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterable, Iterator
+
+if TYPE_CHECKING:
+    from memcli.index.search import Hit
+
+SAME = 0.8
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def shingles(text: str) -> frozenset:
+    words = WORD.findall(text.casefold())
+    if len(words) < 3:
+        return frozenset(words)
+    return frozenset(zip(words, words[1:], words[2:]))
+
+
+def near(a: frozenset, b: frozenset) -> bool:
+    if not a or not b:
+        return a == b
+    return len(a & b) / len(a | b) >= SAME
+
+
+def distinct(hits: Iterable[Hit]) -> Iterator[Hit]:
+    """The hits in order, each left out when an earlier one is near-identical to it."""
+    kept: list[frozenset] = []
+    for hit in hits:
+        own = shingles(hit.memory.raw)
+        if not any(near(own, other) for other in kept):
+            kept.append(own)
+            yield hit
