@@ -32,6 +32,7 @@ from memcli.store import ids
 from memcli.store.files import Store, find_store
 from memcli.store.memory import (
     Memory,
+    check_text,
     clean_input,
     content_key,
     normalise_tags,
@@ -158,6 +159,7 @@ class Mem:
         decided the source with finer rules (ingest). `local_only` keeps the text off any compression
         server (`send_to_remote: false` in its file)."""
         raw = self._checked_text(text)
+        check_text(source or "", "the source")
         if check_source:
             self.gate.refuse_ignored_source(source)
         fields, redacted = self.gate.screen({"raw": raw, "tags": tags, "source": source, "written_by": written_by})
@@ -323,11 +325,12 @@ class Mem:
         return self.catalog.status_counts().get("pending", 0)
 
     def remove(self, memories: list[Memory]) -> None:
+        """Delete memories, each with every copy of its file (a copy would otherwise become the memory)."""
         with self.store.lock():
             for memory in memories:
-                relpath = self._relpath_of(memory.id)
-                self.store.delete(relpath)
-                self.catalog.record_delete(relpath)
+                for relpath in [*self.catalog.copies(memory.id), self._relpath_of(memory.id)]:
+                    self.store.delete(relpath)
+                    self.catalog.record_delete(relpath)
 
     def _relpath_of(self, memory_id: str) -> str:
         return self.catalog.resolve(memory_id)[1]

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.errors import MemError, StoreError, describe
+from memcli.fsutil import stale_temps
+from memcli.index.catalog import DUPLICATE
 from memcli.store.files import INDEX
 
 CONFLICT_MARKERS = ("<<<<<<< ", ">>>>>>> ")
-DUPLICATE = "duplicate id "  # how the catalog words a file it skipped because another file has its id
 
 
 @dataclass
@@ -35,11 +36,13 @@ class Finding:
         return {"check": self.check, "ok": self.ok, "level": self.level, "message": self.message, "fix": self.fix}
 
 
-def diagnose(mem, progress=None) -> list[Finding]:
+def diagnose(mem, progress=None, *, fix: bool = False) -> list[Finding]:
     """Every check, in the order a person would fix things (a store that cannot be read stops here).
 
     Like a search, it first catches the index up with the files (and embeds what has no vector, with
-    `progress` reporting), so what it calls stale is what could not be caught up."""
+    `progress` reporting), so what it calls stale is what could not be caught up. Unlike a search, it
+    reads every page of the caches, and rebuilds one it finds damaged. `fix` also removes the temp
+    files that killed processes left."""
     store = mem.store
     if not store.exists:
         return [Finding("store", False, f"no store at {store.root}", f"mem init {store.root}")]
@@ -47,14 +50,19 @@ def diagnose(mem, progress=None) -> list[Finding]:
         store.settings
     except StoreError as exc:
         return [Finding("store", False, str(exc), "repair mem.yaml by hand (`git diff mem.yaml` shows what changed)")]
+    repaired = [f"the catalog was damaged ({problem}) and has been rebuilt from the files"
+                for problem in [mem.catalog.check()] if problem]
     behind = mem.catalog.behind()
-    mem.catalog.refresh()
+    mem.catalog.refresh(full=True)
+    repaired += [f"the vector index was {problem}; its vectors are searched directly until it is rebuilt"
+                 for problem in [mem.vectors.check_file(deep=True)] if problem]
     findings = [Finding("store", True, f"{store.root} ({mem.catalog.count()} memories)")]
     broken = mem.catalog.broken_files()
     findings += _unreadable(store.root, [(p, e) for p, e in broken if not e.startswith(DUPLICATE)], mem.catalog.count())
     findings += _duplicates([(p, e) for p, e in broken if e.startswith(DUPLICATE)])
     findings += _forks(mem)
-    findings.append(_index(mem, behind, progress))
+    findings.append(_index(mem, behind, progress, repaired))
+    findings += _temps(store.root, fix)
     findings += _models(mem.settings, mem.providers.locate_model)
     findings += _git(store.root)
     findings += _compression(mem)
@@ -85,7 +93,8 @@ def _duplicates(duplicates: list[tuple[str, str]]) -> list[Finding]:
     if not duplicates:
         return [Finding("ids", True, "every memory id is unique")]
     return [Finding("ids", False, f"{path}: {error}",
-                    f"the same memory is in two files: compare them, keep one, delete the other (git rm {path})")
+                    f"the same memory is in two files; mem reads the other one. Compare them "
+                    f"(diff {path} {error.rpartition(' also in ')[2]}), keep one, delete the other")
             for path, error in duplicates]
 
 
@@ -102,9 +111,9 @@ def _forks(mem) -> list[Finding]:
             for fork in found]
 
 
-def _index(mem, behind: tuple[int, int], progress) -> Finding:
+def _index(mem, behind: tuple[int, int], progress, repaired: list[str]) -> Finding:
     changed, removed = behind
-    done = [f"{changed} new or changed and {removed} removed files"] if any(behind) else []
+    done = repaired + ([f"{changed} new or changed and {removed} removed files"] if any(behind) else [])
     missing = mem.vectors.missing()
     if missing:
         try:
@@ -115,6 +124,20 @@ def _index(mem, behind: tuple[int, int], progress) -> Finding:
                            "get the embedding model working (see the models check), then: mem reindex")
         done.append(f"embedded {missing} memories")
     return Finding("index", True, "up to date" + (f" (caught up: {'; '.join(done)})" if done else ""))
+
+
+def _temps(root: Path, fix: bool) -> list[Finding]:
+    stale = sorted(stale_temps(root))
+    if fix:
+        for path in stale:
+            path.unlink(missing_ok=True)
+        return [Finding("temp", True, f"removed {len(stale)} temp files left by interrupted writes"
+                        if stale else "no temp files left by interrupted writes")]
+    if not stale:
+        return [Finding("temp", True, "no temp files left by interrupted writes")]
+    shown = ", ".join(str(path.relative_to(root)) for path in stale[:3]) + (" ..." if len(stale) > 3 else "")
+    return [Finding("temp", False, f"{len(stale)} temp files left by interrupted writes ({shown})",
+                    "mem doctor --fix")]
 
 
 def _models(settings, locate_model) -> list[Finding]:

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 from pathlib import Path
 from typing import Iterator
+
+# What sibling_temp names (and what older versions named, without the random part): the pid that made it.
+TEMP_NAME = re.compile(r"^\..+\.(\d+)(?:\.[0-9a-f]+)?\.tmp$")
 
 
 def sibling_temp(dest: Path) -> Path:
@@ -33,6 +37,29 @@ def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+def stale_temps(root: Path) -> Iterator[Path]:
+    """Temp files under root left by a process that is no longer running (killed mid-write); a live
+    process's temp file is its write in progress and is left alone."""
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [name for name in subfolders if name != ".git"]
+        for name in names:
+            match = TEMP_NAME.match(name)
+            if match and not _running(int(match.group(1))):
+                yield Path(folder) / name
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid < 1 << 22  # another user's process, or a number no pid can be
+    return True
 
 
 @contextlib.contextmanager

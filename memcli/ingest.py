@@ -145,6 +145,8 @@ def _files(mem, roots: list[_Root], report: IngestReport, follow_links: bool) ->
             found = mem.gate.ignore_rules(walk_root=root.path, follow_links=follow_links).walk()
         else:
             found = [(root.path, *mem.gate.ignore_rules().decide(root.path))]
+            # A file named explicitly is refused as `mem add --file` refuses it; a walk only skips.
+            mem.gate.refuse_ignored(os.path.relpath(root.path), found=found[0][1])
         for path, match, pinned in found:
             report.seen += 1
             if match is not None and match.ignored:

@@ -41,20 +41,23 @@ def export(mem: Mem, filters: Filters = Filters(), limit: int | None = None) -> 
     return (memory.to_dict() for memory in mem.catalog.list(filters, limit, newest_first=False))
 
 
-def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing,
+def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing: Compressing,
                  progress: Progress | None = None) -> ImportReport:
     """Take exported JSON lines through the write pipeline: ids and timestamps kept, exact duplicates
     (same id or same text) skipped, bad or refused lines reported and the rest imported. The lines are
-    read first, so `progress` counts records against a known total."""
+    read first, so `progress` counts records against a known total. A line may come as bytes (decoded
+    here, so one line that is not UTF-8 is reported, not the whole import), or as the error that reading
+    it met (textio.bounded_lines)."""
     report = ImportReport()
     mem.ensure_store()
     lines = list(lines)
-    for number, text in enumerate(lines, 1):
+    for number, line in enumerate(lines, 1):
         if progress:
             progress("importing memories", number - 1, len(lines))
-        if not text.strip():
-            continue
         try:
+            text = _line_text(line, number)
+            if not text.strip():
+                continue
             record = parse_record(text, number)
             given = to_memory(record, number, mem.settings.max_input_bytes)
             mem.gate.refuse_ignored_source(given.source)
@@ -84,6 +87,17 @@ def import_lines(mem: Mem, lines: Iterable[str], compressing: Compressing,
     return report
 
 
+def _line_text(line: str | bytes | MemError, number: int) -> str:
+    if isinstance(line, MemError):
+        raise type(line)(f"line {number}: {line}")
+    if isinstance(line, bytes):
+        try:
+            return line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidMemory(f"line {number}: not valid UTF-8 (byte {exc.start})") from None
+    return line
+
+
 def parse_record(text: str, line: int) -> dict:
     """The fields an import line gives, as a memory record (read-only fields dropped, defaults filled
     in); InvalidMemory naming the line."""
@@ -91,6 +105,8 @@ def parse_record(text: str, line: int) -> dict:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidMemory(f"line {line}: not JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:  # a number of more digits than Python converts; deep nesting
+        raise InvalidMemory(f"line {line}: JSON that cannot be read ({type(exc).__name__})") from None
     if not isinstance(data, dict):
         raise InvalidMemory(f"line {line}: expected a JSON object")
     record = dict(data)

@@ -24,6 +24,13 @@ HELP = "2026-11-29, 2026-11-29T14:00, 30m (minutes), 12h, 3d, 2w, 1mo, 1y, 'last
 
 
 def parse_when(text: str, *, end_of_day: bool = False, now: dt.datetime | None = None) -> str:
+    try:
+        return _parse_when(text, end_of_day, now)
+    except OverflowError:  # 99999999d, 0001-01-01T00:00+05:00: no such moment in UTC
+        raise InputError(f"{text!r} is outside the years 0001-9999") from None
+
+
+def _parse_when(text: str, end_of_day: bool, now: dt.datetime | None) -> str:
     now = now or dt.datetime.now().astimezone()
     value = " ".join(text.strip().lower().split())
     match = SPAN.match(value)

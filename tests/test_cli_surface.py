@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sys
 
 import pytest
-from helpers import add, jsonl, ok, run
+from helpers import add, jsonl, ok, run, store_root
 
 from memcli.when import parse_when
 
@@ -140,5 +141,76 @@ def test_every_command_speaks_json(tmp_path):
     imported = json.loads(ok("--dir", tmp_path / "copy", "import", "--json", input=exported).stdout)
     assert imported["imported"] == 2
     assert json.loads(ok("path", "--json").stdout)["exists"] is True
+    assert json.loads(ok("init", "--json").stdout) == {"store": str(store_root()), "created": False}
     assert json.loads(ok("rm", "-y", deferred, "--json").stdout) == {"deleted": [deferred]}
     assert json.loads(ok("doctor", "--json").stdout)["healthy"] is True
+
+
+def test_an_ignored_file_named_explicitly_is_refused_by_ingest_as_by_add(project):
+    (project / ".env").write_text("API_TOKEN=abc\n")
+    (project / "notes.md").write_text("the scraper rotates proxies\n")
+    added = run("add", "--file", ".env")
+    ingested = run("ingest", ".env", "notes.md")
+    assert added.exit_code == ingested.exit_code == 7
+    for result in (added, ingested):
+        assert "refusing file .env" in result.stderr and "built-in defaults" in result.stderr and ".env*" in result.stderr
+    assert not jsonl(ok("ls", "--jsonl").stdout)
+    walked = ok("ingest", ".", "--json")
+    assert json.loads(walked.stdout)["ignored"] >= 1 and json.loads(walked.stdout)["added"] == 1
+
+
+def test_a_missing_or_broken_editor_falls_back_or_says_what_to_set(tmp_path):
+    memory_id = add("the scraper rotates proxies")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fallback = bin_dir / "vi"
+    fallback.write_text(f"#!{sys.executable}\nimport sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+                        "p.write_text(p.read_text().replace('rotates', 'rotates hourly'))\n")
+    fallback.chmod(0o755)
+    path_only = {"PATH": str(bin_dir)}
+    result = run("edit", memory_id, env=path_only | {"EDITOR": "no-such-editor"})
+    assert result.exit_code == 0, result.stderr
+    assert "$EDITOR is 'no-such-editor', which cannot be found" in result.stderr
+    assert "rotates hourly" in ok("show", memory_id, "--raw").stdout
+    fallback.unlink()
+    missing = run("edit", memory_id, env=path_only | {"EDITOR": "no-such-editor"})
+    assert missing.exit_code == 2 and "set $VISUAL or $EDITOR" in missing.stderr and "Errno" not in missing.stderr
+    broken = bin_dir / "broken"
+    broken.write_text(f"#!{sys.executable}\nraise SystemExit(3)\n")
+    broken.chmod(0o755)
+    failed = run("edit", memory_id, env=path_only | {"VISUAL": "broken"})
+    assert failed.exit_code == 2 and "the editor 'broken' failed" in failed.stderr and "export EDITOR" in failed.stderr
+
+
+def complete(shell: str, line: str) -> str:
+    """What the shell gets back from Click's completion for the command line typed so far."""
+    from click.testing import CliRunner
+
+    import fakes
+    from memcli.cli import main
+
+    words = line.split(" ")
+    env = {"_MEM_COMPLETE": f"{shell}_complete", "COMP_WORDS": line, "COMP_CWORD": str(len(words) - 1)}
+    return CliRunner().invoke(main, [], env=env, prog_name="mem", obj=fakes.current).output
+
+
+def test_shell_completion_of_commands_flags_ids_and_tags():
+    memory_id = add("the scraper rotates proxies", "-t", "scraper,infra")
+    for shell in ("bash", "zsh"):
+        assert "show" in complete(shell, "mem sh") and "search" in complete(shell, "mem s")
+        assert "--limit" in complete(shell, "mem search --l")
+        assert memory_id[:8] in complete(shell, f"mem show {memory_id[:3]}")
+        assert memory_id[:8] in complete(shell, f"mem rm {memory_id[:3].lower()}")
+        assert "scraper" in complete(shell, "mem ls -t sc") and "infra" not in complete(shell, "mem ls -t sc")
+        assert "+infra" in complete(shell, f"mem tag {memory_id[:8]} +")
+    assert "the scraper rotates proxies" in complete("zsh", "mem show 0")
+    from click.testing import CliRunner
+
+    from memcli.cli import main
+    for shell in ("bash", "zsh", "fish"):
+        source = CliRunner().invoke(main, [], env={"_MEM_COMPLETE": f"{shell}_source"}, prog_name="mem").output
+        assert f"{shell}_complete" in source and "_MEM_COMPLETE" in source
+
+
+def test_completion_on_a_store_that_does_not_exist_completes_nothing_quietly(tmp_path):
+    assert complete("bash", "mem show 01").strip() == ""

@@ -76,7 +76,7 @@ def test_the_desktop_assistant_configuration_starts_a_working_server():
     out = run_example(sys.executable, EXAMPLES / "mcp" / "try_client.py").stdout.splitlines()
     assert out[0] == f"server: {FAKE_MEM} mcp"
     assert out[1] == ("tools: memory_write, memory_search, memory_list, memory_get, memory_delete, "
-                      "memory_context, thread_append, thread_context, thread_list")
+                      "memory_context, memory_update, thread_append, thread_context, thread_list")
     memory_id = re.match(r"memory_write -> (\w+) written_by=mcp:try-client duplicate=False$", out[2]).group(1)
     assert re.match(rf"memory_search -> {memory_id} score=[01]\.\d{{3}}: The design review", out[3])
     assert re.match(r"memory_context -> \d+ of 40 tokens:$", out[4]) and LINE.match(out[5])

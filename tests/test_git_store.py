@@ -105,6 +105,10 @@ def test_two_clones_share_memories_through_push_and_pull(team):
     leftover.write_text("half a memory")
     for store in (alice, bob):
         assert git(store, "status", "--porcelain") == ""  # caches and temp files never show up as changes
+    assert "temp files left by interrupted writes" in run("--dir", alice, "doctor").stdout
+    mem(alice, "doctor", "--fix")
+    assert not leftover.exists()
+    for store in (alice, bob):
         assert mem(store, "doctor").exit_code == 0
 
 

@@ -74,3 +74,35 @@ def test_a_rewritten_date_counts_as_invented():
     reason = check(raw, "DATE=7 May 2023, 2023-05-07 | EVENT=release shipped after review", count,
                    allowed=("DATE", "EVENT"))
     assert reason == "invented '05', '07'"
+
+
+def test_an_amount_that_lost_its_verb_is_rejected():
+    raw = ("Moving the workers to the smaller machines was the first step; the next step, retiring the idle "
+           "queue, should save another $90 a month according to the billing page.")
+    drifted = "Moving workers first step; next step retiring idle queue scheduled machines $90 a month billing page."
+    reason = check(raw, drifted, count)
+    assert reason is not None and "'save $90 a month'" in reason
+    kept = "Moving workers smaller machines first step; next step retiring idle queue save another $90 a month."
+    assert check(raw, kept, count) is None
+
+
+def test_a_number_or_date_keeps_its_head_word_when_the_raw_has_one():
+    raw = ("After the March import the invoices table grew to 48 GB, and the migration is planned for "
+           "next Tuesday because the team is away this week on the offsite in Porto.")
+    assert check(raw, "After March import invoices table grew 48 GB, migration planned next Tuesday because "
+                      "team away this week offsite Porto.", count) is None
+    reason = check(raw, "After March import invoices table 48 GB, migration next Tuesday because team away this "
+                        "week offsite Porto.", count)
+    assert reason is not None and "'grew 48 GB'" in reason and "'planned next Tuesday'" in reason
+
+
+def test_a_number_that_opens_its_clause_needs_no_head_word():
+    raw = ("At 2:35 pm on 16 March 2023, Jon and Gina caught up about the studio. 2,000 people came to the "
+           "opening, which was far more than the hall could hold on a normal evening of the week.")
+    short = "2:35 pm 16 March 2023, Jon and Gina caught up studio. 2,000 people came opening, far more hall."
+    assert check(raw, short, count) is None
+
+
+def test_a_facts_value_after_its_key_keeps_what_it_is():
+    raw = "The review on 2026-03-14 decided that the billing service keeps its own database from now on, for good."
+    assert check(raw, "DATE=2026-03-14 | DECISION=billing keeps own database", count, allowed=["DATE", "DECISION"]) is None

@@ -243,8 +243,23 @@ def test_item11_a_store_made_before_is_tightened_on_the_next_write(umask_022):
     root = store_root()
     ok("init")
     os.chmod(root, 0o755)
+    os.chmod(root / ".index", 0o755)
     add("one more")
     assert stat.S_IMODE(root.stat().st_mode) == 0o700
+    assert stat.S_IMODE((root / ".index").stat().st_mode) == 0o700
+
+
+def test_item11_caches_rebuilt_by_a_read_are_private_too(umask_022):
+    add("the first memory")
+    root = store_root()
+    for path in sorted((root / ".index").iterdir(), reverse=True):
+        path.unlink()
+    (root / ".index").rmdir()
+    ok("ls")
+    ok("search", "memory")
+    for name, mode in modes(root).items():
+        expected = 0o700 if (root / name).is_dir() else 0o600
+        assert mode == expected, f"{name} is {oct(mode)}"
 
 
 def test_item11_a_project_store_inside_a_repository_follows_the_repository_modes(tmp_path, monkeypatch, umask_022):
@@ -284,7 +299,7 @@ def leftovers(temp_dir) -> list[str]:
     ("p.write_text(t.replace('raw: |-', 'tags: [has space]\\nraw: |-'))", "may not contain spaces", 5),
     (f"p.write_text(t + 'notes: |\\n  ' + {fs.truncated_pem(fs.key_body())!r}.replace(chr(10), chr(10) + '  '))",
      "still holds a private key", 7),
-    ("p.write_text(t.replace('precious', 'changed'))\nsys.exit(3)", "Editing failed", 1),
+    ("p.write_text(t.replace('precious', 'changed'))\nsys.exit(3)", "Editing failed", 2),
 ], ids=["yaml", "no-raw", "id", "not-a-mapping", "bad-tag", "private-key", "editor-fails"])
 def test_item12_an_invalid_edit_leaves_no_temp_file_anywhere(tmp_path, temp_dir, script, message, code):
     memory_id = add("precious text")

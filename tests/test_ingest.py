@@ -225,9 +225,9 @@ def test_defer_leaves_compression_to_the_queue(project, fakes):
     assert ok("compress", "--pending").exit_code == 0 and compressor.seen
 
 
-def test_an_explicitly_named_ignored_file_is_skipped(project):
-    summary, _ = ingest("docs/.env", "docs/build.log")
-    assert summary["ignored"] == 2 and summary["added"] == 0
+def test_an_explicitly_named_ignored_file_is_refused_like_add_file(project):
+    result = run("ingest", "docs/.env", "docs/build.log")
+    assert result.exit_code == 7 and "refusing file docs/.env: it is ignored by built-in defaults" in result.stderr
     assert not store_root().exists() or chunks() == {}
 
 

@@ -88,7 +88,7 @@ def test_a_client_writes_searches_lists_gets_and_deletes():
     async def scenario(client):
         tools = {tool.name for tool in (await client.list_tools()).tools}
         assert tools == {"memory_write", "memory_search", "memory_list", "memory_get", "memory_delete",
-                         "memory_context", "thread_append", "thread_context", "thread_list"}
+                         "memory_context", "memory_update", "thread_append", "thread_context", "thread_list"}
         short = await call(client, "memory_write", content="We moved billing from Heroku to Fly.io in March",
                            tags=["infra", "Billing"], source="notes/infra.md")
         assert short == {"id": short["id"], "duplicate": False, "written_by": "mcp:test-assistant",

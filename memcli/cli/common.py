@@ -11,7 +11,8 @@ from typing import Any, Callable, Iterable
 
 import click
 
-from memcli.errors import MemError
+from memcli.cli.render import neutralise
+from memcli.errors import MemError, StoreError
 
 
 class MemGroup(click.Group):
@@ -21,7 +22,7 @@ class MemGroup(click.Group):
         try:
             return super().invoke(ctx)
         except MemError as exc:
-            click.echo(f"mem: error: {exc}", err=True)
+            click.echo(f"mem: error: {neutralise(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
         except BrokenPipeError:
             # `mem ls | head` closes the pipe early; that is not an error worth a traceback.
@@ -30,12 +31,25 @@ class MemGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("mem: interrupted", err=True)
             ctx.exit(130)
+        except Exception as exc:
+            # Damage met after the command's first look at the index (every command rebuilds a catalog it
+            # finds damaged then): rebuild now, and say so rather than answer from a damaged cache.
+            from memcli.index.db import is_damage
+
+            env = ctx.find_object(Env)
+            if env is None or not is_damage(exc):
+                raise
+            env.mem().catalog.recover(exc)
+            click.echo("mem: error: the index was damaged and has been rebuilt from the memory files; "
+                       "run the command again", err=True)
+            ctx.exit(StoreError.exit_code)
 
 
 class StderrHandler(logging.Handler):
     def emit(self, record):
         level = "warning" if record.levelno >= logging.WARNING else "info"
-        click.echo(f"mem: {level}: {record.getMessage()}", err=True)
+        # A message may quote a file name or a value from a hand-made file: never let it drive the terminal.
+        click.echo(f"mem: {level}: {neutralise(record.getMessage())}", err=True)
 
 
 def setup_logging(verbose: int) -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import click
 
+from memcli.cli import completion
 from memcli.cli.common import Env, ProgressBars, echo_json, pass_env
 from memcli.compress.methods import METHODS
 from memcli.errors import MemError
 
 
 @click.command()
-@click.argument("memory_ids", metavar="[ID...]", nargs=-1)
+@click.argument("memory_ids", metavar="[ID...]", nargs=-1, shell_complete=completion.ids)
 @click.option("--pending", is_flag=True, help="Memories queued by `mem add --defer`.")
 @click.option("--failed", is_flag=True, help="Memories whose compression failed (to retry).")
 @click.option("--all", "every", is_flag=True, help="Every memory (e.g. after changing the model or ratio).")

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from pathlib import Path
 
 import click
 
-from memcli.cli import render
+from memcli.cli import completion, render
 from memcli.cli.common import (
     Env,
     ProgressBars,
@@ -31,6 +30,11 @@ def interactive() -> bool:
     return sys.stdin.isatty()
 
 
+def tag_option(help: str):
+    """-t/--tag, completed from the tags in use."""
+    return click.option("-t", "--tag", "tags", multiple=True, metavar="TAG", shell_complete=completion.tags, help=help)
+
+
 def filter_options(func):
     """The filters that `ls`, `search`, `context` and `export` share."""
     func = click.option("--source", metavar="GLOB", help="Only memories whose source matches GLOB.")(func)
@@ -38,8 +42,7 @@ def filter_options(func):
     func = click.option("--since", metavar="WHEN",
                         help="Created at or after WHEN: 2026-11-29, 30m (m is minutes), 12h, 3d, 2w, 1mo, 1y, "
                              "'last week', yesterday.")(func)
-    func = click.option("-t", "--tag", "tags", multiple=True, metavar="TAG",
-                        help="Only memories with this tag (repeat for all of several).")(func)
+    func = tag_option("Only memories with this tag (repeat for all of several).")(func)
     return func
 
 
@@ -110,8 +113,9 @@ def announce_new_store(env: Env) -> None:
 @click.command()
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--git", is_flag=True, help="Also write .gitattributes for a store shared through git.")
+@click.option("--json", "as_json", is_flag=True, help="Print {store, created}.")
 @click.pass_context
-def init(ctx: click.Context, directory: Path | None, git: bool) -> None:
+def init(ctx: click.Context, directory: Path | None, git: bool, as_json: bool) -> None:
     """Create a store in DIRECTORY (default: --dir or $MEM_DIR if given, else ./.mem).
 
     A store is mem.yaml (settings), memories/ (one YAML file per memory) and .index/ (caches,
@@ -125,8 +129,12 @@ def init(ctx: click.Context, directory: Path | None, git: bool) -> None:
     root = directory or env.store_dir or (Path(os.environ["MEM_DIR"]) if os.environ.get("MEM_DIR") else Path(".mem"))
     store = Store(root.expanduser().resolve())
     created = store.init(git=git)
-    click.echo(str(store.root))
-    click.echo(("mem: initialised a new store at " if created else "mem: store already exists at ") + str(store.root), err=True)
+    if as_json:
+        echo_json({"store": str(store.root), "created": created})
+    else:
+        click.echo(str(store.root))
+    click.echo(("mem: initialised a new store at " if created else "mem: store already exists at ") + str(store.root),
+               err=True)
 
 
 @click.command()
@@ -150,9 +158,10 @@ def path(env: Env, as_json: bool) -> None:
 
 @click.command()
 @text_options
-@click.option("-t", "--tag", "tags", multiple=True, metavar="TAG", help="Tag the memory (repeatable, or a,b).")
+@tag_option("Tag the memory (repeatable, or a,b).")
 @click.option("--allow-duplicate", is_flag=True, help="Store it even if the same text is already stored.")
-@click.option("--supersedes", metavar="ID", help="The new memory replaces this one (as `mem update ID` would).")
+@click.option("--supersedes", metavar="ID", shell_complete=completion.ids,
+              help="The new memory replaces this one (as `mem update ID` would).")
 @click.option("--on-similar", type=click.Choice(ON_SIMILAR),
               help="When a current memory says nearly the same: keep both (and say so), update it, or ask "
                    "(default: on_similar in mem.yaml, keep).")
@@ -163,7 +172,8 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
     """Remember TEXT (several words are joined; `-` or a pipe reads stdin).
 
     Prints the new memory's id. If the same text is already stored, prints that id instead and
-    stores nothing but the new tags, which it adds to that memory. Long text (mem.yaml compress_min_chars, 400 by default) also gets a compressed
+    stores nothing but the new tags, which it adds to that memory. Long text (mem.yaml
+    compress_min_chars, 400 by default) also gets a compressed
     form made by the local model. Secrets (keys, tokens, passwords) are replaced by
     [REDACTED:<kind>] first; a --file or --source that .memignore names is refused (exit 7).
     A current memory that says nearly the same is named on stderr ("similar to ID (score)").
@@ -223,7 +233,7 @@ def _confirm_update(close) -> bool:
 
 
 @click.command()
-@click.argument("memory_id", metavar="ID")
+@click.argument("memory_id", metavar="ID", shell_complete=completion.ids)
 @click.option("--raw", is_flag=True, help="Show the raw text instead of the compressed form.")
 @click.option("--history", is_flag=True, help="Every version, newest first.")
 @with_raw_option
@@ -271,7 +281,7 @@ def ls(env: Env, tags, since, until, source, all_versions, limit, raw, with_raw,
 
 
 @click.command()
-@click.argument("memory_ids", metavar="ID...", nargs=-1, required=True)
+@click.argument("memory_ids", metavar="ID...", nargs=-1, required=True, shell_complete=completion.ids)
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--json", "as_json", is_flag=True, help="Print {deleted: [ids]} on stdout.")
 @pass_env
@@ -300,7 +310,7 @@ def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("memory_id", metavar="ID")
+@click.argument("memory_id", metavar="ID", shell_complete=completion.ids)
 @pass_env
 def edit(env: Env, memory_id: str) -> None:
     """Open a memory's YAML file in $EDITOR; it is checked before it is saved.
@@ -331,13 +341,39 @@ def edit(env: Env, memory_id: str) -> None:
             return
 
 
+def _editor() -> str:
+    """$VISUAL, $EDITOR, then `editor` and `vi`: the first that can be found. A variable naming a program
+    that is not there is said and passed over."""
+    import os
+    import shlex
+    import shutil
+
+    for name in ("VISUAL", "EDITOR"):
+        value = os.environ.get(name, "").strip()
+        if not value:
+            continue
+        words = shlex.split(value)
+        if words and shutil.which(words[0]):
+            return value
+        click.echo(f"mem: warning: ${name} is {value!r}, which cannot be found; trying the next editor", err=True)
+    for fallback in ("editor", "vi"):
+        if shutil.which(fallback):
+            return fallback
+    raise InputError("no editor found: set $VISUAL or $EDITOR (e.g. export EDITOR=nano)")
+
+
 def _edit(path: Path) -> str | None:
     """The file's text after the editor closed, or None when it was not saved."""
     import os
 
     before = os.stat(path).st_mtime_ns - 2_000_000_000  # an editor that saves within the same tick still counts
     os.utime(path, ns=(before, before))
-    click.edit(filename=str(path))
+    editor = _editor()
+    try:
+        click.edit(filename=str(path), editor=editor)
+    except click.ClickException as exc:  # the editor could not start, or exited with an error
+        raise InputError(f"the editor {editor!r} failed ({exc.format_message()}); set $VISUAL or $EDITOR to "
+                         "an editor that works, e.g. export EDITOR=nano") from None
     if os.stat(path).st_mtime_ns == before:
         return None
     return path.read_text(encoding="utf-8")
@@ -371,19 +407,15 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     keeps a private key, or whose source .memignore names, is refused (exit 7 if nothing was invalid).
     """
     mem = env.mem()
-    if source == "-":
-        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8")
-    else:
-        file = Path(source)
-        if not file.is_file():
-            raise InputError(f"no such file: {source}")
-        stream = file.open(encoding="utf-8")
     from memcli.api import Compressing
+    from memcli.textio import RECORD_FACTOR, bounded_lines, open_input
     from memcli.transfer import import_lines
 
+    stream = open_input(source)
     with stream:
+        lines = bounded_lines(stream, RECORD_FACTOR * mem.settings.max_input_bytes)
         with ProgressBars() as progress:
-            report = import_lines(mem, stream, Compressing(enabled=not no_compress, defer=defer), progress)
+            report = import_lines(mem, lines, Compressing(enabled=not no_compress, defer=defer), progress)
     announce_new_store(env)
     for error in report.invalid + report.refused:
         click.echo(f"mem: skipped {error}", err=True)

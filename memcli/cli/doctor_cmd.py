@@ -14,21 +14,23 @@ MARKS = {"ok": click.style("ok  ", fg="green"), "info": click.style("info", fg="
 @click.command()
 @click.option("--json", "as_json", is_flag=True,
               help="Print {store, healthy, findings: [{check, ok, level, message, fix}]}.")
+@click.option("--fix", is_flag=True, help="Also remove the temp files that interrupted writes left.")
 @pass_env
-def doctor(env: Env, as_json: bool) -> None:
+def doctor(env: Env, as_json: bool, fix: bool) -> None:
     """Check the store and say how to fix each problem. Exits 0 when healthy, 1 otherwise.
 
     Looks for unreadable memory files (e.g. git merge conflicts), the same id in two files, memories
     that meaning search cannot find yet, models that are not installed, an .index/ that git would
     commit, and compressions that failed; memories waiting for `mem compress --pending` are reported
     as information, not a problem. Like a search, it first catches the index up with the files
-    (after a git pull, say), embedding what has no vector yet.
+    (after a git pull, say), embedding what has no vector yet. It reads every page of the caches and
+    rebuilds a damaged one, and names the temp files that killed writes left (--fix removes them).
     """
     from memcli.doctor import diagnose
 
     mem = env.mem()
     with ProgressBars() as progress:
-        findings = diagnose(mem, progress)
+        findings = diagnose(mem, progress, fix=fix)
     healthy = all(finding.ok for finding in findings)
     if as_json:
         echo_json({"store": str(mem.store.root), "healthy": healthy,

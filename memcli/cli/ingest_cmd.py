@@ -17,13 +17,13 @@ from memcli.cli.common import (
     pass_env,
     redaction_note,
 )
-from memcli.cli.core import announce_new_store
+from memcli.cli.core import announce_new_store, tag_option
 from memcli.errors import NOTHING, Refused
 
 
 @click.command()
 @click.argument("paths", metavar="PATH...", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("-t", "--tag", "tags", multiple=True, metavar="TAG", help="Tag every chunk (repeatable, or a,b).")
+@tag_option("Tag every chunk (repeatable, or a,b).")
 @click.option("--dry-run", is_flag=True, help="Say what would change; store nothing.")
 @click.option("--prune", "remove_orphans", is_flag=True,
               help="Delete the chunks of files under PATH that are gone (deleted, now ignored or binary).")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shutil
 import sys
 from typing import TYPE_CHECKING
@@ -16,6 +17,22 @@ if TYPE_CHECKING:
 def local_time(stamp: str) -> str:
     moment = dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+# What a stored text must not do to a terminal: move the cursor, recolour, retitle the window, rewrite
+# the line (\r), reorder what follows (bidirectional overrides). Tab and newline stay.
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def neutralise(text: str) -> str:
+    """Control characters as visible escapes (ESC as \\x1b), for text that a person's terminal shows."""
+    return CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100 else "\\u%04x" % ord(m.group()),
+                       text)
+
+
+def _shown(text: str) -> str:
+    """Stored text as stdout shows it: neutralised on a terminal, exact when piped (`mem show --raw > f`)."""
+    return neutralise(text) if sys.stdout.isatty() else text
 
 
 def one_line(text: str) -> str:
@@ -35,8 +52,8 @@ def line(memory: Memory, shown_id: str, *, raw: bool = False, score: float | Non
     if score is not None:
         head.append(f"score {score:.3f}")
     if memory.tags:
-        head.append(" ".join(f"#{tag}" for tag in memory.tags))
-    body = one_line(memory.raw if raw else memory.content)
+        head.append(_shown(" ".join(f"#{tag}" for tag in memory.tags)))
+    body = _shown(one_line(memory.raw if raw else memory.content))
     if sys.stdout.isatty():
         body = _fit(body, shutil.get_terminal_size((100, 20)).columns - 4)
     return "  ".join(head) + "\n    " + body
@@ -60,8 +77,8 @@ def full(memory: Memory, *, raw: bool = False, replaced: int = 0) -> str:
     rows.append(("compression", _compression_summary(info)))
     rows.append(("showing", "raw text" if raw or not memory.optimized else "compressed form (--raw for the text)"))
     width = max(len(key) for key, _ in rows)
-    header = "\n".join(f"{key + ':':<{width + 1}} {value}" for key, value in rows)
-    return header + "\n\n" + (memory.raw if raw else memory.content)
+    header = "\n".join(f"{key + ':':<{width + 1}} {_shown(str(value))}" for key, value in rows)
+    return header + "\n\n" + _shown(memory.raw if raw else memory.content)
 
 
 def _compression_summary(info: dict) -> str:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import click
 
+from memcli.cli import completion
 from memcli.cli.common import Env, emit, output_options, pass_env
 from memcli.cli.core import filter_options, make_filters
 
 
 @click.command(context_settings={"ignore_unknown_options": True, "help_option_names": ["--help"]})
-@click.argument("words", metavar="ID... [+TAG|-TAG]...", nargs=-1, required=True)
+@click.argument("words", metavar="ID... [+TAG|-TAG]...", nargs=-1, required=True,
+                shell_complete=completion.ids_then_tags)
 @output_options
 @pass_env
 def tag(env: Env, words, fmt) -> None:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import click
 
+from memcli.cli import completion
 from memcli.cli.common import Env, ProgressBars, pass_env
-from memcli.cli.core import read_text, say_compressed, say_written, text_options
+from memcli.cli.core import read_text, say_compressed, say_written, tag_option, text_options
 
 
 @click.command()
-@click.argument("memory_id", metavar="ID")
+@click.argument("memory_id", metavar="ID", shell_complete=completion.ids)
 @text_options
-@click.option("-t", "--tag", "tags", multiple=True, metavar="TAG",
-              help="Tags of the new version (default: those of the version it replaces).")
+@tag_option("Tags of the new version (default: those of the version it replaces).")
 @click.option("--json", "as_json", is_flag=True, help="Print the new version as JSON instead of its id.")
 @pass_env
 def update(env: Env, memory_id, text, file, source, no_compress, defer, local_only, no_gitignore, tags,

@@ -1,8 +1,10 @@
 """The check every compressed form passes before it is stored.
 
 A compressed memory is read instead of the raw one, so it must be smaller (in bytes and in the
-reading model's tokens), must keep every protected span of the raw (memcli.compress.spans), and must not
-invent facts: no number and no capitalised word (names, months, weekdays) that the raw lacks.
+reading model's tokens), must keep every protected span of the raw (memcli.compress.spans), must keep
+what each number, amount and date is about (its anchor, memcli.compress.relations: "$90 a month"
+without "save" reads as a cost), and must not invent facts: no number and no capitalised word (names,
+months, weekdays) that the raw lacks.
 Spans are compared after lower-casing, reading `_` as a space and collapsing whitespace, so a
 `facts` line may write price_observations as "price observations" or "Rate limit" as "rate limit".
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable
 
+from memcli.compress.relations import unanchored
 from memcli.compress.spans import find_spans
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
@@ -33,11 +36,18 @@ def check(
         return "not smaller"
     lost = missing_spans(raw, result)
     if lost:
-        return "lost " + ", ".join(repr(text) for text in lost[:3]) + (" ..." if len(lost) > 3 else "")
+        return "lost " + _listed(lost)
+    drifted = unanchored(raw, result)
+    if drifted:
+        return "lost what these are about: " + _listed(drifted)
     invented = invented_facts(raw, result, allowed)
     if invented:
-        return "invented " + ", ".join(repr(text) for text in invented[:3]) + (" ..." if len(invented) > 3 else "")
+        return "invented " + _listed(invented)
     return None
+
+
+def _listed(texts: list[str]) -> str:
+    return ", ".join(repr(text) for text in texts[:3]) + (" ..." if len(texts) > 3 else "")
 
 
 def normalise(text: str) -> str:

@@ -6,15 +6,19 @@ needs (the predictable second half of "mental health"), and a list of function w
 too little, so `rank_combined` orders the candidates in tiers, dropped in this order:
   1. function words (articles, auxiliaries, prepositions, pronouns, conjunctions), except a "to",
      "and", "or" or "until" between two protected spans (a change or a range: "0.4% to 2.1%"),
-  2. framing words (mentioned, expressed, really, ...) and every occurrence of a repeated word but
-     its most informative one (answers need the word once, not each time),
+  2. framing words (mentioned, expressed, really, ...), evaluative adjectives, -ly adverbs and
+     abstract nouns made from common words (amazing, determination), and every occurrence of a
+     repeated word but its most informative one (answers need the word once, not each time),
   3. commas, except before a number or date,
-  4. content words, by surprisal smoothed over compounds (see `_phrase_scores`),
-  5. content words in the scope of a negation.
-Within a tier the least surprising goes first. Words are dropped until the text fits the target ratio
-of the raw token count, with two limits: protected spans (memcli.compress.spans) are never candidates, and at
-most 40% of the content words' tokens go (the least informative ones). A text dense with protected
-spans therefore ends up above the ratio: the reader keeps the words that relate its names and numbers.
+  4. the other content words (verbs, mostly), by surprisal smoothed over compounds (`_phrase_scores`).
+Within a tier the least surprising goes first. Never candidates: protected spans
+(memcli.compress.spans); words that name things (memcli.compress.lexicon: the nouns people ask
+about, which the model finds as predictable as verbs); the word each number or date is about and
+causal or contrastive links (memcli.compress.relations); quantifiers (every, only, more); words in
+the scope of a negation. Words
+are dropped until the text fits the target ratio of the raw token count, and at most 60% of the
+tier-4 words' tokens go (the least informative ones). A text dense with spans and things therefore
+ends up above the ratio: the reader keeps what it would ask about and the words that relate it.
 """
 
 from __future__ import annotations
@@ -25,18 +29,29 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from memcli.compress.spans import find_spans
-from memcli.compress.wordlists import FRAMING_WORDS, FUNCTION_WORDS
+from memcli.compress.lexicon import is_modifier, is_verb, names_a_thing
+from memcli.compress.relations import anchors
+from memcli.compress.spans import Span, find_spans
+from memcli.compress.wordlists import (
+    FRAMING_WORDS,
+    FUNCTION_WORDS,
+    NOUN_PHRASE_OPENERS,
+    QUANTIFIERS,
+    RELATION_LINKS,
+)
 from memcli.providers.protocols import CompressionModel, Deadline, TokenScore
 
 _UNIT = re.compile(r"\s+|[^\W_]+(?:['’\-][^\W_]+)*|(.)\1*", re.S)
 _SENTENCE_END = frozenset(".!?…")
 _CLAUSE = frozenset(",;:")
 _DASHES = frozenset({"-", "--", "–", "—"})
-_TIER_FUNCTION, _TIER_FRAMING, _TIER_COMMA, _TIER_CONTENT, _TIER_NEGATED = range(5)
-MAX_CONTENT_DROP = 0.4
+_TIER_FUNCTION, _TIER_FRAMING, _TIER_COMMA, _TIER_CONTENT = range(4)
+MAX_CONTENT_DROP = 0.6
 # Between two protected spans these words carry the relation: "0.4% to 2.1%", "3 or 4 days".
 _LINKS = frozenset({"to", "and", "or", "until", "till", "through", "vs", "versus"})
+_QUANTIFIERS = QUANTIFIERS - FUNCTION_WORDS  # "about", "just" stay droppable function words
+_NOT_THINGS = FUNCTION_WORDS | FRAMING_WORDS | RELATION_LINKS | QUANTIFIERS | NOUN_PHRASE_OPENERS | frozenset(
+    "before after until during".split())
 
 
 @dataclass
@@ -129,6 +144,7 @@ def rank_combined(units: Sequence[Unit]) -> list:
     ranks: list = [None] * len(units)
     score = _phrase_scores(units)
     negated = _negation_scopes(units)
+    kept = _relation_words(units) | _thing_words(units)
     best: dict[str, int] = {}
     for i, unit in enumerate(units):
         if unit.kind == "word" and (unit.lower not in best or score[i] > score[best[unit.lower]]):
@@ -136,13 +152,13 @@ def rank_combined(units: Sequence[Unit]) -> list:
     for i, unit in enumerate(units):
         if unit.kind == "punct" and unit.text == "," and not _before_number(units, i):
             ranks[i] = (_TIER_COMMA, unit.surprisal)
-        if unit.kind != "word" or _links_spans(units, i):
+        if unit.kind != "word" or i in kept or unit.lower in _QUANTIFIERS or _links_spans(units, i):
             continue
         if unit.lower in FUNCTION_WORDS:
             ranks[i] = (_TIER_FUNCTION, unit.surprisal)
         elif i in negated:
-            ranks[i] = (_TIER_NEGATED, unit.surprisal)
-        elif unit.lower in FRAMING_WORDS or best[unit.lower] != i:
+            continue
+        elif unit.lower in FRAMING_WORDS or is_modifier(unit.lower) or best[unit.lower] != i:
             ranks[i] = (_TIER_FRAMING, unit.surprisal)
         else:
             ranks[i] = (_TIER_CONTENT, score[i])
@@ -184,6 +200,56 @@ def _phrase_scores(units: Sequence[Unit]) -> list[float]:
             close()
     close()
     return scores
+
+
+def _relation_words(units: Sequence[Unit]) -> set[int]:
+    """Indexes of the words that carry a relation, never candidates: the anchor of each number or
+    date and the quantifiers between them ("save another $90"), and causal or contrastive links
+    ("because", "instead", "but"; "so" only where it joins clauses, not in "so happy")."""
+    starts = {u.start: i for i, u in enumerate(units)}
+    kept: set[int] = set()
+    spans = [Span(u.start, u.start + len(u.text), u.span_kind, u.text) for u in units if u.kind == "protected"]
+    for anchor in anchors("".join(u.text for u in units), spans):
+        kept.update(starts[at] for at in (anchor.start, *(s for s, _ in anchor.between)) if at in starts)
+    for i, unit in enumerate(units):
+        if unit.kind == "word" and unit.lower in RELATION_LINKS:
+            before = _neighbour(units, i, -1)
+            joins = before is None or before.kind == "punct" or before.lower in ("and", "or")
+            if unit.lower != "so" or joins:
+                kept.add(i)
+    return kept
+
+
+def _thing_words(units: Sequence[Unit]) -> set[int]:
+    """Indexes of the content words that name things (memcli.compress.lexicon), never candidates.
+    A run of content words is inside a noun phrase when it follows a determiner, possessive,
+    preposition, quantifier, number or a name's possessive ("Jon's dance studio"); "to" opens one
+    only when no verb follows it ("went to yoga", not "wants to continue")."""
+    things: set[int] = set()
+    context: Unit | None = None
+    run: list[int] = []
+    for i, unit in enumerate(units):
+        if unit.kind == "space" or (unit.kind == "punct" and unit.text == "-" and run):
+            continue
+        content = unit.kind == "word" and unit.lower not in _NOT_THINGS
+        if content:
+            if not run:
+                opener = context is not None and _opens_noun_phrase(context)
+                in_phrase = opener and not (context.lower == "to" and is_verb(unit.lower))
+            before = units[run[-1]].lower if run else ""
+            if names_a_thing(unit.lower, in_phrase, not run, before):
+                things.add(i)
+            run.append(i)
+            continue
+        run = []
+        context = unit
+    return things
+
+
+def _opens_noun_phrase(unit: Unit) -> bool:
+    if unit.kind == "protected":
+        return unit.span_kind == "number" or unit.text.endswith(("'s", "’s"))
+    return unit.kind == "word" and (unit.lower in NOUN_PHRASE_OPENERS or unit.lower in QUANTIFIERS)
 
 
 def _links_spans(units: Sequence[Unit], index: int) -> bool:

@@ -52,6 +52,32 @@ FRAMING_WORDS = frozenset(
     """.split()
 )
 
+# Words between a number and the word that governs it that change the amount: "save another $90".
+QUANTIFIERS = frozenset(
+    """
+    another more less fewer extra additional further total only just almost nearly about around
+    roughly approximately over under least most some all each every both half
+    """.split()
+)
+
+# Determiners, possessives and prepositions: the content words after one form a noun phrase.
+NOUN_PHRASE_OPENERS = frozenset(
+    """
+    a an the my your his her its our their this that these those some any each every several many
+    few of at in on for with from by about into onto over under near behind beside after before
+    during through via per to like as
+    """.split()
+)
+
+# Causal and contrastive links: "switched to X because Y", "kept A instead of B". Dropping one turns
+# a reason into a second, unrelated fact.
+RELATION_LINKS = frozenset(
+    """
+    because since so therefore thus hence but yet although though whereas while instead unless
+    despite otherwise
+    """.split()
+)
+
 # Sentence adverbs and connectives: at the start of a sentence they are capitalised but no name.
 CONNECTIVES = frozenset(
     """

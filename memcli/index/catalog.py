@@ -20,15 +20,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from memcli.errors import AmbiguousId, InvalidMemory, NotFound, StoreError
+from memcli.config import Settings
+from memcli.errors import AmbiguousId, InvalidMemory, NotFound, StoreError, describe
 from memcli.index import db as db_file
 from memcli.index.filters import Filters
 from memcli.progress import Progress
 from memcli.store.files import Store
 from memcli.store.ids import normalise_prefix
 from memcli.store.memory import KEY_ORDER, Memory, content_key
+from memcli.textio import RECORD_FACTOR
 
 log = logging.getLogger("memcli")
+
+DUPLICATE = "duplicate id "  # how a file skipped because another file has its id is recorded (doctor reads it)
 
 # A folder whose mtime is this recent may change again within the same clock tick unnoticed, so it
 # is not trusted yet (as git treats a "racily clean" file).
@@ -37,6 +41,11 @@ SETTLED_NS = 2_000_000_000
 # older than this many times what that look cost (and at least FULL_LOOK_MIN_S).
 FULL_LOOK_EVERY = 10
 FULL_LOOK_MIN_S = 0.2
+# A file is known by its size, mtime and ctime. No tool can set a ctime back (writing the file or setting
+# its mtime moves it to now), so an edit that keeps the size and restores the mtime is still seen. A ctime
+# this recent is stored as RACY: a change within the same clock tick would leave it equal, so the next full
+# look reads the file again (its hash says whether anything changed).
+RACY = -1
 
 @dataclass
 class Changes:
@@ -58,6 +67,7 @@ class Catalog:
         self._identity: tuple[int, int] | None = None
         self._refreshed = False
         self._seen_folders: dict[str, int | None] = {}
+        self._orphans: list[str] = []  # copies of a memory whose first file just went; each is the memory now
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -95,7 +105,7 @@ class Catalog:
             self.close()
         return self.refresh(force=True)
 
-    def refresh(self, progress: Progress | None = None, *, force: bool = False) -> Changes:
+    def refresh(self, progress: Progress | None = None, *, force: bool = False, full: bool = False) -> Changes:
         """Take in what changed on disk since the last look, by any process; once per command unless `force`.
 
         Adding, deleting or renaming a file into place (git checkout and pull, other mem processes,
@@ -104,12 +114,43 @@ class Catalog:
         A changed folder has its own files looked at. A file rewritten in place changes no folder; it is
         seen at the next full look at every file, which happens when the last one is older than
         FULL_LOOK_EVERY times what it cost (at least FULL_LOOK_MIN_S): at once in a small store, within
-        a few seconds at 100k memories, where a full look costs half a second.
+        a few seconds at 100k memories, where a full look costs half a second. `full` looks at every
+        file now (doctor).
         """
-        if self._refreshed and not force:
+        if self._refreshed and not (force or full):
             return Changes()
+        try:
+            return self._refresh(progress, full)
+        except Exception as exc:
+            if not db_file.is_damage(exc):
+                raise
+            return self.recover(exc, progress)
+
+    def recover(self, exc: BaseException, progress: Progress | None = None) -> Changes:
+        """Throw a damaged catalog away and make it again from the files, which are the truth."""
+        log.warning("the index at %s is damaged (%s); rebuilding it from the files", self.path, describe(exc))
+        self.close()
+        self._discard()
+        return self._refresh(progress, True)
+
+    def check(self) -> str | None:
+        """A full integrity check of the SQLite file (doctor; it reads every page): what was wrong, after
+        rebuilding, or None."""
+        try:
+            problems = [row[0] for row in self.db.execute("PRAGMA quick_check")]
+            if problems == ["ok"]:
+                return None
+            error: BaseException = db_file.Damaged("; ".join(problems[:3]))
+        except Exception as exc:
+            if not db_file.is_damage(exc):
+                raise
+            error = exc
+        self.recover(error)
+        return describe(error)
+
+    def _refresh(self, progress: Progress | None, full: bool) -> Changes:
         began, started_ns = time.time(), time.time_ns()
-        folders = self._changed_folders()
+        folders = None if full else self._changed_folders()
         if folders == []:
             result = Changes()
         else:
@@ -128,10 +169,10 @@ class Catalog:
 
     def _changed_folders(self) -> list[str] | None:
         """Folders (relative to the store root) whose files need a look: None for all, [] for none."""
-        full_look = db_file.meta(self.db, "full_look")
-        if full_look is None:
+        try:
+            at, cost = json.loads(db_file.meta(self.db, "full_look") or "null")
+        except (TypeError, ValueError):  # never looked, or a meta row that does not parse
             return None
-        at, cost = json.loads(full_look)
         if time.time() - at > max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * cost):
             return None
         changed = []
@@ -159,34 +200,36 @@ class Catalog:
             db.execute("DELETE FROM folders WHERE mtime_ns IS NULL AND path != 'memories'")
 
     def behind(self) -> tuple[int, int]:
-        """How far the catalog is behind the files, without catching up: (new or changed, removed)."""
+        """How far the catalog is behind the files, without catching up: (new or changed, removed).
+        A file only due for its second look (RACY) is not behind."""
         fresh, gone = self._diff(None)
-        return len(fresh), len(gone)
+        settling = sum(1 for path, *_ in fresh if self.db.execute(
+            "SELECT 1 FROM memories WHERE path = ? AND ctime_ns = ?", (path, RACY)).fetchone())
+        return len(fresh) - settling, len(gone)
 
-    def _diff(self, folders: list[str] | None) -> tuple[list[tuple[str, int, int]], list[str]]:
+    def _diff(self, folders: list[str] | None) -> tuple[list[tuple[str, int, int, int]], list[str]]:
         """Files new or changed, and files gone, in the given folders (None: everywhere)."""
         self._seen_folders = {}
+        stamps = "SELECT path, mtime_ns, size, ctime_ns FROM memories{where} UNION ALL" \
+                 " SELECT path, mtime_ns, size, ctime_ns FROM broken{where}"
         if folders is None:
-            known = {path: (mtime, size) for path, mtime, size in self.db.execute(
-                "SELECT path, mtime_ns, size FROM memories UNION ALL SELECT path, mtime_ns, size FROM broken")}
+            known = {path: stamp for path, *stamp in self.db.execute(stamps.format(where=""))}
             files = self.store.scan(folders=self._seen_folders)
         else:
             known_folders = {path for (path,) in self.db.execute("SELECT path FROM folders")}
             known, files = {}, []
             for folder in folders:
-                for path, mtime, size in self.db.execute(
-                        "SELECT path, mtime_ns, size FROM memories WHERE path > ?1 AND path < ?1 || '~'"
-                        " UNION ALL SELECT path, mtime_ns, size FROM broken WHERE path > ?1 AND path < ?1 || '~'",
-                        (folder + "/",)):
+                for path, *stamp in self.db.execute(stamps.format(where=" WHERE path > ?1 AND path < ?1 || '~'"),
+                                                    (folder + "/",)):
                     parent = os.path.dirname(path)
                     if parent == folder or parent not in known_folders:
-                        known[path] = (mtime, size)
+                        known[path] = stamp
                 files = itertools.chain(files, self.store.scan(folder, folders=self._seen_folders,
                                                                descend=lambda sub: sub not in known_folders))
         fresh = []
-        for path, mtime, size in files:
-            if known.pop(path, None) != (mtime, size):
-                fresh.append((path, mtime, size))
+        for path, mtime, size, ctime in files:
+            if known.pop(path, None) != [mtime, size, ctime]:
+                fresh.append((path, mtime, size, ctime))
         return fresh, list(known)
 
     def _apply(self, fresh, gone, progress: Progress | None) -> Changes:
@@ -195,10 +238,11 @@ class Catalog:
             for path in gone:
                 changes.removed.extend(self._forget(path))
             total = len(fresh)
-            for done, (path, mtime, size) in enumerate(fresh, 1):
-                self._take_in(path, mtime, size, changes)
+            for done, (path, mtime, size, ctime) in enumerate(fresh, 1):
+                self._take_in(path, mtime, size, ctime, changes)
                 if progress and (done % 200 == 0 or done == total):
                     progress("reading memory files", done, total)
+            self._adopt_orphans(changes)
         return changes
 
     def _forget(self, path: str) -> list[int]:
@@ -208,6 +252,9 @@ class Catalog:
         if not row:
             return []
         label, memory_id = row
+        # Another file with this id was skipped as a duplicate while this one held it (a copy in another
+        # month folder, a merge): now it is simply the memory. Taken in at the end of the transaction.
+        self._orphans += self.copies(memory_id)
         db.execute("DELETE FROM memories WHERE label = ?", (label,))
         db.execute("DELETE FROM fts WHERE rowid = ?", (label,))
         # A vector already folded into the hnsw file stays there until the next fold marks it deleted.
@@ -228,29 +275,52 @@ class Catalog:
         db.executemany("INSERT OR IGNORE INTO links VALUES (?, ?)", [(old, memory_id) for old in supersedes])
         db.executemany(_MARK_SUPERSEDED, [(old,) for old in set(before) | set(supersedes)])
 
-    def _take_in(self, path: str, mtime: int, size: int, changes: Changes) -> None:
+    def _adopt_orphans(self, changes: Changes) -> None:
+        while self._orphans:
+            path = self._orphans.pop()
+            try:
+                info = os.stat(self.store.file_path(path))
+            except (OSError, StoreError):
+                self._forget(path)
+                continue
+            self._take_in(path, info.st_mtime_ns, info.st_size, info.st_ctime_ns, changes)
+
+    def _take_in(self, path: str, mtime: int, size: int, ctime: int, changes: Changes) -> None:
+        """Read one file into the catalog; a file that cannot be the memory it claims to be, for whatever
+        reason, is recorded as broken (named by every command, skipped) and never stops the others."""
         db = self.db
+        ctime = _settled(ctime)
         try:
+            if size > self._max_file_bytes():
+                raise InvalidMemory(f"larger than {self._max_file_bytes()} bytes; not read")
             data = self.store.file_path(path).read_bytes()
             sha = hashlib.sha256(data).hexdigest()
             row = db.execute("SELECT label, sha FROM memories WHERE path = ?", (path,)).fetchone()
             if row and row[1] == sha:
-                db.execute("UPDATE memories SET mtime_ns = ?, size = ? WHERE label = ?", (mtime, size, row[0]))
+                db.execute("UPDATE memories SET mtime_ns = ?, size = ?, ctime_ns = ? WHERE label = ?",
+                           (mtime, size, ctime, row[0]))
                 return
             memory = Memory.from_yaml(data.decode("utf-8"), path)
             other = db.execute("SELECT path FROM memories WHERE id = ? AND path != ?", (memory.id, path)).fetchone()
             if other:
-                raise InvalidMemory(f"duplicate id {memory.id}, also in {other[0]}")
-        except (InvalidMemory, StoreError, UnicodeDecodeError, OSError) as exc:
+                raise InvalidMemory(f"{DUPLICATE}{memory.id}, also in {other[0]}")
+        except Exception as exc:  # one file must never take the others down
             changes.removed.extend(self._forget(path))
-            reason = str(exc).removeprefix(f"{path}: ")
-            db.execute("INSERT INTO broken VALUES (?, ?, ?, ?)", (path, mtime, size, reason))
+            reason = describe(exc).removeprefix(f"{path}: ")
+            db.execute("INSERT INTO broken VALUES (?, ?, ?, ?, ?)", (path, mtime, size, ctime, reason))
             changes.broken.append(path)
             return
-        self._upsert(path, mtime, size, sha, memory, changes)
+        self._upsert(path, (mtime, size, ctime), sha, memory, changes)
 
-    def _upsert(self, path: str, mtime: int, size: int, sha: str, memory: Memory, changes: Changes) -> None:
-        """Insert a memory, or update it in place when its text is unchanged, so its label and vector stay."""
+    def _max_file_bytes(self) -> int:
+        try:
+            return RECORD_FACTOR * self.store.settings.max_input_bytes
+        except StoreError:
+            return RECORD_FACTOR * Settings().max_input_bytes
+
+    def _upsert(self, path: str, stamp: tuple[int, int, int], sha: str, memory: Memory, changes: Changes) -> None:
+        """Insert a memory, or update it in place when its text is unchanged, so its label and vector stay.
+        `stamp` is the file's (mtime_ns, size, ctime_ns)."""
         db = self.db
         db.execute("DELETE FROM broken WHERE path = ?", (path,))
         occupant = db.execute("SELECT id FROM memories WHERE path = ?", (path,)).fetchone()
@@ -260,9 +330,9 @@ class Catalog:
         row = db.execute("SELECT label, path, content_key FROM memories WHERE id = ?", (memory.id,)).fetchone()
         if row and row[2] == key:
             db.execute(
-                "UPDATE memories SET path = ?, mtime_ns = ?, size = ?, sha = ?, created_at = ?, updated_at = ?,"
-                " tags = ?, source = ?, status = ?, record = ? WHERE label = ?",
-                (path, mtime, size, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
+                "UPDATE memories SET path = ?, mtime_ns = ?, size = ?, ctime_ns = ?, sha = ?, created_at = ?,"
+                " updated_at = ?, tags = ?, source = ?, status = ?, record = ? WHERE label = ?",
+                (path, *stamp, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
                  memory.source, memory.status, memory.to_json(), row[0]))
             db.execute("UPDATE fts SET tags = ? WHERE rowid = ?", (" ".join(memory.tags), row[0]))
             self._link(memory.id, memory.supersedes)
@@ -270,9 +340,9 @@ class Catalog:
         if row:
             changes.removed.extend(self._forget(row[1]))
         cursor = db.execute(
-            "INSERT INTO memories (id, path, mtime_ns, size, sha, created_at, updated_at, tags, source, status,"
-            " content_key, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (memory.id, path, mtime, size, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
+            "INSERT INTO memories (id, path, mtime_ns, size, ctime_ns, sha, created_at, updated_at, tags, source,"
+            " status, content_key, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (memory.id, path, *stamp, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
              memory.source, memory.status, key, memory.to_json()),
         )
         db.execute("INSERT INTO fts (rowid, raw, tags) VALUES (?, ?, ?)",
@@ -286,12 +356,21 @@ class Catalog:
         info = self.store.file_path(relpath).stat()
         changes = Changes()
         with db_file.transaction(self.db):
-            self._upsert(relpath, info.st_mtime_ns, info.st_size, sha, memory, changes)
+            self._upsert(relpath, (info.st_mtime_ns, info.st_size, _settled(info.st_ctime_ns)), sha, memory, changes)
+            self._adopt_orphans(changes)
         return changes
 
     def record_delete(self, relpath: str) -> list[int]:
+        changes = Changes()
         with db_file.transaction(self.db):
-            return self._forget(relpath)
+            changes.removed += self._forget(relpath)
+            self._adopt_orphans(changes)
+        return changes.removed
+
+    def copies(self, memory_id: str) -> list[str]:
+        """The other files that hold this memory's id (skipped as duplicates)."""
+        return [path for (path,) in self.db.execute("SELECT path FROM broken WHERE error LIKE ?",
+                                                    (f"{DUPLICATE}{memory_id},%",))]
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -339,15 +418,29 @@ class Catalog:
 
     def list(self, filters: Filters, limit: int | None = None, newest_first: bool = True,
              offset: int = 0) -> Iterator[Memory]:
+        """Memories in creation order. Damage met on the way rebuilds the catalog and the listing goes on
+        where it was (the order is the files' own, so a rebuilt catalog gives the same one)."""
         where, params = filters.sql()
         order = "DESC" if newest_first else "ASC"
         sql = (f"SELECT record, superseded_by FROM memories m WHERE {where}"
                f" ORDER BY m.created_at {order}, m.id {order}")
         if limit is not None or offset:
             sql += " LIMIT ? OFFSET ?"
-            params += [-1 if limit is None else limit, offset]
-        for record, superseded_by in self.db.execute(sql, params):
-            yield _from_record(record, superseded_by)
+            # A larger limit or offset means "all" or "none", and SQLite's integers stop at 2**63.
+            params += [-1 if limit is None else min(limit, 1 << 62), min(offset, 1 << 62)]
+        given = 0
+        for attempt in range(2):
+            try:
+                for number, (record, superseded_by) in enumerate(self.db.execute(sql, params)):
+                    if number >= given:
+                        memory = _from_record(record, superseded_by)
+                        given += 1
+                        yield memory
+                return
+            except Exception as exc:
+                if attempt or not db_file.is_damage(exc):
+                    raise
+                self.recover(exc)
 
     def by_labels(self, labels: Iterable[int]) -> dict[int, Memory]:
         rows = db_file.rows_in(self.db, "SELECT label, record, superseded_by FROM memories WHERE label IN ({marks})",
@@ -385,6 +478,15 @@ class Catalog:
         ).fetchall()
         return [(label, float(score)) for label, score in rows]
 
+    def ids_starting(self, prefix: str, limit: int) -> list[str]:
+        """Ids that begin with `prefix` (as typed: any case, Crockford look-alikes), newest first."""
+        norm = normalise_prefix(prefix) if prefix else ""
+        if norm is None:
+            return []
+        rows = self.db.execute("SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id DESC LIMIT ?",
+                               (norm, norm + "~", limit)).fetchall()
+        return [row[0] for row in rows]
+
     def tag_counts(self, filters: Filters) -> list[tuple[str, int]]:
         where, params = filters.sql()
         return self.db.execute(
@@ -408,10 +510,18 @@ _MARK_SUPERSEDED = "UPDATE memories SET superseded_by = (SELECT MAX(new) FROM li
 
 
 def _from_record(record: str, superseded_by: str | None = None) -> Memory:
-    """Records in the catalog were validated when their file was read; rebuild them without checks."""
-    data = json.loads(record)
-    known = {key: data.pop(key) for key in KEY_ORDER if key in data}
-    return Memory(**known, extra=data, superseded_by=superseded_by)
+    """Records in the catalog were validated when their file was read; rebuild them without checks
+    (one that no longer parses means a damaged catalog)."""
+    try:
+        data = json.loads(record)
+        known = {key: data.pop(key) for key in KEY_ORDER if key in data}
+        return Memory(**known, extra=data, superseded_by=superseded_by)
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise db_file.Damaged(f"a record in the catalog does not parse ({exc})") from None
+
+
+def _settled(ctime_ns: int) -> int:
+    return RACY if ctime_ns >= time.time_ns() - SETTLED_NS else ctime_ns
 
 
 def _identity(path) -> tuple[int, int] | None:

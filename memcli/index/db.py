@@ -4,12 +4,18 @@ This module owns the file. The catalog fills `memories`, `fts`, `broken`, `folde
 version supersedes which, from the files' `supersedes`; `memories.superseded_by` follows from it); the vector
 index fills `vectors` and `hnsw_dead` and the graph file beside it, whose labels are the catalog's, so
 throwing one away means throwing both away (`discard`).
+
+Everything here is a cache of the memory files, so damage of any kind (a page of noise, a file that
+is not a database, a missing table, a meta row that does not parse, a folder where the file should be)
+is met the same way: the cache is thrown away and made again from the files (`is_damage` says which
+errors mean that; a locked or read-only database does not).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -18,7 +24,7 @@ from memcli.errors import StoreError
 
 log = logging.getLogger("memcli")
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 FILE = "catalog.sqlite"
 HNSW_FILE = "vectors.hnsw"
 IN_CHUNK = 500  # SQLite allows 999 host parameters in older builds
@@ -31,6 +37,7 @@ CREATE TABLE memories (
     path TEXT NOT NULL UNIQUE,
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
     sha TEXT NOT NULL,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
@@ -46,7 +53,7 @@ CREATE INDEX memories_content ON memories (content_key);
 CREATE INDEX memories_superseded ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE TABLE links (old TEXT NOT NULL, new TEXT NOT NULL, PRIMARY KEY (old, new)) WITHOUT ROWID;
 CREATE INDEX links_new ON links (new);
-CREATE TABLE broken (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, error TEXT);
+CREATE TABLE broken (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ctime_ns INTEGER, error TEXT);
 CREATE VIRTUAL TABLE fts USING fts5 (raw, tags, tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE TABLE vectors (label INTEGER PRIMARY KEY, vec BLOB NOT NULL, in_hnsw INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX vectors_delta ON vectors (in_hnsw);
@@ -55,16 +62,35 @@ CREATE TABLE folders (path TEXT PRIMARY KEY, mtime_ns INTEGER);
 """
 
 
+class Damaged(Exception):
+    """Something read from the index makes no sense (a record that does not parse): the cache is damaged."""
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether an error means the cache is damaged (rebuild it), rather than busy, read-only or a bug."""
+    if isinstance(exc, Damaged):
+        return True
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc)
+    return (name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_MISMATCH"))
+            or "malformed" in text or "not a database" in text
+            or (name == "SQLITE_ERROR" and text.startswith(("no such table", "no such column"))))
+
+
 def open_db(index_dir: Path, lock) -> sqlite3.Connection:
     """The index database, created when missing and made anew (with a warning) when damaged or of an
     older schema. `lock` is the store's lock (a context manager factory)."""
-    try:
-        index_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise StoreError(f"cannot create {index_dir}: {exc.strerror or exc}") from None
+    _make_folder(index_dir)
     path = index_dir / FILE
     for attempt in range(2):
-        db = sqlite3.connect(path, timeout=60, isolation_level=None)
+        try:
+            db = sqlite3.connect(path, timeout=60, isolation_level=None)
+        except sqlite3.Error as exc:
+            log.warning("cannot open the index at %s (%s); making it anew", path, exc)
+            discard(index_dir, lock)
+            continue
         try:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
@@ -74,12 +100,14 @@ def open_db(index_dir: Path, lock) -> sqlite3.Connection:
             if version is None:
                 with lock():
                     if _schema_version(db) is None:
-                        with contextlib.suppress(FileNotFoundError):
-                            (index_dir / HNSW_FILE).unlink()
+                        remove(index_dir / HNSW_FILE)
                         db.executescript("BEGIN;" + SCHEMA + "COMMIT;")
                         db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
                 return db
         except sqlite3.DatabaseError as exc:
+            if not is_damage(exc) and not (isinstance(exc, sqlite3.OperationalError) and _is_cantopen(exc)):
+                db.close()
+                raise StoreError(f"cannot use the index at {path}: {exc}") from None
             log.warning("the index at %s is damaged (%s); rebuilding it from the files", path, exc)
         db.close()
         if attempt == 0:
@@ -87,18 +115,45 @@ def open_db(index_dir: Path, lock) -> sqlite3.Connection:
     raise StoreError(f"cannot open or rebuild the index at {path}")
 
 
+def _is_cantopen(exc: sqlite3.Error) -> bool:
+    return getattr(exc, "sqlite_errorname", "") == "SQLITE_CANTOPEN"
+
+
+def _make_folder(index_dir: Path) -> None:
+    """The index folder; a file or a dangling link in its place is a damaged cache and goes."""
+    try:
+        if index_dir.is_symlink() or (index_dir.exists() and not index_dir.is_dir()):
+            index_dir.unlink()
+        index_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create {index_dir}: {exc.strerror or exc}") from None
+
+
 def discard(index_dir: Path, lock) -> None:
-    """Delete the database and what depends on its labels (the graph file)."""
+    """Delete the database and what depends on its labels (the graph file), whatever took their place."""
     with lock():
-        for name in (FILE, FILE + "-wal", FILE + "-shm", HNSW_FILE):
-            with contextlib.suppress(FileNotFoundError):
-                (index_dir / name).unlink()
+        for name in (FILE, FILE + "-wal", FILE + "-shm", FILE + "-journal", HNSW_FILE):
+            remove(index_dir / name)
+
+
+def remove(path: Path) -> None:
+    """Delete a cache file, or a folder or link someone put in its place."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise StoreError(f"cannot remove the damaged cache {path}: {exc.strerror or exc}") from None
 
 
 def _schema_version(db: sqlite3.Connection) -> str | None:
     has_meta = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone()
     if not has_meta:
-        return None
+        # Empty: a new file. Tables without meta: a damaged one.
+        return "unknown" if db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() else None
     row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
     return row[0] if row else "unknown"
 
@@ -126,6 +181,15 @@ def rows_in(db: sqlite3.Connection, sql: str, values: Sequence) -> Iterator[tupl
 def meta(db: sqlite3.Connection, key: str) -> str | None:
     row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return row[0] if row else None
+
+
+def meta_int(db: sqlite3.Connection, key: str) -> int | None:
+    """A number kept in meta; one that does not parse reads as missing (the caller then rebuilds what it
+    describes)."""
+    try:
+        return int(meta(db, key))
+    except (TypeError, ValueError):
+        return None
 
 
 def set_meta(db: sqlite3.Connection, key: str, value: str) -> None:

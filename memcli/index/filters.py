@@ -21,11 +21,12 @@ class Filters:
     def parse(cls, tags=(), since: str | None = None, until: str | None = None,
               source: str | None = None, all_versions: bool = False) -> "Filters":
         """From what a person or an assistant typed (`-t`, `--since 3d`, MCP arguments), checked."""
-        from memcli.store.memory import normalise_tags
+        from memcli.store.memory import check_text, normalise_tags
         from memcli.when import parse_when
 
         return cls(tags=tuple(normalise_tags(tags)), since=parse_when(since) if since else None,
-                   until=parse_when(until, end_of_day=True) if until else None, source=source or None,
+                   until=parse_when(until, end_of_day=True) if until else None,
+                   source=check_text(source, "the source filter") if source else None,
                    all_versions=all_versions)
 
     def __bool__(self) -> bool:

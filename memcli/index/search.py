@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from memcli.errors import InputError, MemError
 from memcli.index.distinct import distinct
 from memcli.index.filters import Filters
+from memcli.store.memory import check_text
 
 if TYPE_CHECKING:
     from memcli.index.catalog import Catalog
@@ -35,6 +36,7 @@ MODES = ("hybrid", "vector", "text")
 MIN_SCORE = 0.35
 ALPHA = 0.5
 CANDIDATES = 100
+MAX_K = 1 << 31  # more than any store holds; a larger -k means "all" and must not overflow SQLite's LIMIT
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -80,8 +82,9 @@ def search(catalog: Catalog, query: str, *, k: int, mode: str, filters: Filters,
            vector_ranking: Callable[[str, int, Filters], list[tuple[int, float]]]) -> list[Hit]:
     """Best memories first; `score` is the blend (hybrid), cosine (vector) or BM25 (text). When meaning
     search cannot run (no embedding model), hybrid says so once and goes on with words alone."""
-    if not query.strip():
+    if not check_text(query, "the search query").strip():
         raise InputError("the search query is empty")
+    k = min(k, MAX_K)
     rankings = {}
     if mode in ("hybrid", "text"):
         rankings["text"] = text_ranking(catalog, query, max(CANDIDATES, k), filters)

@@ -8,13 +8,22 @@ and the vectors from the files, so losing either costs time, never memories.
 
 Every vector comes from one model: the catalog records its id, and a different model means all
 vectors are dropped and made again, never mixed.
+
+The graph file is tied to the catalog state it was built from: each fold records the file's size,
+mtime, ctime, inode and CRC-32 in the catalog. hnswlib trusts its file (a few damaged bytes crash the
+process), so it only ever loads a file whose stat is exactly the recorded one; a file whose stat moved
+(a restored backup, a copy, a write of any kind) is checked by its CRC before every other step, and
+one that does not match, or that is not there although the catalog says vectors are in it, is thrown
+away: its vectors go back to the delta (searched by brute force) and the next fold rebuilds it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
+import zlib
 from typing import Iterable
 
 from memcli.fsutil import sibling_temp
@@ -52,7 +61,12 @@ class VectorIndex:
 
     def in_step(self, embedder) -> bool:
         """Cheap test: same model, and a vector for every memory (vectors ⊆ memories by construction)."""
-        return self._meta("embed_model") == embedder.model_id and not self.missing()
+        return self._adopted(embedder) and not self.missing()
+
+    def _adopted(self, embedder) -> bool:
+        """Whether the stored vectors are this model's (its id and its dimension, which a damaged meta row
+        could contradict)."""
+        return self._meta("embed_model") == embedder.model_id and db_file.meta_int(self.db, "embed_dim") == embedder.dim
 
     def missing(self) -> int:
         """How many memories have no vector yet (meaning search cannot find them until the next sync)."""
@@ -76,7 +90,7 @@ class VectorIndex:
             batch = missing[start:start + EMBED_BATCH]
             vectors = embedder.embed([text for _, text in batch])
             with self.catalog.store.lock():
-                if self._meta("embed_model") != embedder.model_id:
+                if not self._adopted(embedder):
                     return start  # another process moved to another model meanwhile; its sync goes on
                 with db_file.transaction(self.db):
                     self._insert([label for label, _ in batch], vectors)
@@ -86,9 +100,9 @@ class VectorIndex:
 
     def _adopt(self, embedder) -> None:
         """Make embedder's model the store's: a different one drops every vector (never mix two models)."""
-        if self._meta("embed_model") == embedder.model_id:
+        if self._adopted(embedder):
             return
-        if self._meta("embed_model") is not None:
+        if self._meta("embed_model") not in (None, embedder.model_id):
             log.warning("the embedding model changed (%s → %s); re-embedding every memory",
                         self._meta("embed_model"), embedder.model_id)
         self._drop_all()
@@ -113,14 +127,69 @@ class VectorIndex:
 
     def _drop_all(self) -> None:
         self.db.execute("DELETE FROM vectors")
+        self._forget_file()
+
+    def _forget_file(self) -> None:
+        """Delete the graph file; every stored vector is searched by brute force until the next fold."""
+        self.db.execute("UPDATE vectors SET in_hnsw = 0 WHERE in_hnsw = 1")
         self.db.execute("DELETE FROM hnsw_dead")
+        self.db.execute("DELETE FROM meta WHERE key IN ('hnsw_file', 'hnsw_deleted')")
         self._graph = None
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        db_file.remove(self.path)
+
+    # -- the graph file is the one the catalog recorded --------------------------------------------
+
+    def check_file(self, *, deep: bool = False) -> str | None:
+        """Throw the graph file away (with a warning) unless it is the one the last fold recorded, or
+        when it is missing while the catalog says vectors are in it; returns what was wrong. Cheap when
+        its stat is unchanged, unless `deep` (doctor), which checks the CRC whatever the stat says."""
+        if not deep and self._file_state() == "ok":
+            return None
+        with self.catalog.store.lock():
+            # Again under the lock: another process may have folded meanwhile.
+            state = self._file_state(checksum=True, deep=deep)
+            if state in ("ok", "none"):
+                return None
+            if state != "verified":
+                log.warning("the vector index %s is %s; rebuilding it from the stored vectors", self.path, state)
+            with db_file.transaction(self.db):
+                if state == "verified":
+                    self._set_meta("hnsw_file", json.dumps(_file_record(self.path, self._recorded()["crc"])))
+                else:
+                    self._forget_file()
+        return None if state == "verified" else state
+
+    def _recorded(self) -> dict | None:
+        try:
+            record = json.loads(self._meta("hnsw_file") or "null")
+            return record if isinstance(record, dict) and isinstance(record.get("crc"), int) else None
+        except ValueError:
+            return None
+
+    def _file_state(self, *, checksum: bool = False, deep: bool = False) -> str:
+        """"ok" (the recorded file, by stat), "verified" (its stat moved but its CRC is the recorded one),
+        "none" (no file, and none expected), else what is wrong with it."""
+        record = self._recorded()
+        stat = _stat_record(self.path)
+        if stat is None:
+            in_file = self.db.execute("SELECT 1 FROM vectors WHERE in_hnsw = 1 LIMIT 1").fetchone()
+            return "missing" if in_file or record else "none"
+        if record is None:
+            return "not recorded in the catalog"
+        if all(record.get(key) == value for key, value in stat.items()) and not deep:
+            return "ok"
+        if record.get("size") != stat["size"]:
+            return "not the file the catalog recorded (its size differs)"
+        if not checksum:
+            return "changed"
+        if _crc(self.path) != record["crc"]:
+            return "damaged (its checksum differs)"
+        return "ok" if deep and all(record.get(key) == value for key, value in stat.items()) else "verified"
 
     # -- folding the delta into the graph ----------------------------------------------------------
 
     def maybe_fold(self) -> None:
+        self.check_file()
         delta, dead = self.db.execute(
             "SELECT (SELECT COUNT(*) FROM vectors WHERE in_hnsw = 0), (SELECT COUNT(*) FROM hnsw_dead)").fetchone()
         if delta >= FOLD_AT or dead >= FOLD_AT:
@@ -133,7 +202,7 @@ class VectorIndex:
         is taken only to check that no other process folded meanwhile and to swap the file in."""
         import numpy as np
 
-        dim = int(self._meta("embed_dim") or 0)
+        dim = db_file.meta_int(self.db, "embed_dim") or 0
         if not dim:
             return
         stamp = _stamp(self.path)
@@ -142,7 +211,7 @@ class VectorIndex:
         with db_file.transaction(self.db, "DEFERRED"):
             rows = self.db.execute("SELECT label, vec FROM vectors" + ("" if fresh else " WHERE in_hnsw = 0")).fetchall()
             dead = [] if fresh else [label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")]
-            marked = 0 if fresh else int(self._meta("hnsw_deleted") or 0)
+            marked = 0 if fresh else db_file.meta_int(self.db, "hnsw_deleted") or 0
         if fresh:
             graph = _new_graph(dim, max(1024, len(rows)))
         for label in dead:
@@ -160,17 +229,22 @@ class VectorIndex:
                 if progress:
                     progress("building the vector graph", min(start + 5000, len(rows)), len(rows))
         tmp = sibling_temp(self.path)
-        graph.save_index(str(tmp))
-        self.catalog.store.protect(tmp)
-        with self.catalog.store.lock():
-            if _stamp(self.path) != stamp:
-                # Another process folded first; its file holds what this one would have written.
-                tmp.unlink()
-                self._graph = None
-                return
-            os.replace(tmp, self.path)
-            with db_file.transaction(self.db):
-                self._folded([label for label, _ in rows], dead, marked, fresh)
+        try:
+            graph.save_index(str(tmp))
+            self.catalog.store.protect(tmp)
+            crc = _crc(tmp)
+            with self.catalog.store.lock():
+                if _stamp(self.path) != stamp:
+                    # Another process folded first; its file holds what this one would have written.
+                    tmp.unlink()
+                    self._graph = None
+                    return
+                os.replace(tmp, self.path)
+                with db_file.transaction(self.db):
+                    self._folded([label for label, _ in rows], dead, marked, fresh)
+                    self._set_meta("hnsw_file", json.dumps(_file_record(self.path, crc)))
+        finally:
+            db_file.remove(tmp)
         self._graph, self._graph_stamp = graph, _stamp(self.path)
 
     def _folded(self, added: list[int], dead: list[int], marked: int, fresh: bool) -> None:
@@ -189,10 +263,12 @@ class VectorIndex:
         self._set_meta("hnsw_deleted", str(marked))
 
     def _load_graph(self, dim: int):
+        """The graph, only when the file is exactly the one the catalog recorded (else None: the caller
+        searches the stored vectors by brute force, or folds from scratch)."""
         import hnswlib
 
         stamp = _stamp(self.path)
-        if stamp is None:
+        if stamp is None or self._file_state() != "ok":
             return None
         if self._graph is not None and self._graph_stamp == stamp:
             return self._graph
@@ -215,7 +291,7 @@ class VectorIndex:
         leaves some out (superseded versions: few, so cheaper to skip than to list what is allowed)."""
         import numpy as np
 
-        dim = int(self._meta("embed_dim") or 0)
+        dim = db_file.meta_int(self.db, "embed_dim") or 0
         if not dim:
             return []
         vector = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -228,7 +304,7 @@ class VectorIndex:
                 # Delta first, then the file: a fold in between can only duplicate a label, never lose it.
                 rows = self.db.execute("SELECT label, vec FROM vectors WHERE in_hnsw = 0").fetchall()
                 dead = {label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")} | skip
-                marked = int(self._meta("hnsw_deleted") or 0)
+                marked = db_file.meta_int(self.db, "hnsw_deleted") or 0
                 graph = self._load_graph(dim)
                 if graph is None and self.db.execute("SELECT 1 FROM vectors WHERE in_hnsw = 1 LIMIT 1").fetchone():
                     rows = self.db.execute("SELECT label, vec FROM vectors").fetchall()
@@ -277,6 +353,26 @@ def _new_graph(dim: int, capacity: int):
     graph.init_index(max_elements=capacity, ef_construction=HNSW_EF_CONSTRUCTION, M=HNSW_M)
     graph.set_num_threads(2)
     return graph
+
+
+def _stat_record(path) -> dict | None:
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return {"size": info.st_size, "mtime_ns": info.st_mtime_ns, "ctime_ns": info.st_ctime_ns, "ino": info.st_ino}
+
+
+def _file_record(path, crc: int) -> dict:
+    return {**_stat_record(path), "crc": crc}
+
+
+def _crc(path) -> int:
+    crc = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            crc = zlib.crc32(chunk, crc)
+    return crc
 
 
 def _stamp(path) -> tuple[int, int] | None:

@@ -19,9 +19,10 @@ from memcli.api import Compressing
 from memcli.context import DEFAULT_BUDGET, line_for
 from memcli.index.filters import Filters
 from memcli.mcp.toolbox import Toolbox, client_name, reply
+from memcli.mcp.version_tools import Versioned, written_reply
 from memcli.stats import read_cost
-from memcli.worker import defers_writes
 from memcli.store.memory import normalise_tags
+from memcli.worker import defers_writes
 
 Tags = Annotated[list[str] | str | None, Field(description='Tags to file it under, e.g. ["infra", "billing"].')]
 TagFilter = Annotated[list[str] | str | None, Field(description="Only memories that have all of these tags.")]
@@ -36,6 +37,8 @@ Raw = Annotated[bool, Field(description="Give the full raw prose as `content` in
 IncludeRaw = Annotated[bool, Field(description="Also give the raw prose as `content_raw` where it differs "
                                                "(costs tokens; for programs that keep both).")]
 MemoryId = Annotated[str, Field(description="A memory id, or any unique prefix of one.")]
+AllVersions = Annotated[bool, Field(description="Also earlier versions that memory_update replaced (each says "
+                                                "`superseded_by`).")]
 
 
 class MemoryOut(TypedDict):
@@ -47,6 +50,7 @@ class MemoryOut(TypedDict):
     source: NotRequired[str]
     created_at: str
     score: NotRequired[float]
+    superseded_by: NotRequired[Annotated[str, Field(description="A newer version replaced this one.")]]
 
 
 class Found(TypedDict):
@@ -54,16 +58,6 @@ class Found(TypedDict):
     tokens: NotRequired[Annotated[int, Field(description="Tokens of the contents returned.")]]
     raw_tokens: NotRequired[Annotated[int, Field(description="Tokens the raw texts of the same memories would cost.")]]
     next_offset: NotRequired[Annotated[int, Field(description="More memories follow: pass this as offset.")]]
-
-
-class Written(TypedDict):
-    id: str
-    duplicate: Annotated[bool, Field(description="The same text was stored already; nothing new was written.")]
-    written_by: str
-    optimized: NotRequired[bool]
-    tags: NotRequired[list[str]]
-    source: NotRequired[str]
-    redacted: NotRequired[Annotated[dict[str, int], Field(description="Secrets replaced by [REDACTED:<kind>], by kind.")]]
 
 
 class Deleted(TypedDict):
@@ -108,34 +102,29 @@ def listing(mem, memories, *, raw: bool, include_raw: bool, scores=None, empty: 
 
 
 def register(box: Toolbox) -> None:
-    @box.tool(Written, idempotent=True)
+    @box.tool(Versioned, idempotent=True)
     async def memory_write(
         content: Annotated[str, Field(description="The text to remember, in plain prose.")],
         ctx: Context,
         tags: Tags = None,
         source: Annotated[str | None, Field(description="Where it came from: a path or URI.")] = None,
         local_only: Annotated[bool, Field(description="Never send this memory to a compression server.")] = False,
+        supersedes: Annotated[str | None, Field(description="The id of a memory this one replaces (its fact "
+                                                            "changed); the same as memory_update.")] = None,
     ) -> CallToolResult:
         """Remember a piece of text (one idea per memory, with tags). Says the id it was stored under;
-        writing the same text again stores nothing new and says so. Secrets are replaced by
+        writing the same text again stores nothing new and says so. Names current memories that say
+        nearly the same (`similar`), so that one can be updated instead. Secrets are replaced by
         [REDACTED:<kind>] before storing; a private key is refused."""
+        from memcli.versions import write
+
         written_by = client_name(ctx)
-
-        def write(mem):
-            # Slow compression (a server, a large local model) is left to the idle worker: stored now.
-            return mem.add(content, tags=tags, source=source, written_by=written_by, local_only=local_only,
-                           compressing=Compressing(defer=defers_writes(mem)))
-
-        result = await box.run(write)
-        memory = result.memory
-        structured = {"id": memory.id, "duplicate": result.duplicate, "written_by": memory.written_by}
-        structured |= {key: value for key, value in memory.to_contract().items() if key in Written.__annotations__}
-        if result.redacted:
-            structured["redacted"] = result.redacted
-        said = f"{'Already stored' if result.duplicate else 'Stored'} as {memory.id}."
-        if result.redacted:
-            said += f" Redacted {sum(result.redacted.values())} secret(s): {', '.join(sorted(result.redacted))}."
-        return reply(structured, said)
+        # Slow compression (a server, a large local model) is left to the idle worker: stored now.
+        written = await box.run(lambda mem: write(mem, content, tags=tags, source=source, written_by=written_by,
+                                                  supersedes=supersedes, on_similar=mem.settings.on_similar,
+                                                  local_only=local_only,
+                                                  compressing=Compressing(defer=defers_writes(mem))))
+        return written_reply(written)
 
     @box.tool(Found, read_only=True)
     async def memory_search(
@@ -149,12 +138,13 @@ def register(box: Toolbox) -> None:
         min_score: MinScore = None,
         raw: Raw = False,
         include_raw: IncludeRaw = False,
+        all_versions: AllVersions = False,
     ) -> CallToolResult:
         """Find memories by words and meaning, best first: one line per memory, `[ID DATE] content`.
         Use it to look something up; use memory_context instead to fill a prompt within a token
         budget. Nothing comes back when nothing matches well (min_score: 0 shows the best anyway)."""
         def search(mem):
-            filters = Filters.parse(normalise_tags(tags), since, until, source)
+            filters = Filters.parse(normalise_tags(tags), since, until, source, all_versions)
             hits = mem.search(query, k=limit, mode=mode, filters=filters, min_score=min_score)
             return listing(mem, [hit.memory for hit in hits], raw=raw, include_raw=include_raw,
                            scores=[hit.score for hit in hits],
@@ -172,11 +162,12 @@ def register(box: Toolbox) -> None:
         source: Source = None,
         raw: Raw = False,
         include_raw: IncludeRaw = False,
+        all_versions: AllVersions = False,
     ) -> CallToolResult:
         """The newest memories first, one line each: `[ID DATE] content`. When more follow, the
         result says `next_offset`; pass it as offset for the next page."""
         def page(mem):
-            filters = Filters.parse(normalise_tags(tags), since, until, source)
+            filters = Filters.parse(normalise_tags(tags), since, until, source, all_versions)
             memories = list(mem.list(filters, limit + 1, offset=offset))
             structured, text = listing(mem, memories[:limit], raw=raw, include_raw=include_raw,
                                        empty="No memories.")
@@ -189,18 +180,24 @@ def register(box: Toolbox) -> None:
 
     @box.tool(Found, read_only=True)
     async def memory_get(id: MemoryId, raw: Raw = False, include_raw: IncludeRaw = False) -> CallToolResult:
-        """One memory by id, as `[ID DATE] content` (raw: true for the full prose)."""
-        return reply(*await box.run(lambda mem: listing(mem, [mem.get(id)], raw=raw, include_raw=include_raw,
+        """One memory by id, as `[ID DATE] content` (raw: true for the full prose): its current version,
+        even when the id names one that an update replaced."""
+        from memcli.versions import current
+
+        return reply(*await box.run(lambda mem: listing(mem, current(mem, id)[1], raw=raw, include_raw=include_raw,
                                                         empty="")))
 
     @box.tool(Deleted, destructive=True, idempotent=True)
     async def memory_delete(
         ids: Annotated[list[str] | str, Field(description="Memory ids (or unique prefixes) to delete.")],
     ) -> CallToolResult:
-        """Delete memories for good. Every id must name exactly one memory, or nothing is deleted.
-        Says the full ids deleted."""
+        """Delete memories for good, each with its earlier versions. Every id must name exactly one
+        memory, or nothing is deleted. Says the full ids deleted."""
+        from memcli.versions import chain
+
         def delete(mem):
-            memories = mem.resolve([ids] if isinstance(ids, str) else ids)
+            named = mem.resolve([ids] if isinstance(ids, str) else ids)
+            memories = list({m.id: m for memory in named for m in chain(mem, memory.id)}.values())
             mem.remove(memories)
             return [memory.id for memory in memories]
 

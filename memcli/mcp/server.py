@@ -18,11 +18,12 @@ from typing import Any, Callable
 from memcli import __version__
 from memcli.api import Mem
 from memcli.errors import MemError, describe
+from memcli.index.db import is_damage
 
 try:
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from memcli.mcp import memory_tools, thread_tools
+    from memcli.mcp import memory_tools, thread_tools, version_tools
     from memcli.mcp.toolbox import Server, Toolbox
 except ImportError as exc:
     raise MemError(f"`mem mcp` needs the MCP package ({exc}); install it with: pip install 'memcli[mcp]'") from None
@@ -30,14 +31,15 @@ except ImportError as exc:
 log = logging.getLogger("memcli")
 
 # Each module adds its tools with `register(box)`; a feature with tools of its own adds its module here.
-MODULES = [memory_tools, thread_tools]
+MODULES = [memory_tools, version_tools, thread_tools]
 
 INSTRUCTIONS = """\
 Long-term memory shared with the user's shell (the `mem` command). Search it before answering \
 questions about the user's projects, decisions and preferences; write down durable facts worth \
 remembering (one idea per memory, with tags). Results show each memory as `[ID DATE] content`: the \
 content is a shorter form when there is one (`raw: true` gives the full prose), and the ID (any unique \
-prefix) is what memory_get and memory_delete take. memory_context returns a block that fits a token budget."""
+prefix) is what memory_get and memory_delete take. memory_context returns a block that fits a token budget. \
+When a fact changed, memory_update replaces the memory that says the old one."""
 
 
 class Worker:
@@ -82,8 +84,14 @@ class Worker:
 
     async def __call__(self, work: Callable[[Mem], Any]) -> Any:
         def run():
-            self.mem.refresh()
-            return work(self.mem)
+            for attempt in range(2):
+                try:
+                    self.mem.refresh()
+                    return work(self.mem)
+                except Exception as exc:  # a damaged index is rebuilt from the files, and the call made again
+                    if attempt or not is_damage(exc):
+                        raise
+                    self.mem.catalog.recover(exc)
 
         try:
             with self.idle.request():

@@ -96,6 +96,14 @@ class Server(MCPServer):
                 raise ToolError(str(cause)) from None
             raise
 
+    async def run_stdio_async(self) -> None:
+        """stdio as the SDK serves it, except that a malformed line gets its JSON-RPC error (memcli/mcp/stdio.py)."""
+        from memcli.mcp.stdio import answering_stdio_server
+
+        async with answering_stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(read_stream, write_stream,
+                                            self._lowlevel_server.create_initialization_options())
+
 
 def client_name(ctx: Context) -> str:
     """`mcp:<name>` from the clientInfo the client sent when it connected: what its writes record."""

@@ -10,6 +10,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Callable, Iterator
@@ -78,12 +79,13 @@ class Store:
 
     def protect(self, *paths: Path) -> None:
         """Make files mem did not write itself (the catalog, its journal, the vector graph) 0600 in a
-        private store, and its folder 0700 (a store made before mem did this is tightened here)."""
+        private store, and its folder and .index/ 0700 (a store made before mem did this, or an .index/
+        that SQLite's side made, is tightened here)."""
         if not self.private:
             return
-        for path in (self.root, *paths):
+        for path in (self.root, self.index_dir, *paths):
             with contextlib.suppress(FileNotFoundError):
-                wanted = 0o700 if path == self.root else 0o600
+                wanted = 0o700 if path in (self.root, self.index_dir) else 0o600
                 if os.stat(path).st_mode & 0o777 != wanted:
                     os.chmod(path, wanted)
 
@@ -163,8 +165,8 @@ class Store:
             self.file_path(relpath).unlink()
 
     def scan(self, start: str = MEMORIES, *, folders: dict | None = None,
-             descend: Callable[[str], bool] | None = None) -> Iterator[tuple[str, int, int]]:
-        """Memory files under `start` (a folder relative to the root) as (relpath, mtime_ns, size).
+             descend: Callable[[str], bool] | None = None) -> Iterator[tuple[str, int, int, int]]:
+        """Memory files under `start` (a folder relative to the root) as (relpath, mtime_ns, size, ctime_ns).
 
         `folders`, when given, gets the mtime of every folder walked (None when it is missing), taken
         before its listing so that a change during the walk shows up next time; `descend(relfolder)`
@@ -189,7 +191,7 @@ class Store:
                         stack.append(entry.path)
                 elif entry.name.endswith(".yaml") and entry.is_file(follow_symlinks=False):
                     info = entry.stat(follow_symlinks=False)
-                    yield entry.path[root_len:], info.st_mtime_ns, info.st_size
+                    yield entry.path[root_len:], info.st_mtime_ns, info.st_size, info.st_ctime_ns
 
     @contextlib.contextmanager
     def lock(self, timeout: float = LOCK_TIMEOUT_S):
@@ -204,10 +206,13 @@ class Store:
             finally:
                 self._lock_depth -= 1
             return
+        path = self.index_dir / "lock"
         try:
             self._mkdir(self.index_dir)
             self.protect()
-            handle = os.fdopen(os.open(self.index_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_APPEND,
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)  # only a cache folder: whatever took the lock file's place goes
+            handle = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND,
                                        0o600 if self.private else 0o666), "a+")
         except OSError as exc:
             raise StoreError(f"cannot lock {self.index_dir}: {exc.strerror or exc}") from None

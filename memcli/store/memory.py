@@ -2,8 +2,10 @@
 
 The file is written for people first: keys in a fixed order, the raw prose as a block scalar, the
 compression details on one line. Loading is forgiving about what a hand edit or a git merge may do
-(unquoted timestamps, a tag given as a string, keys mem does not know, which are kept) and strict
-about what would lose meaning (no id, no raw text).
+(unquoted timestamps, a tag given as a string, keys mem does not know, which are kept, a date in
+one of them kept as text) and strict about everything else: a value of an unexpected type anywhere,
+a YAML alias, text that is not Unicode, a date out of range make the file invalid (InvalidMemory),
+so the catalog names it in a warning and skips it, and no other memory is affected.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -27,6 +30,9 @@ STATUSES = ("done", "skipped", "pending", "failed", "quarantined")
 TAG_RE = re.compile(r"^[^\s,]+$")
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# How deep a value under a key mem does not know may nest (a bound on what a hand edit can ask of every
+# command that reads it).
+MAX_DEPTH = 32
 
 
 def now_utc() -> str:
@@ -34,37 +40,57 @@ def now_utc() -> str:
 
 
 def format_time(moment: dt.datetime) -> str:
+    """The canonical UTC form, four-digit year always (strftime drops the zeros of year 1); a moment
+    that has no UTC form (0001-01-01T00:00+01:00) raises OverflowError."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.timezone.utc)
-    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    utc = moment.astimezone(dt.timezone.utc)
+    return f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}Z"
 
 
 def parse_time(value, what: str = "timestamp") -> str:
     """Accept what YAML, JSON or a person may write for a moment; return the canonical UTC form."""
-    if isinstance(value, dt.datetime):
-        return format_time(value)
-    if isinstance(value, dt.date):
-        return format_time(dt.datetime(value.year, value.month, value.day))
-    if isinstance(value, str):
-        text = value.strip().replace(" ", "T", 1)
-        if text.endswith(("Z", "z")):
-            text = text[:-1] + "+00:00"
-        try:
-            return format_time(dt.datetime.fromisoformat(text))
-        except ValueError:
-            pass
-    raise InvalidMemory(f"{what} {value!r} is not an ISO 8601 date or time")
+    try:
+        if isinstance(value, dt.datetime):
+            return format_time(value)
+        if isinstance(value, dt.date):
+            return format_time(dt.datetime(value.year, value.month, value.day))
+        if isinstance(value, str):
+            text = value.strip().replace(" ", "T", 1)
+            if text.endswith(("Z", "z")):
+                text = text[:-1] + "+00:00"
+            try:
+                return format_time(dt.datetime.fromisoformat(text))
+            except ValueError:
+                pass
+    except OverflowError:
+        raise InvalidMemory(f"{what} {value!r} is outside the years 0001-9999 in UTC") from None
+    raise InvalidMemory(f"{what} {_shown(value)} is not an ISO 8601 date or time")
+
+
+def check_text(value: str, what: str) -> str:
+    """Text that can be written as UTF-8: Python lets a lone surrogate (a JSON "\\ud800", a file name
+    or argument that is not UTF-8) into a str, and every file, the catalog and stdout would refuse it later."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(f"{what} is not valid Unicode text (character {exc.start})") from None
+    return value
 
 
 def normalise_tags(values) -> list[str]:
     """Tags are lower-case words; `-t a,b` is two tags; order kept, repeats dropped."""
     if values is None:
         return []
-    if isinstance(values, str):
+    if isinstance(values, (str, int, float)) and not isinstance(values, bool):
         values = [values]
+    if not isinstance(values, (list, tuple)):
+        raise InputError(f"tags must be a list of words, not {_kind(values)}")
     tags: list[str] = []
     for value in values:
-        for part in str(value).split(","):
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise InputError(f"a tag must be a word, not {_kind(value)}")
+        for part in check_text(str(value), "a tag").split(","):
             tag = part.strip().lower().replace("[redacted:", "[REDACTED:")  # a redaction marker keeps its form
             if not tag:
                 continue
@@ -77,7 +103,7 @@ def normalise_tags(values) -> list[str]:
 
 def clean_input(text: str) -> str:
     """The text as given, minus the trailing newline(s) that `echo` and files add; never empty."""
-    raw = text.rstrip("\r\n")
+    raw = check_text(text, "the text").rstrip("\r\n")
     if not raw.strip():
         raise InputError("nothing to add: the text is empty")
     if "\x00" in raw:
@@ -168,31 +194,39 @@ class Memory:
 
     @classmethod
     def from_dict(cls, data, origin: str = "record") -> "Memory":
+        try:
+            return cls._from_dict(data, origin)
+        except InputError as exc:
+            raise InvalidMemory(f"{origin}: {exc}") from None
+
+    @classmethod
+    def _from_dict(cls, data, origin: str) -> "Memory":
         if not isinstance(data, dict):
             raise InvalidMemory(f"{origin}: expected a mapping of fields")
+        for key in data:
+            if not isinstance(key, str):
+                raise InvalidMemory(f"{origin}: the key {_shown(key)} is not a word (quote it)")
         memory_id = data.get("id")
         if not isinstance(memory_id, str) or not ids.is_valid(memory_id):
-            raise InvalidMemory(f"{origin}: missing or malformed id {memory_id!r}")
+            raise InvalidMemory(f"{origin}: missing or malformed id {_shown(memory_id)}")
         raw = data.get("raw")
         if not isinstance(raw, str) or not raw.strip():
             raise InvalidMemory(f"{origin}: 'raw' must be non-empty text")
+        check_text(raw, "'raw'")
         created_at = data.get("created_at")
         if created_at is None:
             # A hand-written file may leave it out; the id knows when it was made.
-            created_at = dt.datetime.fromtimestamp(ids.created_ms(memory_id) / 1000, dt.timezone.utc)
+            try:
+                created_at = dt.datetime.fromtimestamp(ids.created_ms(memory_id) / 1000, dt.timezone.utc)
+            except (OverflowError, ValueError, OSError):
+                raise InvalidMemory(f"{origin}: no created_at, and the id's time is out of range") from None
         created = parse_time(created_at, f"{origin}: created_at")
         updated = parse_time(data.get("updated_at") or created, f"{origin}: updated_at")
-        compressed = data.get("compressed")
-        if compressed is not None and not isinstance(compressed, str):
-            raise InvalidMemory(f"{origin}: 'compressed' must be text or null")
-        compression = data.get("compression")
-        if compression is not None and not isinstance(compression, dict):
-            raise InvalidMemory(f"{origin}: 'compression' must be a mapping or null")
+        compressed = _optional_text(data.get("compressed"), "'compressed'")
+        compression = _compression(data.get("compression"))
         source = data.get("source")
-        try:
-            tags = normalise_tags(data.get("tags"))
-        except InputError as exc:
-            raise InvalidMemory(f"{origin}: {exc}") from None
+        if isinstance(source, bool) or not isinstance(source, (str, int, float, type(None))):
+            raise InvalidMemory(f"{origin}: 'source' must be a path or URI, not {_kind(source)}")
         supersedes = data.get("supersedes") or []
         if isinstance(supersedes, str):
             supersedes = [supersedes]
@@ -203,12 +237,12 @@ class Memory:
             created_at=created,
             updated_at=updated,
             raw=raw,
-            tags=tags,
-            source=None if source is None else str(source),
-            written_by=str(data.get("written_by") or "cli"),
+            tags=normalise_tags(data.get("tags")),
+            source=None if source is None else check_text(str(source), "'source'"),
+            written_by=_optional_text(data.get("written_by"), "'written_by'") or "cli",
             compressed=compressed or None,
-            compression=dict(compression) if compression else None,
-            extra={k: v for k, v in data.items() if k not in KEY_ORDER},
+            compression=compression or None,
+            extra={key: _plain(value, f"'{key}'") for key, value in data.items() if key not in KEY_ORDER},
             supersedes=[v for v in dict.fromkeys(supersedes) if v != memory_id],
         )
 
@@ -236,6 +270,12 @@ def parse_yaml(text: str, origin: str):
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise InvalidMemory(f"{origin}: not valid YAML{where}") from None
+    except InvalidMemory as exc:
+        raise InvalidMemory(f"{origin}: {exc}") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        # PyYAML builds values after parsing: 2020-02-30 is a timestamp it cannot make, a number may have
+        # more digits than Python converts, nesting may be deeper than the stack.
+        raise InvalidMemory(f"{origin}: a value YAML cannot build ({type(exc).__name__}: {exc})") from None
 
 
 def _ordered_compression(info: dict | None) -> dict | None:
@@ -247,7 +287,78 @@ def _ordered_compression(info: dict | None) -> dict | None:
 
 
 def _load(text: str):
+    """YAML without aliases: `*name` lets a few hundred bytes stand for gigabytes (a "billion laughs",
+    through nested aliases or merge keys), and no memory file mem writes uses them. An alias needs a `*`,
+    so only a text holding one pays for the look at its events."""
+    if "*" in text:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, yaml.AliasEvent):
+                raise InvalidMemory(f"YAML aliases (*{event.anchor}) are not allowed in a memory file")
     return yaml.load(text, Loader=_Loader)
+
+
+def _kind(value) -> str:
+    return "nothing" if value is None else type(value).__name__
+
+
+def _shown(value) -> str:
+    """A value as a message shows it: short, and never echoing a whole runaway structure."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _optional_text(value, what: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be text, not {_kind(value)}")
+    return check_text(value, what)
+
+
+COMPRESSION_TYPES = {"method": str, "model": str, "raw_tokens": int, "tokens": int, "status": str, "reason": str}
+
+
+def _compression(value) -> dict | None:
+    """The compression mapping with each known key of its type (a status mem knows); others kept plain."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InputError(f"'compression' must be a mapping, not {_kind(value)}")
+    info = _plain(value, "'compression'")
+    for key, kind in COMPRESSION_TYPES.items():
+        item = info.get(key)
+        if item is not None and (not isinstance(item, kind) or isinstance(item, bool)):
+            raise InputError(f"'compression.{key}' must be {kind.__name__}, not {_kind(item)}")
+    if info.get("status") is not None and info["status"] not in STATUSES:
+        raise InputError(f"'compression.status' must be one of {', '.join(STATUSES)}, not {_shown(info['status'])}")
+    return info
+
+
+def _plain(value, what: str, depth: int = 0):
+    """A value mem does not interpret, as JSON can hold it (the catalog and every --json output do):
+    dates become ISO text; binary, sets, non-text keys, NaN, lone surrogates and runaway nesting are refused."""
+    if depth > MAX_DEPTH:
+        raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels")
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InputError(f"{what} holds {value}, which JSON cannot")
+        return value
+    if isinstance(value, str):
+        return check_text(value, what)
+    if isinstance(value, dt.date):  # a datetime too
+        return value.isoformat()
+    if isinstance(value, list):
+        return [_plain(item, what, depth + 1) for item in value]
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InputError(f"{what} has the key {_shown(key)}, which is not text (quote it)")
+            out[check_text(key, what)] = _plain(item, what, depth + 1)
+        return out
+    raise InputError(f"{what} holds {_kind(value)}, which mem cannot keep (text, numbers, lists and mappings only)")
 
 
 class _Literal(str):

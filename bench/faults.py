@@ -1,0 +1,295 @@
+"""Replays the damage of the hardening round (issue 13) on a store of 1,000 memories, and kill -9 of writers.
+
+    .venv/bin/python bench/faults.py [--size 1000] [--kills 4] [--only SUBSTRING]
+
+A base store is made once (memories, catalog and vector graph, built by `mem reindex` with the real
+default models). Each kind of damage gets a fresh copy of it, the damage, then what a user runs next, each
+as its own `mem` process: ls, search (for the exact text of a memory, which must come first), show, doctor,
+add, and ls again. Per kind it prints how the commands ended:
+
+  recovered  every command succeeded and said nothing was wrong
+  reported   every command ended with one of mem's own exit codes, and some named the problem (a warning,
+             an error, a file skipped); nothing crashed
+  crashed    a process died by a signal, printed a Python traceback, or ran past the time limit (300 s:
+             a rebuilt catalog re-embeds every memory, which takes a minute or two on a loaded machine)
+
+and how many memories of the base store the last `ls` misses ("lost"; a memory whose own file the damage
+replaced is not counted: that file is the one reported), and how many searches put another memory first
+("wrong"). Lost, wrong and crashed must all be 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from store import make_store  # noqa: E402  (bench/store.py: the same synthetic memories)
+
+TIME_LIMIT_S = 300
+
+
+@dataclass
+class Outcome:
+    crashed: list[str] = field(default_factory=list)
+    reported: list[str] = field(default_factory=list)
+    wrong: int = 0
+    lost: int = 0
+
+    @property
+    def verdict(self) -> str:
+        return "crashed" if self.crashed else "reported" if self.reported else "recovered"
+
+
+def mem(root: Path, *args: str, stdin: bytes | None = None, outcome: Outcome | None = None,
+        limit: float | None = TIME_LIMIT_S) -> subprocess.CompletedProcess:
+    """One `mem` process on the store; its ending is recorded in outcome."""
+    env = {**os.environ, "MEM_DIR": str(root)}
+    try:
+        done = subprocess.run([sys.executable, "-m", "memcli", *args], env=env, input=stdin, capture_output=True,
+                              timeout=limit)
+    except subprocess.TimeoutExpired:
+        if outcome is not None:
+            outcome.crashed.append(f"mem {args[0]}: over {TIME_LIMIT_S} s")
+        return subprocess.CompletedProcess(args, -1, b"", b"timeout")
+    err = done.stderr.decode("utf-8", "replace")
+    if outcome is not None:
+        if done.returncode < 0 or "Traceback (most recent call last)" in err:
+            outcome.crashed.append(f"mem {args[0]}: exit {done.returncode} {err.strip()[-200:]}")
+        elif done.returncode >= 2 or "mem: warning" in err or "mem: error" in err or "mem: skipped" in err:
+            outcome.reported.append(f"mem {args[0]}: {err.strip().splitlines()[0][:160] if err.strip() else done.returncode}")
+    return done
+
+
+def listed(root: Path, outcome: Outcome | None = None) -> set[str]:
+    done = mem(root, "ls", "--jsonl", outcome=outcome)
+    return {json.loads(line)["id"] for line in done.stdout.decode().splitlines() if line.strip()}
+
+
+def after_damage(root: Path, base: dict[str, str], rng: random.Random, outcome: Outcome, spared: set[str]) -> None:
+    """What a user runs next; fills outcome (lost counts base memories missing, except `spared`)."""
+    probe_id = rng.choice(sorted(set(base) - spared))
+    found = mem(root, "search", base[probe_id], "-n", "3", "--jsonl", outcome=outcome)
+    first = [json.loads(line)["id"] for line in found.stdout.decode().splitlines() if line.strip()][:1]
+    outcome.wrong += first != [probe_id]
+    mem(root, "show", probe_id, outcome=outcome)
+    mem(root, "doctor", outcome=outcome)
+    mem(root, "add", f"written after the damage {rng.random()}", "--no-compress", outcome=outcome)
+    outcome.lost = len(set(base) - spared - listed(root, outcome))
+
+
+# -- the damage -------------------------------------------------------------------------------------
+
+def files_of(root: Path) -> list[Path]:
+    return sorted(root.glob("memories/*/*/*.yaml"))
+
+
+def new_file(content: str | bytes):
+    """A hand-made file beside the others (no memory of the base store is replaced)."""
+    def damage(root: Path, rng: random.Random) -> set[str]:
+        path = root / "memories" / "2026" / "11" / "01JDQ4R8ZK3M5N7P9Q1S3T5V7X.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        return set()
+    return damage
+
+
+def moved_copy(root: Path, rng: random.Random) -> set[str]:
+    original = rng.choice(files_of(root))
+    copy = root / "memories" / "1999" / "01" / original.name
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(original, copy)
+    mem(root, "ls", "-n", "1")
+    original.unlink()
+    return set()
+
+
+def edit_in_place(root: Path, rng: random.Random) -> set[str]:
+    path = rng.choice(files_of(root))
+    before = path.stat()
+    text = path.read_text()
+    path.write_text(text.replace("#", "=", 1))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    return set()
+
+
+def noise(relpath: str, where):
+    def damage(root: Path, rng: random.Random) -> set[str]:
+        path = root / ".index" / relpath
+        size = path.stat().st_size if path.exists() else 0
+        with open(path, "r+b" if path.exists() else "wb") as handle:
+            handle.seek(where(size))
+            handle.write(os.urandom(4096) if relpath != "vectors.hnsw" else b"\xff" * 512)
+        return set()
+    return damage
+
+
+def catalog_sql(sql: str):
+    def damage(root: Path, rng: random.Random) -> set[str]:
+        import sqlite3
+
+        with sqlite3.connect(root / ".index" / "catalog.sqlite") as db:
+            db.execute(sql)
+        return set()
+    return damage
+
+
+def truncate(relpath: str):
+    def damage(root: Path, rng: random.Random) -> set[str]:
+        os.truncate(root / ".index" / relpath, (root / ".index" / relpath).stat().st_size // 3)
+        return set()
+    return damage
+
+
+def restored_graph(root: Path, rng: random.Random) -> set[str]:
+    saved = root.parent / "old.hnsw"
+    shutil.copy2(root / ".index" / "vectors.hnsw", saved)
+    doomed = [json.loads(line)["id"] for line in mem(root, "ls", "--jsonl", "-n", "50").stdout.decode().splitlines()]
+    mem(root, "rm", "-y", *doomed)
+    mem(root, "reindex", limit=None)
+    shutil.copy2(saved, root / ".index" / "vectors.hnsw")
+    return set(doomed)
+
+
+def lock_as_folder(root: Path, rng: random.Random) -> set[str]:
+    (root / ".index" / "lock").unlink(missing_ok=True)
+    (root / ".index" / "lock").mkdir()
+    return set()
+
+
+def index_as_file(root: Path, rng: random.Random) -> set[str]:
+    shutil.rmtree(root / ".index")
+    (root / ".index").write_text("not a folder")
+    return set()
+
+
+def bad_import(root: Path, rng: random.Random) -> set[str]:
+    lines = [b'{"raw": "good import line one"}', b'{"raw": "x", "created_at": "9999-12-31T23:59:59-12:00"}',
+             b'{"raw": "a \\ud800"}', b'{"raw": "caf\xe9"}', b"{not json", b'{"raw": "good import line two"}']
+    mem(root, "import", "-", "--no-compress", stdin=b"\n".join(lines))
+    return set()
+
+
+BOMB = "id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7X\nraw: lol\na: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
+MERGE_BOMB = "id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7X\nraw: lol\nk0: &k0 {a0: 1, b0: 2}\n" + "".join(
+    f"k{i}: &k{i} {{<<: [*k{i - 1}], x{i}: 1, y{i}: {{<<: *k{i - 1}}}}}\n" for i in range(1, 40))
+HEAD = "id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7X\nraw: a hand-made memory\n"
+
+KINDS = {
+    "1 moved copy, original deleted": moved_copy,
+    "2 edit in place, mtime restored": edit_in_place,
+    "3 older vectors.hnsw restored": restored_graph,
+    "4 unknown key holding a date": new_file(HEAD + "due: 2026-12-01\n"),
+    "4 compression status a list": new_file(HEAD + "compression: {status: [1]}\n"),
+    "4 created_at 2020-02-30": new_file(HEAD + "created_at: 2020-02-30\n"),
+    "4 !!binary and !!set values": new_file(HEAD + "b: !!binary aGVsbG8=\ns: !!set {a, b}\n"),
+    "4 file not UTF-8": new_file(HEAD.encode() + b"note: caf\xe9\n"),
+    "4 git conflict markers": new_file("<<<<<<< HEAD\n" + HEAD + "=======\n" + HEAD + ">>>>>>> other\n"),
+    "5 billion laughs (aliases)": new_file(BOMB),
+    "5 billion laughs (merge keys)": new_file(MERGE_BOMB),
+    "6 noise in a catalog page": noise("catalog.sqlite", lambda size: size // 2),
+    "6 noise in the catalog header": noise("catalog.sqlite", lambda size: 0),
+    "6 catalog truncated": truncate("catalog.sqlite"),
+    "6 noise in catalog -wal": noise("catalog.sqlite-wal", lambda size: 0),
+    "6 noise in catalog -shm": noise("catalog.sqlite-shm", lambda size: 0),
+    "6 meta rows garbage": catalog_sql("UPDATE meta SET value = 'x' WHERE key != 'schema'"),
+    "6 records garbage": catalog_sql("UPDATE memories SET record = '{' WHERE label % 7 = 0"),
+    "6 a table dropped": catalog_sql("DROP TABLE fts"),
+    "6 .index is a file": index_as_file,
+    "6 lock is a folder": lock_as_folder,
+    "7 vectors.hnsw 0xFF at 50,000": noise("vectors.hnsw", lambda size: 50_000),
+    "7 vectors.hnsw truncated": truncate("vectors.hnsw"),
+    "8 bad import lines": bad_import,
+}
+
+
+# -- kill -9 of writers -----------------------------------------------------------------------------
+
+WRITERS = {
+    "add": lambda root, rng: [sys.executable, "-c", (
+        "import subprocess, sys\n"
+        "for n in range(40):\n"
+        f"    subprocess.run([sys.executable, '-m', 'memcli', 'add', 'killed writer note %d {rng.random()}' % n])\n")],
+    "import": lambda root, rng: [sys.executable, "-m", "memcli", "import", str(root.parent / "lines.jsonl"), "--no-compress"],
+    "reindex": lambda root, rng: [sys.executable, "-m", "memcli", "reindex"],
+    "compress": lambda root, rng: [sys.executable, "-m", "memcli", "compress", "--all"],
+}
+
+
+def kill_writer(name: str):
+    def damage(root: Path, rng: random.Random) -> set[str]:
+        (root.parent / "lines.jsonl").write_text("\n".join(
+            json.dumps({"raw": f"imported then killed {n} {rng.random()}"}) for n in range(300)))
+        writer = subprocess.Popen(WRITERS[name](root, rng), env={**os.environ, "MEM_DIR": str(root)},
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(rng.uniform(0.3, 4.0))
+        os.killpg(writer.pid, signal.SIGKILL)
+        writer.wait()
+        return set()
+    return damage
+
+
+# -- running --------------------------------------------------------------------------------------
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1000)
+    parser.add_argument("--kills", type=int, default=4, help="kill -9 runs per writer")
+    parser.add_argument("--only", default="", help="only kinds whose name contains this")
+    args = parser.parse_args()
+    rng = random.Random(13)
+    kinds = dict(KINDS)
+    for name in WRITERS:
+        for run in range(args.kills):
+            kinds[f"kill -9 of {name} (run {run + 1})"] = kill_writer(name)
+    kinds = {name: damage for name, damage in kinds.items() if args.only in name}
+
+    work = Path(tempfile.mkdtemp(prefix="mem-faults-"))
+    try:
+        base_root = work / "base"
+        began = time.perf_counter()
+        make_store(base_root, args.size)
+        built = mem(base_root, "reindex", limit=None)
+        if built.returncode != 0:
+            raise SystemExit(f"could not build the base store: {built.stderr.decode()}")
+        base = {}
+        for line in mem(base_root, "export").stdout.decode().splitlines():
+            record = json.loads(line)
+            base[record["id"]] = record["raw"]
+        print(f"base store: {len(base)} memories, built in {time.perf_counter() - began:.0f} s; "
+              f"load average {os.getloadavg()[0]:.1f}")
+        print(f"{'kind':<36} {'outcome':<10} {'lost':>4} {'wrong':>5}  note")
+        totals = {"recovered": 0, "reported": 0, "crashed": 0}
+        lost = wrong = 0
+        for name, damage in kinds.items():
+            root = work / "run" / "store"
+            shutil.rmtree(work / "run", ignore_errors=True)
+            shutil.copytree(base_root, root, symlinks=True)
+            outcome = Outcome()
+            spared = damage(root, rng)
+            after_damage(root, base, rng, outcome, spared)
+            totals[outcome.verdict] += 1
+            lost += outcome.lost
+            wrong += outcome.wrong
+            note = (outcome.crashed or outcome.reported or [""])[0]
+            print(f"{name:<36} {outcome.verdict:<10} {outcome.lost:>4} {outcome.wrong:>5}  {note[:110]}", flush=True)
+        print(f"\n{len(kinds)} kinds: {totals['recovered']} recovered, {totals['reported']} reported, "
+              f"{totals['crashed']} crashed; {lost} memories lost; {wrong} wrong first results; "
+              f"load average {os.getloadavg()[0]:.1f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
