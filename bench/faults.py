@@ -14,8 +14,8 @@ add, and ls again. Per kind it prints how the commands ended:
              a rebuilt catalog re-embeds every memory, which takes a minute or two on a loaded machine)
 
 and how many memories of the base store the last `ls` misses ("lost"; a memory whose own file the damage
-replaced is not counted: that file is the one reported), and how many searches put another memory first
-("wrong"). Lost, wrong and crashed must all be 0.
+replaced is not counted: that file is the one reported), and how many searches answered with another
+memory first ("wrong"; a search that stopped with an error is counted as reported, not wrong). Lost, wrong and crashed must all be 0.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def after_damage(root: Path, base: dict[str, str], rng: random.Random, outcome: 
     probe_id = rng.choice(sorted(set(base) - spared))
     found = mem(root, "search", base[probe_id], "-n", "3", "--jsonl", outcome=outcome)
     first = [json.loads(line)["id"] for line in found.stdout.decode().splitlines() if line.strip()][:1]
-    outcome.wrong += first != [probe_id]
+    outcome.wrong += found.returncode == 0 and first != [probe_id]  # an answer, and not the right one
     mem(root, "show", probe_id, outcome=outcome)
     mem(root, "doctor", outcome=outcome)
     mem(root, "add", f"written after the damage {rng.random()}", "--no-compress", outcome=outcome)

@@ -93,7 +93,7 @@ class ProviderSettings:
             default = known[key].default
             try:
                 values[key] = None if value is None else str(value) if default is None else _coerce(value, default)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 raise StoreError(f"{origin}: provider: {key!r} should be like {default!r}, got {value!r}") from None
         settings = cls(**values)
         settings.validate(origin)
@@ -113,6 +113,9 @@ class ProviderSettings:
             raise StoreError(f"{origin}: provider: timeouts, limits and the circuit settings must be positive")
         if self.circuit_max_cooldown_seconds < self.circuit_cooldown_seconds:
             raise StoreError(f"{origin}: provider: circuit_max_cooldown_seconds is below circuit_cooldown_seconds")
+
+
+MAX_INPUT_BYTES = 1 << 30
 
 
 @dataclass
@@ -173,7 +176,7 @@ class Settings:
             default = getattr(cls(), key)
             try:
                 values[key] = _coerce(value, default)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 raise StoreError(f"{origin}: setting {key!r} should be like {default!r}, got {value!r}") from None
         settings = cls(**values)
         if settings.provider.remote:
@@ -195,6 +198,8 @@ class Settings:
             raise StoreError(f"{origin}: on_similar must be one of {', '.join(ON_SIMILAR)} (got {self.on_similar!r})")
         if self.max_input_bytes <= 0 or self.compress_min_chars < 0 or self.ingest_chunk_chars < 200:
             raise StoreError(f"{origin}: limits must be positive (ingest_chunk_chars at least 200)")
+        if self.max_input_bytes > MAX_INPUT_BYTES:  # every read is bounded by a multiple of it
+            raise StoreError(f"{origin}: max_input_bytes may be at most {MAX_INPUT_BYTES} (1 GiB)")
         for rule in self.redact:
             if not isinstance(rule, dict) or not {"name", "regex"} <= set(rule):
                 raise StoreError(f"{origin}: each 'redact' entry needs a 'name' and a 'regex'")

@@ -612,3 +612,38 @@ def test_item16_malformed_mcp_requests_get_json_rpc_errors_and_the_server_goes_o
     assert (2, -32600) in errors and (None, -32600) in errors
     assert any(reply.get("id") == "four" for reply in replies)  # answered, one way or another
     assert any(reply.get("id") == 3 and "tools" in reply.get("result", {}) for reply in replies)
+
+
+# -- neighbours: the other files a store shares ----------------------------------------------------
+
+@pytest.mark.parametrize("settings, message", [
+    ("a: &a [x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n", "aliases"),
+    ("max_input_bytes: .inf\n", "max_input_bytes"),
+    ("max_input_bytes: 99999999999999999999999\n", "at most"),
+    ("compress_min_chars: 2020-02-30\n", "mem.yaml"),
+])
+def test_a_hostile_mem_yaml_is_a_clear_error_not_a_crash(settings, message):
+    ok("init")
+    (store_root() / "mem.yaml").write_text(settings)
+    result = run("add", "a note")
+    assert result.exit_code == 5
+    assert message in result.stderr
+
+
+@pytest.mark.parametrize("content", ["[" * 100_000 + "]" * 100_000, '{"seq": ' + "9" * 5000 + "}"])
+def test_a_thread_message_file_that_cannot_be_read_does_not_crash_the_thread(content):
+    thread_id = ok("thread", "new").stdout.strip()
+    ok("thread", "append", thread_id, "--role", "user", "hello")
+    folder = store_root() / "threads" / thread_id
+    (folder / f"2-{VALID_ID}.json").write_text(content)
+    result = run("thread", "show", thread_id, "--jsonl")
+    assert result.exit_code in (0, 5), result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_batch_search_names_a_query_line_that_is_not_utf8_and_runs_the_others():
+    memory_id = add("the kiwi harvest starts in May")
+    result = run("search", "-", input=b"kiwi\n\xff\xfe bad\nharvest\n")
+    assert result.exit_code == 0
+    assert "query line 2: not valid UTF-8" in result.stderr
+    assert [row["query"] for row in jsonl(result.stdout) if row["id"] == memory_id] == ["kiwi", "harvest"]

@@ -59,8 +59,12 @@ def search(env: Env, words, limit, tags, since, until, source, all_versions, mod
     found = 0
     with ProgressBars() as progress:
         if query == "-":
-            for line in sys.stdin:
-                text = line.strip()
+            for number, line in enumerate(sys.stdin.buffer, 1):
+                try:
+                    text = line.decode("utf-8").strip()
+                except UnicodeDecodeError as exc:  # one bad line is named; the other queries still run
+                    click.echo(f"mem: skipped query line {number}: not valid UTF-8 (byte {exc.start})", err=True)
+                    continue
                 if not text:
                     continue
                 for hit in mem.search(text, k=limit, mode=mode, filters=filters, min_score=min_score, progress=progress):

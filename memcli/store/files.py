@@ -18,10 +18,10 @@ from typing import Callable, Iterator
 import yaml
 
 from memcli.config import Settings
-from memcli.errors import StoreError
+from memcli.errors import InvalidMemory, StoreError
 from memcli.fsutil import atomic_write
 from memcli.paths import user_store_dir, work_tree_top
-from memcli.store.memory import Memory
+from memcli.store.memory import Memory, parse_yaml
 
 SETTINGS_FILE = "mem.yaml"
 MEMORIES = "memories"
@@ -110,9 +110,12 @@ class Store:
         if not self.exists:
             return Settings()
         try:
-            data = yaml.safe_load(self.settings_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            # Committed and shared like the memories, so read the same guarded way (no aliases).
+            data = parse_yaml(self.settings_path.read_text(encoding="utf-8"), str(self.settings_path))
+        except (OSError, UnicodeDecodeError) as exc:
             raise StoreError(f"cannot read {self.settings_path}: {exc}") from None
+        except InvalidMemory as exc:
+            raise StoreError(f"cannot read {exc}") from None
         return Settings.from_yaml_dict(data, str(self.settings_path))
 
     def init(self, *, git: bool = False) -> bool:

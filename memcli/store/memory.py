@@ -263,7 +263,7 @@ class Memory:
 
 
 def parse_yaml(text: str, origin: str):
-    """The data of a memory file, before it is checked as a memory (the gate screens it first)."""
+    """The data of a memory file (or mem.yaml), before it is checked (the gate screens a memory first)."""
     try:
         return _load(text)
     except yaml.YAMLError as exc:
@@ -293,7 +293,7 @@ def _load(text: str):
     if "*" in text:
         for event in yaml.parse(text, Loader=_Loader):
             if isinstance(event, yaml.AliasEvent):
-                raise InvalidMemory(f"YAML aliases (*{event.anchor}) are not allowed in a memory file")
+                raise InvalidMemory(f"YAML aliases (*{event.anchor}) are not allowed in mem's files")
     return yaml.load(text, Loader=_Loader)
 
 

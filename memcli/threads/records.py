@@ -65,6 +65,8 @@ class Message:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InvalidMemory(f"{origin}: not JSON ({exc.msg})") from None
+        except (ValueError, RecursionError) as exc:  # a number of more digits than Python reads; deep nesting
+            raise InvalidMemory(f"{origin}: JSON that cannot be read ({type(exc).__name__})") from None
         if not isinstance(data, dict):
             raise InvalidMemory(f"{origin}: expected a JSON object")
         try:
