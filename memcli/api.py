@@ -17,7 +17,6 @@ from typing import Iterable, Iterator
 from memcli.compressing import COMPRESSING
 from memcli.errors import (
     InputError,
-    InvalidMemory,
     MemError,
     NotFound,
     StoreError,
@@ -37,7 +36,6 @@ from memcli.store.memory import (
     content_key,
     normalise_tags,
     now_utc,
-    parse_yaml,
 )
 
 log = logging.getLogger("memcli")
@@ -49,12 +47,6 @@ class AddResult:
     duplicate: bool = False
     redacted: dict[str, int] = field(default_factory=dict)  # secrets replaced, by kind
     tags_added: list[str] = field(default_factory=list)  # new tags merged into the duplicate already stored
-
-
-@dataclass
-class EditResult:
-    memory: Memory | None  # None when nothing changed
-    redacted: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -195,29 +187,6 @@ class Mem:
             results.append(AddResult(merged.memory, duplicate=True, redacted=redacted, tags_added=merged.added))
         return results
 
-    def save_edit(self, memory: Memory, text: str) -> EditResult:
-        """Validate an edited file, redact it and save it. Raises before writing anything."""
-        origin = f"edited memory {memory.id}"
-        record = parse_yaml(text, origin)
-        if not isinstance(record, dict):
-            raise InvalidMemory(f"{origin}: expected a mapping of fields")
-        if record.get("source") != memory.source and isinstance(record.get("source"), str):
-            self.gate.refuse_ignored_source(record["source"])
-        record, redacted = self.gate.screen(record)
-        edited = Memory.from_dict(record, origin)
-        if edited.id != memory.id:
-            raise InvalidMemory(f"the id cannot be changed (was {memory.id}, now {edited.id})")
-        if edited.to_dict() == memory.to_dict():
-            return EditResult(None, redacted)
-        compressing = None
-        if edited.raw != memory.raw:
-            edited.raw = clean_input(edited.raw)
-            if edited.compressed == memory.compressed:
-                compressing = Compressing()  # the old short form describes the old text; make a new one
-        edited.updated_at = now_utc()
-        self.commit(edited, compressing, dedupe=False, replaces=self._relpath_of(memory.id))
-        return EditResult(edited, redacted)
-
     def relabel(self, memory: Memory, *, source: str | None, tags: Iterable[str],
                 supersedes: Iterable[str] | None = None) -> Memory:
         """A new source, tags (or versions it supersedes) for a memory whose text stays, so its id, short
@@ -351,20 +320,17 @@ class Mem:
         """Delete memories, each with every copy of its file (a copy would otherwise become the memory)."""
         with self.store.lock():
             for memory in memories:
-                for relpath in [*self.catalog.copies(memory.id), self._relpath_of(memory.id)]:
+                for relpath in [*self.catalog.copies(memory.id), self.relpath_of(memory.id)]:
                     self.store.delete(relpath)
                     self.catalog.record_delete(relpath)
 
-    def _relpath_of(self, memory_id: str) -> str:
+    def relpath_of(self, memory_id: str) -> str:
         return self.catalog.resolve(memory_id)[1]
-
-    def edit_text(self, memory: Memory) -> str:
-        return self.store.read(self._relpath_of(memory.id)).to_yaml()
 
     def _current(self, memory_id: str) -> Memory | None:
         """The memory as its file says now (another process or a person may have changed it)."""
         try:
-            return self.store.read(self._relpath_of(memory_id))
+            return self.store.read(self.relpath_of(memory_id))
         except (MemError, OSError):
             return None
 

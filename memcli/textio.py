@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-from memcli.errors import InputError
+from memcli.errors import InputError, MemError
 
 SNIFF_BYTES = 8192
 # A whole record (a memory file, an import line) may be this many times max_input_bytes: the raw text,
@@ -73,3 +73,18 @@ def open_input(name: str) -> BinaryIO:
         return path.open("rb")
     except OSError as exc:
         raise InputError(f"cannot read {name}: {exc.strerror or exc}") from None
+
+
+def json_object(text: str, origin: str, error: type[MemError] = InputError) -> dict:
+    """One JSON object (an import line, a replayed message, a thread file), or `error` naming `origin`."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{origin}: not JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:  # a number of more digits than Python converts; deep nesting
+        raise error(f"{origin}: JSON that cannot be read ({type(exc).__name__})") from None
+    if not isinstance(data, dict):
+        raise error(f"{origin}: expected a JSON object")
+    return data

@@ -6,7 +6,6 @@ An import line is either an exported memory (`raw`, `id`, times, ...) or a read-
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Iterator
@@ -16,6 +15,7 @@ from memcli.index.filters import Filters
 from memcli.progress import Progress
 from memcli.store import ids
 from memcli.store.memory import Memory, clean_input, now_utc
+from memcli.textio import json_object
 
 if TYPE_CHECKING:
     from memcli.api import Compressing, Mem
@@ -117,15 +117,7 @@ def _line_text(line: str | bytes | MemError, number: int) -> str:
 def parse_record(text: str, line: int) -> dict:
     """The fields an import line gives, as a memory record (read-only fields dropped, defaults filled
     in); InvalidMemory naming the line."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidMemory(f"line {line}: not JSON ({exc.msg})") from None
-    except (ValueError, RecursionError) as exc:  # a number of more digits than Python converts; deep nesting
-        raise InvalidMemory(f"line {line}: JSON that cannot be read ({type(exc).__name__})") from None
-    if not isinstance(data, dict):
-        raise InvalidMemory(f"line {line}: expected a JSON object")
-    record = dict(data)
+    record = json_object(text, f"line {line}", InvalidMemory)
     if "raw" not in record and isinstance(record.get("content_raw"), str):
         record["raw"] = record["content_raw"]
     if isinstance(record.get("raw"), str):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
@@ -27,8 +28,11 @@ def serve(model: Path, log: Path, threads: int = 2):
     port = free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
                "--port", str(port), "--n_ctx", "2048", "--n_threads", str(threads), "--model_alias", "smollm2"]
+    # As mem itself runs llama.cpp (memcli.providers.llama): OpenMP threads that spin between operations
+    # steal the cores a shared machine needs, and make the server several times slower under load.
+    env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
     with open(log, "wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + START_TIMEOUT_S

@@ -184,9 +184,9 @@ def test_a_missing_or_broken_editor_falls_back_or_says_what_to_set(tmp_path):
 
 def complete(shell: str, line: str) -> str:
     """What the shell gets back from Click's completion for the command line typed so far."""
+    import fakes
     from click.testing import CliRunner
 
-    import fakes
     from memcli.cli import main
 
     words = line.split(" ")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from memcli.config import PRESETS, Settings
@@ -59,3 +61,14 @@ def test_a_base_url_alone_is_an_openai_compatible_server():
 def test_unusable_provider_settings_are_refused_with_a_reason(provider, message):
     with pytest.raises(StoreError, match=message):
         load(provider)
+
+
+def test_status_of_a_local_store_says_nothing_is_sent():
+    from helpers import add, ok
+
+    add("x" * 450, "--defer")
+    text = ok("status").stdout
+    assert "provider:   local" in text and "1 pending, 0 failed, 0 quarantined (of 1 memories)" in text
+    assert "circuit" not in text
+    data = json.loads(ok("status", "--json").stdout)
+    assert data["provider"] == "local" and data["pending"] == 1 and "circuit" not in data

@@ -319,18 +319,19 @@ def edit(env: Env, memory_id: str) -> None:
     on a terminal you may reopen it. The editor works on a private temp file inside the store
     (.index/), removed when mem is done whatever happens.
     """
+    from memcli.editing import edit_text, save_edit
     from memcli.fsutil import scratch_file
 
     mem = env.mem()
     memory = mem.get(memory_id)
-    with scratch_file(mem.store.index_dir / f"edit-{memory.id}.yaml", mem.edit_text(memory)) as path:
+    with scratch_file(mem.store.index_dir / f"edit-{memory.id}.yaml", edit_text(mem, memory)) as path:
         while True:
             edited = _edit(path)
             if edited is None:
                 click.echo("mem: no change", err=True)
                 return
             try:
-                saved = mem.save_edit(memory, edited)
+                saved = save_edit(mem, memory, edited)
             except (InvalidMemory, InputError, Refused) as exc:
                 click.echo(f"mem: error: {exc}", err=True)
                 if interactive() and click.confirm("Reopen the editor?", default=True, err=True):

@@ -93,9 +93,9 @@ def add(file, name):
     The file stays where it is. It must be a GGUF chat model: the GGUF magic, a causal LM, a chat
     template. Then name it in mem.yaml (`models: {compress: NAME}`) and use `compress_method: facts`.
     """
-    from memcli.providers import user_models
+    from memcli.providers import registry, user_models
 
-    registered, entry = user_models.add(file, name)
+    registered, entry = user_models.add(file, name, frozenset(spec.name for spec in registry.MODELS))
     click.echo(registered)
     click.echo(f"added {registered}: {entry['description']}; use it with `models: {{compress: {registered}}}` "
                "in mem.yaml", err=True)

@@ -16,7 +16,7 @@ from memcli.cli.common import (
     pass_env,
     say_redacted,
 )
-from memcli.errors import InputError, describe
+from memcli.errors import describe
 
 
 @click.group(cls=MemGroup)
@@ -77,7 +77,9 @@ def append(env: Env, thread_id, text, role, name, as_jsonl, as_json) -> None:
     if as_jsonl:
         if text:
             raise click.UsageError("give the messages on stdin with --jsonl, or TEXT, not both")
-        drafts = [_json_message(line, number) for number, line in enumerate(sys.stdin, 1) if line.strip()]
+        from memcli.textio import json_object
+
+        drafts = [json_object(line, f"stdin line {number}") for number, line in enumerate(sys.stdin, 1) if line.strip()]
     else:
         drafts = [{"role": role, "name": name, "content": _text(text, mem.settings.max_input_bytes)}]
     stored, redacted = threads.append(thread_id, drafts)
@@ -100,16 +102,6 @@ def _text(text, limit: int) -> str:
     if text:
         return " ".join(text)
     raise click.UsageError("nothing to append: give the text as arguments, pipe it in, or use --jsonl")
-
-
-def _json_message(line: str, number: int) -> dict:
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"stdin line {number}: not JSON ({exc.msg})") from None
-    if not isinstance(data, dict):
-        raise InputError(f"stdin line {number}: expected a JSON object")
-    return data
 
 
 def _summarize_later(env: Env, thread_id: str) -> None:

@@ -6,7 +6,13 @@ import click
 
 from memcli.cli import completion
 from memcli.cli.common import Env, ProgressBars, pass_env
-from memcli.cli.core import read_text, say_compressed, say_written, tag_option, text_options
+from memcli.cli.core import (
+    read_text,
+    say_compressed,
+    say_written,
+    tag_option,
+    text_options,
+)
 
 
 @click.command()

@@ -9,10 +9,9 @@ reader does not get is a whole memory's worth of tokens saved.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import Iterable, Iterator, TypeVar
 
-if TYPE_CHECKING:
-    from memcli.index.search import Hit
+Hit = TypeVar("Hit")  # a memcli.index.search.Hit: anything with a `.memory`
 
 SAME = 0.8
 WORD = re.compile(r"\w+", re.UNICODE)

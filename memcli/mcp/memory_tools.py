@@ -15,12 +15,14 @@ from mcp_types import CallToolResult
 from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
+from memcli.api import Compressing
 from memcli.context import DEFAULT_BUDGET, line_for
 from memcli.index.filters import Filters
 from memcli.mcp.toolbox import Toolbox, client_name, reply
 from memcli.mcp.version_tools import Versioned, written_reply
 from memcli.stats import read_cost
 from memcli.store.memory import normalise_tags
+from memcli.worker import defers_writes
 
 Tags = Annotated[list[str] | str | None, Field(description='Tags to file it under, e.g. ["infra", "billing"].')]
 TagFilter = Annotated[list[str] | str | None, Field(description="Only memories that have all of these tags.")]
@@ -106,6 +108,7 @@ def register(box: Toolbox) -> None:
         ctx: Context,
         tags: Tags = None,
         source: Annotated[str | None, Field(description="Where it came from: a path or URI.")] = None,
+        local_only: Annotated[bool, Field(description="Never send this memory to a compression server.")] = False,
         supersedes: Annotated[str | None, Field(description="The id of a memory this one replaces (its fact "
                                                             "changed); the same as memory_update.")] = None,
     ) -> CallToolResult:
@@ -116,8 +119,11 @@ def register(box: Toolbox) -> None:
         from memcli.versions import write
 
         written_by = client_name(ctx)
+        # Slow compression (a server, a large local model) is left to the idle worker: stored now.
         written = await box.run(lambda mem: write(mem, content, tags=tags, source=source, written_by=written_by,
-                                                  supersedes=supersedes, on_similar=mem.settings.on_similar))
+                                                  supersedes=supersedes, on_similar=mem.settings.on_similar,
+                                                  local_only=local_only,
+                                                  compressing=Compressing(defer=defers_writes(mem))))
         return written_reply(written)
 
     @box.tool(Found, read_only=True)

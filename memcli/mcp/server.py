@@ -43,11 +43,32 @@ When a fact changed, memory_update replaces the memory that says the old one."""
 
 
 class Worker:
-    """Runs library calls one at a time on a dedicated thread, each after a fresh look at the files."""
+    """Runs library calls one at a time on a dedicated thread, each after a fresh look at the files.
+
+    Between calls, background jobs (memcli.worker: pending compression) run once the server has been
+    idle for `idle_seconds`: their library steps go through this same thread, their slow part (a
+    request to a compression server, a local model) runs beside it, so a tool call is not held up."""
 
     def __init__(self, mem: Mem):
+        from memcli.worker import IdleWorker
+
         self.mem = mem
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem")
+        self.idle = IdleWorker(mem.settings.provider.idle_seconds)
+
+    def start_background(self) -> None:
+        from memcli.worker import PendingCompression
+
+        self.idle.add_source(PendingCompression(self.mem, self.run_now, self.idle.idle_seconds))
+        self.idle.start()
+
+    def run_now(self, work: Callable[[], Any]) -> Any:
+        """Run `work` on the library thread and wait for it (for the background worker's thread)."""
+        def run():
+            self.mem.refresh()
+            return work()
+
+        return self.pool.submit(run).result()
 
     def warm_up(self) -> None:
         """Load the models now, so the first search does not pay for them (a missing model is
@@ -73,7 +94,8 @@ class Worker:
                     self.mem.catalog.recover(exc)
 
         try:
-            return await asyncio.wrap_future(self.pool.submit(run))
+            with self.idle.request():
+                return await asyncio.wrap_future(self.pool.submit(run))
         except MemError as exc:
             raise ToolError(str(exc)) from None
         except Exception as exc:
@@ -81,6 +103,7 @@ class Worker:
             raise ToolError(f"internal error: {describe(exc)}") from None
 
     def close(self) -> None:
+        self.idle.stop()
         self.pool.shutdown(wait=True)
 
 
@@ -97,6 +120,7 @@ def serve(mem: Mem) -> None:
     """Serve until the client closes stdin."""
     server, worker = build_server(mem)
     worker.warm_up()
+    worker.start_background()
     try:
         server.run("stdio")
     finally:

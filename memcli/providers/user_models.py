@@ -31,10 +31,9 @@ def load() -> dict[str, dict]:
     return {str(k): v for k, v in data.items() if isinstance(v, dict) and v.get("path")}
 
 
-def add(file: Path, name: str | None = None) -> tuple[str, dict]:
-    """Check that `file` is a GGUF chat model (magic, a causal LM, a chat template) and record it."""
-    from memcli.providers import registry
-
+def add(file: Path, name: str | None = None, reserved: frozenset[str] = frozenset()) -> tuple[str, dict]:
+    """Check that `file` is a GGUF chat model (magic, a causal LM, a chat template) and record it under
+    a name none of `reserved` (the built-in models) holds."""
     file = file.expanduser().resolve()
     if not file.is_file():
         raise InputError(f"{file} is not a file")
@@ -51,7 +50,7 @@ def add(file: Path, name: str | None = None) -> tuple[str, dict]:
     name = (name or file.stem).lower()
     if not NAME.match(name):
         raise InputError(f"model name {name!r}: use lower-case letters, digits, '.', '_' and '-'")
-    if name in {spec.name for spec in registry.MODELS}:
+    if name in reserved:
         raise InputError(f"{name!r} is a built-in model's name; choose another with --name")
     entry = {"path": str(file), "role": "compress",
              "description": f"{meta.get('general.name') or file.stem} ({arch}), added by mem models add"}

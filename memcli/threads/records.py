@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from memcli.errors import InputError, InvalidMemory
 from memcli.store.memory import parse_time
+from memcli.textio import json_object
 
 ROLES = ("system", "user", "assistant", "tool")
 ROLE_ALIASES = {"model": "assistant"}  # Gemini's name for the assistant
@@ -61,14 +62,7 @@ class Message:
 
     @classmethod
     def from_json(cls, text: str, origin: str) -> "Message":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidMemory(f"{origin}: not JSON ({exc.msg})") from None
-        except (ValueError, RecursionError) as exc:  # a number of more digits than Python reads; deep nesting
-            raise InvalidMemory(f"{origin}: JSON that cannot be read ({type(exc).__name__})") from None
-        if not isinstance(data, dict):
-            raise InvalidMemory(f"{origin}: expected a JSON object")
+        data = json_object(text, origin, InvalidMemory)
         try:
             seq, content, name = data["seq"], data["content"], data.get("name")
             if not isinstance(seq, int) or seq < 1 or not isinstance(content, str):
