@@ -7,6 +7,7 @@ to the "memcli" logger at debug level (`mem -v -v` shows it), never straight to 
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import hashlib
 import logging
@@ -85,6 +86,11 @@ def clear_cache() -> None:
             model.llama.close()
         _embedders.clear()
         _lms.clear()
+
+
+# Closed while the interpreter is whole: left to Llama.__del__ at shutdown, llama.cpp's free functions are
+# already gone and every process that loaded a model ends with a traceback on stderr.
+atexit.register(clear_cache)
 
 
 class Embedder:
