@@ -16,7 +16,7 @@ from memcli.cli.common import (
     pass_env,
     say_redacted,
 )
-from memcli.errors import describe
+from memcli.errors import NOTHING, describe
 
 
 @click.group(cls=MemGroup)
@@ -217,7 +217,7 @@ def rm(env: Env, thread_id, yes) -> None:
     threads = _threads(env)
     thread_id = threads.resolve(thread_id)
     if not yes and interactive() and not click.confirm(f"Delete thread {thread_id}?", err=True):
-        raise click.exceptions.Exit(1)
+        raise click.exceptions.Exit(NOTHING)
     removed = threads.remove(thread_id)
     click.echo(f"mem: removed thread {thread_id} ({removed} messages)", err=True)
 
