@@ -69,7 +69,7 @@ def append(env: Env, thread_id, text, role, name, as_jsonl, as_json) -> None:
     folds the oldest ones.
     """
     from memcli.threads.files import Threads
-    from memcli.threads.summarize import due
+    from memcli.threads.summarize import fold_due
 
     mem = env.mem()
     threads = Threads(mem)
@@ -86,10 +86,7 @@ def append(env: Env, thread_id, text, role, name, as_jsonl, as_json) -> None:
     say_redacted(redacted)
     for message in stored:
         click.echo(json.dumps(message.to_dict(), ensure_ascii=False) if as_json else message.id)
-    settings = mem.settings
-    folds = threads.folds(thread_id)
-    tail = threads.messages(thread_id, after=max((fold.last for fold in folds), default=0))
-    if due(tail, folds, settings.thread_summarize_every, settings.thread_window_tokens):
+    if fold_due(mem, thread_id):
         _summarize_later(env, thread_id)
 
 

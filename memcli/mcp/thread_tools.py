@@ -75,16 +75,12 @@ def register(box: Toolbox) -> None:
         thread_context uses and memory_search finds."""
         def append(mem):
             from memcli.threads.files import Threads as Store
-            from memcli.threads.summarize import due
+            from memcli.threads.summarize import fold_due
 
             threads = Store(mem)
             thread_id = threads.resolve(thread) if thread else threads.create(title).id
             stored, redacted = threads.append(thread_id, [dict(m) for m in messages])
-            folds = threads.folds(thread_id)
-            tail = threads.messages(thread_id, after=max((f.last for f in folds), default=0))
-            settings = mem.settings
-            return thread_id, stored, redacted, bool(due(tail, folds, settings.thread_summarize_every,
-                                                          settings.thread_window_tokens))
+            return thread_id, stored, redacted, fold_due(mem, thread_id)
 
         thread_id, stored, redacted, fold = await box.run(append)
         if fold:

@@ -51,6 +51,15 @@ def due(messages: Sequence[Message], folds: Sequence[Fold], every: int, window_t
     return tail[:len(tail) - keep]
 
 
+def fold_due(mem: Mem, thread_id: str) -> bool:
+    """Whether a fold is due now, read cheaply after an append: only the unfolded messages are read."""
+    threads = Threads(mem)
+    folds = threads.folds(thread_id)
+    tail = threads.messages(thread_id, after=max((fold.last for fold in folds), default=0))
+    settings = mem.settings
+    return bool(due(tail, folds, settings.thread_summarize_every, settings.thread_window_tokens))
+
+
 def summarize(mem: Mem, thread_id: str, *, force: bool = False) -> Fold | None:
     """Fold what is due (with `force`, every unfolded turn but the newest). Returns the new fold, or
     None when nothing was due or another summariser holds this thread. Never touches the messages."""
