@@ -4,7 +4,7 @@ The default 135M model writes unreliable prose, so a summary is made of the thre
 each sentence is embedded (MiniLM); sentences are picked by maximal marginal relevance against the
 centroid of the folded turns, with a bonus for sentences holding protected spans (names, numbers,
 dates, quotes, negations) or cue words of decisions and preferences; the picked sentences keep their
-order and speaker, and the result goes through the compressor (prune, under its guard, so nothing is
+order and speaker (a line per speaker's run, under the dates), and the result goes through the compressor (prune, under its guard, so nothing is
 invented; it falls back to the picked sentences as they are). The summary is stored as an ordinary
 memory (tag `thread`, source `thread/<id>#<first>-<last>`): that one atomic write is the fold.
 """
@@ -83,6 +83,28 @@ def summarize(mem: Mem, thread_id: str, *, force: bool = False) -> Fold | None:
         return Fold(span[0].seq, span[-1].seq, result.memory)
 
 
+class DueFolds:
+    """A source of jobs for the idle worker of `mem mcp` (memcli.worker): fold the threads that had a
+    fold due after an append, once the server is quiet. `on_mem(fn)` runs fn on the server's library
+    thread, where the models and the catalog live. A failed fold leaves the turns unfolded; the next
+    append that finds it due asks again."""
+
+    def __init__(self, mem: Mem, on_mem):
+        self.mem = mem
+        self.on_mem = on_mem
+        self.waiting: dict[str, None] = {}  # thread ids, oldest request first
+
+    def note(self, thread_id: str) -> None:
+        self.waiting[thread_id] = None
+
+    def __call__(self):
+        if not self.waiting:
+            return None
+        thread_id = next(iter(self.waiting))
+        del self.waiting[thread_id]
+        return lambda: self.on_mem(lambda: summarize(self.mem, thread_id))
+
+
 def summary_text(mem: Mem, span: Sequence[Message]) -> str:
     count = mem.token_counter()
     sentences = [(who(m), s.strip()) for m in span for s in SENTENCE.findall(m.content) if s.strip()]
@@ -95,9 +117,7 @@ def summary_text(mem: Mem, span: Sequence[Message]) -> str:
             speaker = name
         else:
             lines[-1] += f" {sentence}"
-    body = " ".join(lines)
-    pruned = _pruned(mem, body)
-    return f"[{_dates(span)}] {pruned}"
+    return "\n".join([f"[{_dates(span)}]", *(_pruned(mem, line) for line in lines)])
 
 
 def pick(sentences: list[tuple[str, str]], embedder, count, target: int) -> list[tuple[str, str]]:
@@ -136,7 +156,8 @@ def who(message: Message) -> str:
 
 
 def _pruned(mem: Mem, text: str) -> str:
-    """The picked sentences through the compressor's prune and guard; as they are if that fails."""
+    """A speaker's picked sentences through the compressor's prune and guard (a line at a time, so the
+    lines stay whole whatever the compressor does with line breaks); as they are if that fails."""
     settings = mem.settings
     try:
         result = mem.providers.compressor(text, method="prune", ratio=PRUNE_RATIO, model=settings.compress_model,
