@@ -26,6 +26,7 @@ WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
 DATE = re.compile(r"^\[([^\]\n]+)\]\s*")
 SPEAKER = re.compile(r"^([^:\n]{1,60}): ")
+ROUNDS = 3  # of choosing, checking the exact cost and filling what is left
 
 
 @dataclass
@@ -80,45 +81,59 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
             frequency[word] = frequency.get(word, 0) + 1
     weight = {word: math.log((len(units) + 1) / (n + 1)) for word, n in frequency.items()}
     costs = [max(1, count(digests[d].units[u].text)) for d, u, _ in units]
-    opening = [count(digest.line(set())) + 1 for digest in digests]  # "- [date]" and the line break
-    labels = {speaker: count(f"{speaker}:") for digest in digests for speaker in {unit.speaker for unit in digest.units}
-              if speaker}
-    speaking: dict[int, set[str]] = {}  # the speakers already labelled in each chosen digest
+    empty = block_cost([""])  # the header and the message framing
+    opening = [block_cost(["", digest.line(set())]) - empty for digest in digests]  # "- [date]" and its line break
+    labels = {unit.speaker: count(f"{unit.speaker}:") for digest in digests for unit in digest.units if unit.speaker}
     covered: set[str] = set()
+    chosen: dict[int, set[int]] = {}
+    speaking: dict[int, set[str | None]] = {}  # the speakers already labelled in each chosen digest
+    order: list[int] = []
 
     def worth(i: int) -> float:
         return sum(weight[word] for word in units[i][2] - covered) / costs[i]
 
-    # Lazy greedy: a sentence's worth only falls as words get covered, so a stale worth is an upper bound.
-    heap = [(-worth(i), -units[i][0], i) for i in range(len(units))]
-    heapq.heapify(heap)
-    chosen: dict[int, set[int]] = {}
-    order: list[int] = []
-    used = block_cost([""])  # the header and the message framing
-    while heap:
-        stale, newer, i = heapq.heappop(heap)
-        value = worth(i)
-        if value <= 0:
-            continue
-        if heap and -value > heap[0][0]:
-            heapq.heappush(heap, (-value, newer, i))
-            continue
-        d, u, words = units[i]
+    def need(i: int) -> int:
+        d, u, _ = units[i]
         speaker = digests[d].units[u].speaker
-        need = costs[i] + (0 if d in chosen else opening[d]) + (labels.get(speaker, 0)
-                                                                  if speaker not in speaking.get(d, ()) else 0)
-        if used + need > room:
-            continue
-        chosen.setdefault(d, set()).add(u)
-        speaking.setdefault(d, set()).add(speaker)
-        order.append(i)
-        covered |= words
-        used += need
-    # The estimate ignores speaker labels and how the tokenizer joins words: drop the last picks until
-    # the block as written fits.
-    while order and block_cost([digests[d].line(chosen[d]) for d in sorted(chosen)]) > room:
-        d, u, _ = units[order.pop()]
-        chosen[d].discard(u)
-        if not chosen[d]:
-            del chosen[d]
+        label = 0 if speaker in speaking.get(d, ()) else labels.get(speaker, 0)
+        return costs[i] + (0 if d in chosen else opening[d]) + label
+
+    def block() -> int:
+        return block_cost([digests[d].line(chosen[d]) for d in sorted(chosen)])
+
+    left = list(range(len(units)))
+    used = empty
+    for _ in range(ROUNDS):
+        # Lazy greedy: a sentence's worth only falls as words get covered, so a stale worth is an upper bound.
+        heap = [(-worth(i), -units[i][0], i) for i in left]
+        heapq.heapify(heap)
+        left = []
+        while heap:
+            _, newer, i = heapq.heappop(heap)
+            value = worth(i)
+            if value <= 0:
+                continue
+            if heap and -value > heap[0][0]:
+                heapq.heappush(heap, (-value, newer, i))
+                continue
+            if used + need(i) > room:
+                left.append(i)
+                continue
+            d, u, words = units[i]
+            used += need(i)
+            chosen.setdefault(d, set()).add(u)
+            speaking.setdefault(d, set()).add(digests[d].units[u].speaker)
+            order.append(i)
+            covered |= words
+        # The estimate is close, not exact (the tokenizer joins words across pieces): drop the last
+        # picks until the block as written fits, then spend what the estimate left over.
+        while order and block() > room:
+            d, u, words = units[order.pop()]
+            chosen[d].discard(u)
+            if not chosen[d]:
+                del chosen[d], speaking[d]
+            covered = set().union(*(units[i][2] for i in order))
+        used = block() if chosen else empty
+        if not left or room - used < min(costs[i] for i in left):
+            break
     return chosen

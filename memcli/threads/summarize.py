@@ -4,8 +4,9 @@ The default 135M model writes unreliable prose, so a summary is made of the thre
 each sentence is embedded (MiniLM); sentences are picked by maximal marginal relevance against the
 centroid of the folded turns, with a bonus for sentences holding protected spans (names, numbers,
 dates, quotes, negations) or cue words of decisions and preferences; the picked sentences keep their
-order and speaker (a line per speaker's run, under the dates), and the result goes through the compressor (prune, under its guard, so nothing is
-invented; it falls back to the picked sentences as they are). The summary is stored as an ordinary
+order and speaker (a line per speaker's run, under the dates), and each line goes through the
+compressor (prune, under its guard, so nothing is invented; it falls back to the picked sentences as
+they are). The summary is stored as an ordinary
 memory (tag `thread`, source `thread/<id>#<first>-<last>`): that one atomic write is the fold.
 """
 
