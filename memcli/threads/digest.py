@@ -82,8 +82,14 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
     weight = {word: math.log((len(units) + 1) / (n + 1)) for word, n in frequency.items()}
     costs = [max(1, count(digests[d].units[u].text)) for d, u, _ in units]
     empty = block_cost([""])  # the header and the message framing
-    opening = [block_cost(["", digest.line(set())]) - empty for digest in digests]  # "- [date]" and its line break
-    labels = {unit.speaker: count(f"{unit.speaker}:") for digest in digests for unit in digest.units if unit.speaker}
+    openings: dict[str, int] = {}  # "- [date]" and its line break, by date (many folds share one)
+    for digest in digests:
+        line = digest.line(set())
+        if line not in openings:
+            openings[line] = block_cost(["", line]) - empty
+    opening = [openings[digest.line(set())] for digest in digests]
+    labels = {speaker: count(f"{speaker}:") for speaker in {unit.speaker for digest in digests for unit in digest.units}
+              if speaker}
     covered: set[str] = set()
     chosen: dict[int, set[int]] = {}
     speaking: dict[int, set[str | None]] = {}  # the speakers already labelled in each chosen digest
@@ -137,3 +143,4 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
         if not left or room - used < min(costs[i] for i in left):
             break
     return chosen
+
