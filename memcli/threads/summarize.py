@@ -104,16 +104,16 @@ class DueFolds:
     def __init__(self, mem: Mem, on_mem):
         self.mem = mem
         self.on_mem = on_mem
-        self.waiting: dict[str, None] = {}  # thread ids, oldest request first
+        self.waiting: dict[str, None] = {}  # thread ids; noted on the event loop, taken on the worker's thread
 
     def note(self, thread_id: str) -> None:
         self.waiting[thread_id] = None
 
     def __call__(self):
-        if not self.waiting:
+        try:
+            thread_id, _ = self.waiting.popitem()  # one step, so a note arriving meanwhile is not lost
+        except KeyError:
             return None
-        thread_id = next(iter(self.waiting))
-        del self.waiting[thread_id]
         return lambda: self.on_mem(lambda: summarize(self.mem, thread_id))
 
 
