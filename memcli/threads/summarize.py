@@ -25,6 +25,7 @@ import re
 from typing import TYPE_CHECKING, Sequence
 
 from memcli.errors import describe
+from memcli.threads.digest import SENTENCE
 from memcli.threads.files import Fold, Threads, summary_source
 from memcli.threads.records import Message
 
@@ -41,7 +42,6 @@ SPAN_BONUS = 0.08  # per protected span in a sentence, up to three
 CUE_BONUS = 0.1
 CUES = re.compile(r"\b(decid\w*|agree\w*|plan\w*|will|going to|prefer\w*|love[sd]?|favou?rite|hate[sd]?|"
                   r"want\w*|need\w*|promis\w*|chose|choose|switch\w*|moved?|start\w*|finish\w*)\b", re.I)
-SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
 ABSTRACT_PROMPT = (
     "You summarise part of a conversation so an assistant can recall it later. Write a few short lines, "
     "one point each, each starting with the speaker's name and a colon. Keep every name, number, date, "
