@@ -37,10 +37,10 @@ def context(env: Env, words, budget, limit, tags, since, until, source, all_vers
     """Print the memories that best answer QUERY (several words are one query), packed into at most
     --budget tokens, ready to paste into a prompt. Exits 1 when nothing was found or nothing fits.
 
-    One line per memory, best first: `[ID DATE] text`, with the shortest unique id prefix and the
-    creation date (UTC). The compressed form is used unless --raw. The budget covers the whole
-    block exactly as printed: every `[ID DATE] ` prefix, every newline including the last; there is
-    no header. A memory that does not fit is skipped and smaller ones after it are still tried.
+    Each day (UTC) is said once, `29 Nov 2026:`, days in the order of their best memory; then one
+    line per memory, best first: its short id (what `mem show` takes) and its text, the compressed
+    form unless --raw. The budget covers the whole block exactly as printed, day lines and every
+    newline included. A memory that does not fit is skipped and smaller ones after it are still tried.
 
     \b
       mem context how do we deploy billing
