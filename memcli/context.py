@@ -1,14 +1,16 @@
 """Packing the best memories into a token budget: a block an assistant can paste into its prompt.
 
 The block groups memories under the day they were made, days in the order of their best memory,
-memories best first within a day; each memory is one line, its short id then its text:
+memories best first within a day; each memory is one line, its text (search results and, when asked,
+a context block put its short id before it, to act on it):
 
     29 Nov 2026:
-    R8ZK Amazon blocks IPs after about 30 requests per second
-    4Q7D the scraper backs off for 10 minutes after a 429
+    Amazon blocks IPs after about 30 requests per second
+    the scraper backs off for 10 minutes after a 429
 
 A reader pays about a token per character of an id or a date, as much as a short memory's own words,
-so each day is said once and the id is the shortest unique tail (see Catalog.short_id).
+so each day is said once, a block for reading has no ids, and an id shown is the shortest unique
+tail (see Catalog.short_id).
 
 What counts toward the budget is the whole block exactly as it is printed, every newline included.
 It is counted in one piece by the compression model's tokenizer, because tokens do not add up line by
@@ -58,14 +60,14 @@ def day(created_at: str) -> str:
     return f"{int(date)} {MONTHS[int(month) - 1]} {year}"
 
 
-def block(memories: Sequence[Memory], short_id: Callable[[str], str], *, raw: bool = False,
+def block(memories: Sequence[Memory], short_id: Callable[[str], str] | None, *, raw: bool = False,
           include_raw: bool = False) -> str:
     """The read shape of several memories (MCP results, `mem context`): see the module's docstring.
     include_raw adds an indented `raw:` line under each memory whose raw text differs from the line's."""
     days: dict[str, list[str]] = {}
     for memory in memories:
         body = " ".join((memory.raw if raw else memory.content).split())
-        line = f"{short_id(memory.id)} {body}\n"
+        line = f"{short_id(memory.id)} {body}\n" if short_id else body + "\n"
         if include_raw and not raw and memory.content != memory.raw:
             line += "  raw: " + " ".join(memory.raw.split()) + "\n"
         days.setdefault(day(memory.created_at), []).append(line)
@@ -73,7 +75,7 @@ def block(memories: Sequence[Memory], short_id: Callable[[str], str], *, raw: bo
 
 
 def pack(hits: Sequence[Hit], budget: int, count: Callable[[str], int], *, raw: bool = False,
-         short_id: Callable[[str], str] = lambda memory_id: memory_id) -> Packed:
+         short_id: Callable[[str], str] | None = None) -> Packed:
     """Greedy by score: take each hit when the block with it still fits."""
     check_budget(budget)
     text, tokens, chosen, skipped = "", 0, [], 0

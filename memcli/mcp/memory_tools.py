@@ -70,7 +70,7 @@ class Scored(TypedDict):
 
 
 class Packed(TypedDict):
-    text: Annotated[str, Field(description="The block: each day once, then one line per memory, `ID content`.")]
+    text: Annotated[str, Field(description="The block: each day once, then one line per memory.")]
     tokens: Annotated[int, Field(description="What the whole block costs.")]
     budget: int
     skipped: NotRequired[Annotated[int, Field(description="Results that did not fit in the budget.")]]
@@ -212,13 +212,16 @@ def register(box: Toolbox) -> None:
         source: Source = None,
         min_score: MinScore = None,
         raw: Raw = False,
+        ids: Annotated[bool, Field(description="Put each memory's id before it, to act on it with memory_get, "
+                                               "memory_update or memory_delete.")] = False,
     ) -> CallToolResult:
         """The memories that best answer the query, packed into at most `budget` tokens, ready to use
-        as context: each day once, then `ID content` per memory, best first. Says how many results did
+        as context: each day once, then one memory per line, best first (no ids unless `ids`). Says how many results did
         not fit. Use it to fill a prompt; use memory_search to look around."""
         def context(mem):
             filters = Filters.parse(normalise_tags(tags), since, until, source)
-            packed = mem.context(query, budget, raw=raw, k=limit, mode=mode, filters=filters, min_score=min_score)
+            packed = mem.context(query, budget, raw=raw, ids=ids, k=limit, mode=mode, filters=filters,
+                                 min_score=min_score)
             structured = packed.to_contract()
             count = counter(mem)
             if count is not None:
