@@ -7,9 +7,11 @@ a context block put its short id before it, to act on it):
     29 Nov 2026:
     Amazon blocks IPs after about 30 requests per second
     the scraper backs off for 10 minutes after a 429
+    3 Oct:
+    proxies rotate every 50 requests
 
 A reader pays about a token per character of an id or a date, as much as a short memory's own words,
-so each day is said once, a block for reading has no ids, and an id shown is the shortest unique
+so each day is said once (its year only when it changes), a block for reading has no ids, and an id shown is the shortest unique
 tail (see Catalog.short_id).
 
 What counts toward the budget is the whole block exactly as it is printed, every newline included.
@@ -22,7 +24,7 @@ smaller ones after it are still tried.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from memcli.errors import InputError
 from memcli.index.search import Hit
@@ -54,24 +56,29 @@ class Packed:
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
-def day(created_at: str) -> str:
-    """'2023-05-08T13:56:00Z' → '8 May 2023': fewer tokens than the ISO form, and no locale."""
-    year, month, date = created_at[:10].split("-")
-    return f"{int(date)} {MONTHS[int(month) - 1]} {year}"
+def day_names(iso_days: Iterable[str]) -> list[str]:
+    """'2023-05-08' → '8 May 2023' (fewer tokens than the ISO form, and no locale), the year left out
+    where it is the year of the day named before ('8 May 2023', then '20 Jul'), as calendars do."""
+    names, year_said = [], None
+    for iso in iso_days:
+        year, month, date = iso.split("-")
+        names.append(f"{int(date)} {MONTHS[int(month) - 1]}" + (f" {year}" if year != year_said else ""))
+        year_said = year
+    return names
 
 
 def block(memories: Sequence[Memory], short_id: Callable[[str], str] | None, *, raw: bool = False,
           include_raw: bool = False) -> str:
     """The read shape of several memories (MCP results, `mem context`): see the module's docstring.
     include_raw adds an indented `raw:` line under each memory whose raw text differs from the line's."""
-    days: dict[str, list[str]] = {}
+    by_day: dict[str, list[str]] = {}
     for memory in memories:
         body = " ".join((memory.raw if raw else memory.content).split())
         line = f"{short_id(memory.id)} {body}\n" if short_id else body + "\n"
         if include_raw and not raw and memory.content != memory.raw:
             line += "  raw: " + " ".join(memory.raw.split()) + "\n"
-        days.setdefault(day(memory.created_at), []).append(line)
-    return "".join(f"{when}:\n" + "".join(lines) for when, lines in days.items())
+        by_day.setdefault(memory.created_at[:10], []).append(line)
+    return "".join(f"{name}:\n" + "".join(lines) for name, lines in zip(day_names(by_day), by_day.values()))
 
 
 def pack(hits: Sequence[Hit], budget: int, count: Callable[[str], int], *, raw: bool = False,

@@ -9,7 +9,7 @@ import re
 
 from helpers import add, jsonl, ok, run
 
-from memcli.context import block, pack
+from memcli.context import block, day_names, pack
 from memcli.index.search import Hit
 from memcli.store import ids
 from memcli.store.memory import Memory
@@ -18,7 +18,7 @@ WORDS = ("rate limit proxy queue deploy billing heroku fly postgres redis cache 
          "ebay tuesday review ruff uv pytest release branch merge token budget context search index").split()
 
 
-DAY = re.compile(r"^\d{1,2} [A-Z][a-z]{2} \d{4}:$")
+DAY = re.compile(r"^\d{1,2} [A-Z][a-z]{2}( \d{4})?:$")
 
 
 def memory_lines(text: str) -> list[str]:
@@ -145,3 +145,8 @@ def test_pack_with_a_tokenizer_that_does_not_add_up_line_by_line():
         assert len(packed.hits) + packed.skipped == len(hits)
         if count(block(memories[:1], None)) <= budget:
             assert packed.hits[0] is hits[0]
+
+
+def test_a_day_says_its_year_only_when_the_year_changes():
+    assert day_names(["2023-05-08", "2023-07-20", "2022-01-02", "2022-01-05", "2023-12-31"]) == \
+        ["8 May 2023", "20 Jul", "2 Jan 2022", "5 Jan", "31 Dec 2023"]
