@@ -79,7 +79,8 @@ def test_the_desktop_assistant_configuration_starts_a_working_server():
                       "memory_context, memory_update, thread_append, thread_context, thread_list")
     memory_id = re.match(r"memory_write -> (\w+) written_by=mcp:try-client duplicate=False$", out[2]).group(1)
     assert re.match(rf"memory_search -> {memory_id} score=[01]\.\d{{3}}: The design review", out[3])
-    assert re.match(r"memory_context -> \d+ of 40 tokens:$", out[4]) and LINE.match(out[5])
-    assert out[6].startswith("memory_get of an unknown id -> error: ") and "no memory" in out[6]
+    assert re.match(r"memory_context -> \d+ of 40 tokens:$", out[4]) and DAY.match(out[5])
+    assert out[6].startswith("The design review")
+    assert out[7].startswith("memory_get of an unknown id -> error: ") and "no memory" in out[7]
     stored = jsonl(ok("export").stdout)
     assert [(m["id"], m["written_by"]) for m in stored] == [(memory_id, "mcp:try-client")]
