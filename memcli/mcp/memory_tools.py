@@ -214,12 +214,13 @@ def register(box: Toolbox) -> None:
         raw: Raw = False,
         ids: Annotated[bool, Field(description="Put each memory's id before it, to act on it with memory_get, "
                                                "memory_update or memory_delete.")] = False,
+        all_versions: AllVersions = False,
     ) -> CallToolResult:
         """The memories that best answer the query, packed into at most `budget` tokens, ready to use
-        as context: each day once, then one memory per line, best first (no ids unless `ids`). Says how many results did
-        not fit. Use it to fill a prompt; use memory_search to look around."""
+        as context: each day once, then one memory per line, best first (no ids unless `ids`). Says
+        how many results did not fit. Use it to fill a prompt; use memory_search to look around."""
         def context(mem):
-            filters = Filters.parse(normalise_tags(tags), since, until, source)
+            filters = Filters.parse(normalise_tags(tags), since, until, source, all_versions)
             packed = mem.context(query, budget, raw=raw, ids=ids, k=limit, mode=mode, filters=filters,
                                  min_score=min_score)
             structured = packed.to_contract()
