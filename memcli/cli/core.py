@@ -239,7 +239,7 @@ def _confirm_update(close) -> bool:
 @output_options
 @pass_env
 def show(env: Env, memory_id: str, raw: bool, history: bool, with_raw: bool, fmt: str | None) -> None:
-    """Show one memory (ID may be any unique prefix): its current version, even when ID names an
+    """Show one memory (ID: a short id, the full id or a unique beginning of it): its current version, even when ID names an
     earlier one; --history lists every version."""
     from memcli.versions import chain, heads
 
