@@ -346,17 +346,17 @@ class Mem:
         return search(self.catalog, query, k=k, mode=mode, filters=filters, min_score=min_score,
                       vector_ranking=lambda q, limit, f: self._vector_ranking(q, limit, f, progress))
 
-    def context(self, query: str, budget: int, *, raw: bool = False, k: int = 20, mode: str = "hybrid",
-                filters: Filters = Filters(), min_score: float | None = None, progress=None):
+    def context(self, query: str, budget: int, *, raw: bool = False, ids: bool = False, k: int = 20,
+                mode: str = "hybrid", filters: Filters = Filters(), min_score: float | None = None, progress=None):
         """The best of the top k memories that fit in `budget` tokens, as a block for a prompt (a `Packed`;
-        memcli/context.py says exactly what counts)."""
+        memcli/context.py says exactly what counts), with short ids when `ids`."""
         from memcli.context import Packed, check_budget, pack
 
         check_budget(budget)
         hits = self.search(query, k=k, mode=mode, filters=filters, min_score=min_score, progress=progress)
         if not hits:
             return Packed("", 0, budget)
-        return pack(hits, budget, self.token_counter(), raw=raw, short_id=self.catalog.short_id)
+        return pack(hits, budget, self.token_counter(), raw=raw, short_id=self.catalog.short_id if ids else None)
 
     def _vector_ranking(self, query: str, limit: int, filters: Filters, progress) -> list[tuple[int, float]]:
         embedder = self.embedder()

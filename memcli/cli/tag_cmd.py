@@ -17,7 +17,7 @@ from memcli.cli.core import filter_options, make_filters
 def tag(env: Env, words, fmt) -> None:
     """Add (+TAG) and remove (-TAG) tags of memories; with no change, show their tags.
 
-    Each ID may be any unique prefix. The text, id and compressed form stay as they are. Prints each
+    Each ID may be a short id or any unique beginning of one. The text, id and compressed form stay as they are. Prints each
     memory's short id and tags.
 
     \b
@@ -51,7 +51,8 @@ def tags(env: Env, tags, since, until, source, fmt) -> None:
     """
     from memcli.tagging import tag_counts
 
-    counts = tag_counts(env.mem(), make_filters(tags, since, until, source))
+    mem = env.mem()
+    counts = tag_counts(mem, make_filters(mem, tags, since, until, source))
     emit(counts, fmt, row=lambda c: {"tag": c[0], "count": c[1]}, human=lambda c: f"{c[1]:>6}  {c[0]}")
 
 

@@ -339,9 +339,9 @@ class Catalog(CatalogQueries):
         if row:
             changes.removed.extend(self._forget(row[1]))
         cursor = db.execute(
-            "INSERT INTO memories (id, path, mtime_ns, size, ctime_ns, sha, created_at, updated_at, tags, source,"
-            " status, content_key, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (memory.id, path, *stamp, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
+            "INSERT INTO memories (id, tail, path, mtime_ns, size, ctime_ns, sha, created_at, updated_at, tags,"
+            " source, status, content_key, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (memory.id, memory.id[::-1], path, *stamp, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
              memory.source, memory.status, key, memory.to_json()),
         )
         db.execute("INSERT INTO fts (rowid, raw, tags) VALUES (?, ?, ?)",

@@ -25,19 +25,21 @@ class CatalogQueries:
     recover: Callable[[BaseException], object]
     _lexicon = None
 
-    def resolve(self, prefix: str) -> tuple[str, str]:
-        """A unique id prefix → (id, path); unknown and ambiguous prefixes are errors, never guesses."""
-        norm = normalise_prefix(prefix)
+    def resolve(self, handle: str) -> tuple[str, str]:
+        """A unique id prefix or suffix → (id, path); unknown and ambiguous handles are errors, never
+        guesses."""
+        norm = normalise_prefix(handle)
         if norm is None:
-            raise NotFound(f"{prefix!r} is not a memory id (ids are 26 letters and digits, like 01JDQ4R8ZK...)")
+            raise NotFound(f"{handle!r} is not a memory id (ids are 26 letters and digits, like 01JDQ4R8ZK...)")
         rows = self.db.execute(
-            "SELECT id, path FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT 50", (norm, norm + "~")
-        ).fetchall()
+            "SELECT id, path FROM memories WHERE id >= ?1 AND id < ?1 || '~'"
+            " UNION SELECT id, path FROM memories WHERE tail >= ?2 AND tail < ?2 || '~' LIMIT 50",
+            (norm, norm[::-1])).fetchall()
         if not rows:
-            raise NotFound(f"no memory with id {prefix!r}")
+            raise NotFound(f"no memory with id {handle!r}")
         if len(rows) > 1:
-            matches = [r[0] for r in rows]
-            raise AmbiguousId(prefix, matches, [self._describe(m) for m in matches[:10]])
+            matches = sorted(r[0] for r in rows)
+            raise AmbiguousId(handle, matches, [self._describe(m) for m in matches[:10]])
         return rows[0]
 
     def _describe(self, memory_id: str) -> str:
@@ -45,14 +47,21 @@ class CatalogQueries:
         text = " ".join(memory.raw.split())
         return f"{memory_id}  {memory.created_at[:10]}  {text[:60] + '…' if len(text) > 60 else text}"
 
-    def short_id(self, memory_id: str, min_length: int = 8) -> str:
-        """The shortest prefix (at least min_length) that names only this memory today, like git's
-        short hashes: what a prompt shows to save tokens, and what `mem show` and MCP accept back."""
+    def short_id(self, memory_id: str, min_length: int = 4) -> str:
+        """The shortest tail of the id (at least min_length) that names only this memory today, like
+        git's short hashes but from the random end: ids made close in time share long beginnings, and
+        each character costs a reader about a token. `mem show`, `mem rm` and MCP accept it back."""
+        tail = memory_id[::-1]
         neighbours = self.db.execute(
-            "SELECT (SELECT id FROM memories WHERE id < ?1 ORDER BY id DESC LIMIT 1),"
-            " (SELECT id FROM memories WHERE id > ?1 ORDER BY id LIMIT 1)", (memory_id,)).fetchone()
-        shared = max((len(os.path.commonprefix([memory_id, other])) for other in neighbours if other), default=0)
-        return memory_id[:max(min_length, shared + 1)]
+            "SELECT (SELECT tail FROM memories WHERE tail < ?1 ORDER BY tail DESC LIMIT 1),"
+            " (SELECT tail FROM memories WHERE tail > ?1 ORDER BY tail LIMIT 1)", (tail,)).fetchone()
+        length = max(min_length, 1 + max((len(os.path.commonprefix([tail, other])) for other in neighbours if other),
+                                         default=0))
+        while length < len(memory_id) and self.db.execute(
+                "SELECT 1 FROM memories WHERE id >= ?1 AND id < ?1 || '~' AND id != ?2 LIMIT 1",
+                (memory_id[-length:], memory_id)).fetchone():
+            length += 1  # it must not read as the beginning of another id either
+        return memory_id[-length:]
 
     def get(self, memory_id: str) -> Memory:
         row = self.db.execute("SELECT record, superseded_by FROM memories WHERE id = ?", (memory_id,)).fetchone()
