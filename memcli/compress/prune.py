@@ -29,13 +29,15 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from memcli.compress.lexicon import is_modifier, is_verb, names_a_thing
+from memcli.compress.lexicon import ADJECTIVES, is_light_verb, is_linking_verb, is_modifier, is_verb, names_a_thing
 from memcli.compress.relations import anchors
 from memcli.compress.spans import Span, find_spans
 from memcli.compress.wordlists import (
+    CAUSAL_LINKS,
     FRAMING_WORDS,
     FUNCTION_WORDS,
     NOUN_PHRASE_OPENERS,
+    QUALIFIERS,
     QUANTIFIERS,
     RELATION_LINKS,
 )
@@ -49,8 +51,10 @@ _TIER_FUNCTION, _TIER_FRAMING, _TIER_COMMA, _TIER_CONTENT = range(4)
 MAX_CONTENT_DROP = 0.6
 # Between two protected spans these words carry the relation: "0.4% to 2.1%", "3 or 4 days".
 _LINKS = frozenset({"to", "and", "or", "until", "till", "through", "vs", "versus"})
-_QUANTIFIERS = QUANTIFIERS - FUNCTION_WORDS  # "about", "just" stay droppable function words
-_NOT_THINGS = FUNCTION_WORDS | FRAMING_WORDS | RELATION_LINKS | QUANTIFIERS | NOUN_PHRASE_OPENERS | frozenset(
+_QUANTIFIERS = (QUANTIFIERS | QUALIFIERS) - FUNCTION_WORDS  # "about", "just" stay droppable function words
+_INTENSIFIERS = frozenset("so very too really quite rather pretty just such still".split())
+_COPULAS = frozenset("am is are was were be been being do does did doing".split())
+_NOT_THINGS = FUNCTION_WORDS | FRAMING_WORDS | RELATION_LINKS | _QUANTIFIERS | NOUN_PHRASE_OPENERS | frozenset(
     "before after until during".split())
 
 
@@ -143,7 +147,7 @@ def rank_combined(units: Sequence[Unit]) -> list:
     """Ranks in tiers (lower is dropped first), least surprising first within a tier."""
     ranks: list = [None] * len(units)
     score = _phrase_scores(units)
-    negated = _negation_scopes(units)
+    negated = _negation_scopes(units) | _reason_scopes(units)
     kept = _relation_words(units) | _thing_words(units)
     best: dict[str, int] = {}
     for i, unit in enumerate(units):
@@ -156,14 +160,42 @@ def rank_combined(units: Sequence[Unit]) -> list:
             continue
         if unit.lower in FUNCTION_WORDS:
             ranks[i] = (_TIER_FUNCTION, unit.surprisal)
-        elif i in negated:
+        elif i in negated or _predicate(units, i):
             continue
-        elif unit.lower in FRAMING_WORDS or is_modifier(unit.lower) or best[unit.lower] != i:
+        elif (unit.lower in FRAMING_WORDS or is_modifier(unit.lower)
+              or best[unit.lower] != i and not _is_event_verb(unit.lower)):
             ranks[i] = (_TIER_FRAMING, unit.surprisal)
         else:
-            ranks[i] = (_TIER_CONTENT, score[i])
+            ranks[i] = (_TIER_CONTENT, not is_light_verb(unit.lower), score[i])
     _keep_most_informative_content(units, ranks)
     return ranks
+
+
+def _predicate(units: Sequence[Unit], index: int) -> bool:
+    """Whether the word is what its clause says of its subject: after a copula, maybe through an
+    intensifier ("the store is doing great", "I'm so happy", "she felt proud"). There an evaluative
+    word is the statement itself, not colour on a noun ("an amazing experience"); so is an
+    evaluative adjective that no noun follows."""
+    if units[index].lower in _INTENSIFIERS or units[index].lower in FUNCTION_WORDS:
+        return False
+    if units[index].lower in ADJECTIVES:  # an adjective with no noun after it: "makes me so happy."
+        after = _neighbour(units, index, 1)
+        if after is None or after.kind == "punct" or after.lower in FUNCTION_WORDS:
+            return True
+    before = _neighbour(units, index, -1)
+    while before is not None and before.kind == "word" and before.lower in _INTENSIFIERS:
+        index = units.index(before)
+        before = _neighbour(units, index, -1)
+    if before is None or before.kind != "word":
+        return False
+    word = before.lower.replace("’", "'")
+    return word in _COPULAS or word.endswith(("'s", "'re", "'m")) or is_linking_verb(word)
+
+
+def _is_event_verb(word: str) -> bool:
+    """A verb that states an event: said again, it states another one ("Jon lost his job ... Gina
+    also lost hers"), unlike a repeated noun, which names the same thing again."""
+    return is_verb(word) and not is_light_verb(word)
 
 
 def _keep_most_informative_content(units: Sequence[Unit], ranks: list) -> None:
@@ -212,12 +244,15 @@ def _relation_words(units: Sequence[Unit]) -> set[int]:
     for anchor in anchors("".join(u.text for u in units), spans):
         kept.update(starts[at] for at in (anchor.start, *(s for s, _ in anchor.between)) if at in starts)
     for i, unit in enumerate(units):
-        if unit.kind == "word" and unit.lower in RELATION_LINKS:
-            before = _neighbour(units, i, -1)
-            joins = before is None or before.kind == "punct" or before.lower in ("and", "or")
-            if unit.lower != "so" or joins:
-                kept.add(i)
+        if unit.kind == "word" and unit.lower in RELATION_LINKS and (unit.lower != "so" or _joins_clauses(units, i)):
+            kept.add(i)
     return kept
+
+
+def _joins_clauses(units: Sequence[Unit], index: int) -> bool:
+    """Whether the word at index opens a clause ("..., so we moved"), not a phrase ("so happy")."""
+    before = _neighbour(units, index, -1)
+    return before is None or before.kind == "punct" or before.lower in ("and", "or")
 
 
 def _thing_words(units: Sequence[Unit]) -> set[int]:
@@ -277,13 +312,24 @@ def _neighbour(units: Sequence[Unit], index: int, step: int) -> Unit | None:
     return None
 
 
-def _negation_scopes(units: Sequence[Unit], reach: int = 6) -> set[int]:
-    """Indexes of the words a negation applies to: up to `reach` words after it, within its clause.
-    'no data was lost' without 'data' and 'lost' keeps the negation and loses the fact."""
+def _negation_scopes(units: Sequence[Unit]) -> set[int]:
+    """Indexes of the words a negation applies to. 'no data was lost' without 'data' and 'lost'
+    keeps the negation and loses the fact."""
+    return _scopes(units, [i for i, u in enumerate(units) if u.span_kind == "negation"])
+
+
+def _reason_scopes(units: Sequence[Unit]) -> set[int]:
+    """Indexes of the words of a reason: the clause after a causal link ('because the driver kept
+    crashing'). A reason is what a 'why' question asks for, and its verb is most of it."""
+    starts = [i for i, u in enumerate(units) if u.kind == "word" and u.lower in CAUSAL_LINKS
+              and (u.lower != "so" or _joins_clauses(units, i))]
+    return _scopes(units, starts)
+
+
+def _scopes(units: Sequence[Unit], starts: list[int], reach: int = 6) -> set[int]:
+    """The words after each start index: up to `reach` of them, within its clause."""
     scoped: set[int] = set()
-    for i, unit in enumerate(units):
-        if unit.span_kind != "negation":
-            continue
+    for i in starts:
         words = 0
         for j in range(i + 1, len(units)):
             if units[j].kind == "punct" and units[j].text[0] in ",;:.!?…()" or words >= reach:
@@ -337,6 +383,9 @@ def render(units: Sequence[Unit], keep: Sequence[bool]) -> str:
         elif mark in _DASHES and (not out or "\n" in sep):
             emit(sep + mark, "bullet")
         elif mark[0] in _SENTENCE_END:
+            if out and out[-1] == ":" and words_in_sentence:
+                kinds[-1], words_in_sentence = "end", 0  # "Gina: Thanks!" without "Thanks" is "Gina:"
+                continue
             drop_trailing_clause()
             if words_in_sentence:
                 emit(mark, "end")
