@@ -1,6 +1,7 @@
 """What a reading model pays for its memories, end to end: tokens of MCP tool results against the raw texts.
 
     .venv/bin/python bench/read_tokens.py [--data ../shared/bench/locomo-dev/locomo-dev.json] [--questions N]
+                                          [--stores DIR] [--min-chars N]
 
 Each LoCoMo development conversation gets its own store, filled through `mem import` with the real
 default models: its session summaries (~650 characters, compressed by the default model) and its
@@ -50,14 +51,20 @@ def summaries(conversation: dict, sample: dict):
         yield {"raw": text, "created_at": stamp, "source": f"summary:{number}", "tags": ["summary"]}
 
 
-def build(folder: Path, sample: dict, env: dict) -> dict[str, dict]:
-    """The store of one conversation, through the real CLI; returns every stored record by id."""
-    records = list(summaries(sample["conversation"], sample))
-    records += [{"raw": text, "created_at": stamp, "source": dia_id} for dia_id, text, stamp in turns(sample["conversation"])]
-    lines = "\n".join(json.dumps(record) for record in records)
+def build(folder: Path, sample: dict, env: dict, min_chars: int | None) -> dict[str, dict]:
+    """The store of one conversation, through the real CLI (kept when --stores names a folder that has
+    it already); returns every stored record by id."""
     mem = [sys.executable, "-m", "memcli"]
-    subprocess.run(mem + ["import"], input=lines, text=True, env=env, check=True, capture_output=True)
-    subprocess.run(mem + ["reindex"], env=env, check=True, capture_output=True)
+    if not folder.exists():
+        if min_chars is not None:
+            folder.mkdir(parents=True)
+            (folder / "mem.yaml").write_text(f"compress_min_chars: {min_chars}\n")
+        records = list(summaries(sample["conversation"], sample))
+        records += [{"raw": text, "created_at": stamp, "source": dia_id}
+                    for dia_id, text, stamp in turns(sample["conversation"])]
+        lines = "\n".join(json.dumps(record) for record in records)
+        subprocess.run(mem + ["import"], input=lines, text=True, env=env, check=True, capture_output=True)
+        subprocess.run(mem + ["reindex"], env=env, check=True, capture_output=True)
     exported = subprocess.run(mem + ["export"], env=env, check=True, capture_output=True, text=True).stdout
     return {record["id"]: record for record in map(json.loads, exported.splitlines())}
 
@@ -133,9 +140,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--questions", type=int, default=0, help="At most N questions per conversation (0: all).")
+    parser.add_argument("--stores", type=Path, help="Keep the built stores here and reuse them on the next run.")
+    parser.add_argument("--min-chars", type=int, help="compress_min_chars of the stores built (default: mem's).")
     args = parser.parse_args()
     samples = json.loads(args.data.read_text())
-    work = Path(tempfile.mkdtemp(prefix="mem-bench-read-tokens-"))
+    work = args.stores or Path(tempfile.mkdtemp(prefix="mem-bench-read-tokens-"))
     from memcli import engines
     from memcli.config import Settings
 
@@ -145,7 +154,7 @@ def main() -> None:
     try:
         for sample in samples:
             env = {**os.environ, "MEM_DIR": str(work / sample["sample_id"]), "PYTHONPATH": str(ROOT)}
-            stored = build(work / sample["sample_id"], sample, env)
+            stored = build(work / sample["sample_id"], sample, env, args.min_chars)
             known = {dia_id for dia_id, _, _ in turns(sample["conversation"])}
             asked = [question for question, _ in questions(sample, known)]
             asked = asked[:args.questions] if args.questions else asked
@@ -161,7 +170,8 @@ def main() -> None:
         print(table("pooled", pooled))
         print(f"\nload average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if not args.stores:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

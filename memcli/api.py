@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from memcli.compressing import COMPRESSING
+from memcli.compressing import Compressing
 from memcli.errors import (
     InputError,
     MemError,
@@ -25,7 +25,6 @@ from memcli.errors import (
 from memcli.index.catalog import Catalog
 from memcli.index.filters import Filters
 from memcli.privacy.gate import Gate
-from memcli.progress import Progress
 from memcli.providers import Providers
 from memcli.store import ids
 from memcli.store.files import Store, find_store
@@ -47,17 +46,6 @@ class AddResult:
     duplicate: bool = False
     redacted: dict[str, int] = field(default_factory=dict)  # secrets replaced, by kind
     tags_added: list[str] = field(default_factory=list)  # new tags merged into the duplicate already stored
-
-
-@dataclass
-class Compressing:
-    """How a write should compress: not at all, later (`--defer`), or now with these overrides."""
-
-    enabled: bool = True
-    defer: bool = False
-    method: str | None = None
-    ratio: float | None = None
-    progress: Progress | None = None  # told when a compression starts and ends (it can take seconds)
 
 
 class Mem:
@@ -129,7 +117,7 @@ class Mem:
         if self.store.exists:
             self.catalog.catch_up()
 
-    def _readable(self) -> bool:
+    def readable(self) -> bool:
         """A store that does not exist yet reads as empty, and reading it creates nothing."""
         if not self.store.exists:
             return False
@@ -277,30 +265,6 @@ class Mem:
 
         return compression_of(self, memory, compressing)
 
-    def to_compress(self, *, pending: bool = False, failed: bool = False, every: bool = False) -> list[Memory]:
-        """The memories a `mem compress` run should (re)do, oldest first."""
-        if not self._readable():
-            return []
-        wanted = {status for status, on in (("pending", pending), ("failed", failed)) if on}
-        every_version = Filters(all_versions=True)
-        return [m for m in self.catalog.list(every_version, newest_first=False) if every or m.status in wanted]
-
-    def compress(self, memories: list[Memory], *, compressing: Compressing = Compressing(),
-                 progress=None) -> dict[str, int]:
-        """(Re)compress memories one by one, each saved as soon as it is done, so an interrupted run loses
-        nothing and a re-run picks up what is left. Returns how many ended in each status."""
-        outcome: dict[str, int] = {}
-        now = Compressing(method=compressing.method, ratio=compressing.ratio)
-        if progress:
-            progress(COMPRESSING, 0, len(memories))
-        for done, memory in enumerate(memories, 1):
-            status = self.save_compression(memory, *self.compression_of(memory, now))
-            if status:
-                outcome[status] = outcome.get(status, 0) + 1
-            if progress:
-                progress(COMPRESSING, done, len(memories))
-        return outcome
-
     def save_compression(self, memory: Memory, compressed: str | None, info: dict) -> str | None:
         """Store a compression made from `memory`, unless its text changed meanwhile; the status, or None."""
         with self.store.lock():
@@ -349,7 +313,7 @@ class Mem:
     def resolve(self, prefixes: Iterable[str]) -> list[Memory]:
         """All or nothing: every prefix must name exactly one memory."""
         prefixes = list(prefixes)
-        if not self._readable():
+        if not self.readable():
             raise NotFound(f"no memory with id {prefixes[0]!r} (the store at {self.store.root} is empty)")
         found, seen = [], set()
         for prefix in prefixes:
@@ -360,7 +324,7 @@ class Mem:
         return found
 
     def list(self, filters: Filters = Filters(), limit: int | None = None, offset: int = 0) -> Iterator[Memory]:
-        if not self._readable():
+        if not self.readable():
             return iter(())
         return self.catalog.list(filters, limit, offset=offset)
 
@@ -377,22 +341,22 @@ class Mem:
 
         if not query.strip():
             raise InputError("the search query is empty")
-        if not self._readable():
+        if not self.readable():
             return []
         return search(self.catalog, query, k=k, mode=mode, filters=filters, min_score=min_score,
                       vector_ranking=lambda q, limit, f: self._vector_ranking(q, limit, f, progress))
 
-    def context(self, query: str, budget: int, *, raw: bool = False, k: int = 20, mode: str = "hybrid",
-                filters: Filters = Filters(), min_score: float | None = None, progress=None):
+    def context(self, query: str, budget: int, *, raw: bool = False, ids: bool = False, k: int = 20,
+                mode: str = "hybrid", filters: Filters = Filters(), min_score: float | None = None, progress=None):
         """The best of the top k memories that fit in `budget` tokens, as a block for a prompt (a `Packed`;
-        memcli/context.py says exactly what counts)."""
+        memcli/context.py says exactly what counts), with short ids when `ids`."""
         from memcli.context import Packed, check_budget, pack
 
         check_budget(budget)
         hits = self.search(query, k=k, mode=mode, filters=filters, min_score=min_score, progress=progress)
         if not hits:
             return Packed("", 0, budget)
-        return pack(hits, budget, self.token_counter(), raw=raw, short_id=self.catalog.short_id)
+        return pack(hits, budget, self.token_counter(), raw=raw, short_id=self.catalog.short_id if ids else None)
 
     def _vector_ranking(self, query: str, limit: int, filters: Filters, progress) -> list[tuple[int, float]]:
         embedder = self.embedder()

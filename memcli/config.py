@@ -13,108 +13,11 @@ from dataclasses import dataclass, field, fields
 from memcli.compress import methods
 from memcli.errors import StoreError
 from memcli.providers.registry import DEFAULT_COMPRESS_MODEL, DEFAULT_EMBED_MODEL
+from memcli.providers.settings import ProviderSettings, coerce
 
 log = logging.getLogger("memcli")
 
 ON_SIMILAR = ("keep", "update", "ask")  # what a write close to a current memory does (memcli/versions.py)
-LOCAL = "local"
-# Where each preset's OpenAI-compatible API lives and how it takes a constraint on the output:
-# `grammar` (a GBNF grammar: llama.cpp's server, llama-cpp-python's), `json_schema` (response_format),
-# or `none` (the prompt alone; Anthropic's compatibility layer ignores response_format).
-PRESETS: dict[str, dict] = {
-    "ollama": {"base_url": "http://localhost:11434/v1", "constrain": "json_schema"},
-    "llamacpp": {"base_url": "http://127.0.0.1:8080/v1", "model": "default", "constrain": "grammar"},
-    "openai": {"base_url": "https://api.openai.com/v1", "api_key_env": "OPENAI_API_KEY", "constrain": "json_schema"},
-    "openrouter": {"base_url": "https://openrouter.ai/api/v1", "api_key_env": "OPENROUTER_API_KEY",
-                   "constrain": "json_schema"},
-    "anthropic": {"base_url": "https://api.anthropic.com/v1", "api_key_env": "ANTHROPIC_API_KEY", "constrain": "none"},
-    "openai-compatible": {"constrain": "none"},
-}
-CONSTRAINTS = ("grammar", "json_schema", "none")
-_SECRET_KEYS = {"api_key", "key", "token", "secret", "password", "authorization"}
-
-
-@dataclass
-class ProviderSettings:
-    """Where compression runs (mem.yaml `provider`): `local` (llama.cpp in this process) or an
-    OpenAI-compatible server, and how the worker treats it. The key is never here: mem.yaml is
-    committed; `api_key_env` names the environment variable (or the entry of the user's config.yaml)."""
-
-    name: str = LOCAL
-    base_url: str | None = None
-    model: str | None = None
-    api_key_env: str | None = None
-    constrain: str = "none"
-    send_to_remote: bool = True  # false: nothing leaves the machine; memories are pruned locally
-    timeout_seconds: float = 30.0
-    max_retries: int = 3
-    backoff_seconds: float = 1.0  # the first retry's delay; doubles each retry, with jitter
-    max_backoff_seconds: float = 30.0
-    max_per_minute: int = 60
-    max_concurrent: int = 2
-    circuit_threshold: int = 5
-    circuit_cooldown_seconds: float = 30.0
-    circuit_max_cooldown_seconds: float = 900.0
-    idle_seconds: float = 5.0
-
-    @property
-    def remote(self) -> bool:
-        return self.name != LOCAL
-
-    def to_yaml(self):
-        if not self.remote:
-            return LOCAL
-        preset = PRESETS.get(self.name, {})
-        return {f.name: getattr(self, f.name) for f in fields(self)
-                if getattr(self, f.name) != preset.get(f.name, f.default)}
-
-    @classmethod
-    def from_yaml(cls, data, origin: str) -> "ProviderSettings":
-        if data is None or data == LOCAL:
-            return cls()
-        if isinstance(data, str):
-            data = {"name": data}
-        if not isinstance(data, dict):
-            raise StoreError(f"{origin}: 'provider' must be a name ({LOCAL}, {', '.join(PRESETS)}) or a mapping")
-        data = dict(data)
-        secret = _SECRET_KEYS & {str(k).lower() for k in data}
-        if secret:
-            raise StoreError(f"{origin}: provider: {sorted(secret)[0]!r} does not belong in mem.yaml (it is "
-                             "committed); name an environment variable with api_key_env instead")
-        name = str(data.pop("name", "openai-compatible" if "base_url" in data else LOCAL))
-        if name != LOCAL and name not in PRESETS:
-            raise StoreError(f"{origin}: provider: unknown name {name!r} (use {LOCAL}, {', '.join(PRESETS)})")
-        known = {f.name: f for f in fields(cls)}
-        values: dict = {"name": name, **PRESETS.get(name, {})}
-        for key, value in data.items():
-            if key not in known:
-                log.warning("%s: unknown provider setting %r ignored", origin, key)
-                continue
-            default = known[key].default
-            try:
-                values[key] = None if value is None else str(value) if default is None else _coerce(value, default)
-            except (TypeError, ValueError, OverflowError):
-                raise StoreError(f"{origin}: provider: {key!r} should be like {default!r}, got {value!r}") from None
-        settings = cls(**values)
-        settings.validate(origin)
-        return settings
-
-    def validate(self, origin: str) -> None:
-        if not self.remote:
-            return
-        if not self.base_url or not str(self.base_url).startswith(("http://", "https://")):
-            raise StoreError(f"{origin}: provider {self.name} needs a base_url (http:// or https://)")
-        if not self.model:
-            raise StoreError(f"{origin}: provider {self.name} needs a model (the name the server knows it by)")
-        if self.constrain not in CONSTRAINTS:
-            raise StoreError(f"{origin}: provider: constrain must be one of {', '.join(CONSTRAINTS)}")
-        if min(self.timeout_seconds, self.max_per_minute, self.max_concurrent, self.circuit_threshold,
-               self.circuit_cooldown_seconds, self.idle_seconds) <= 0 or self.max_retries < 0:
-            raise StoreError(f"{origin}: provider: timeouts, limits and the circuit settings must be positive")
-        if self.circuit_max_cooldown_seconds < self.circuit_cooldown_seconds:
-            raise StoreError(f"{origin}: provider: circuit_max_cooldown_seconds is below circuit_cooldown_seconds")
-
-
 MAX_INPUT_BYTES = 1 << 30
 
 
@@ -175,7 +78,7 @@ class Settings:
                 continue
             default = getattr(cls(), key)
             try:
-                values[key] = _coerce(value, default)
+                values[key] = coerce(value, default)
             except (TypeError, ValueError, OverflowError):
                 raise StoreError(f"{origin}: setting {key!r} should be like {default!r}, got {value!r}") from None
         settings = cls(**values)
@@ -203,17 +106,3 @@ class Settings:
         for rule in self.redact:
             if not isinstance(rule, dict) or not {"name", "regex"} <= set(rule):
                 raise StoreError(f"{origin}: each 'redact' entry needs a 'name' and a 'regex'")
-
-
-def _coerce(value, default):
-    if isinstance(default, bool):
-        return bool(value)
-    if isinstance(default, int):
-        return int(value)
-    if isinstance(default, float):
-        return float(value)
-    if isinstance(default, list):
-        if not isinstance(value, list):
-            raise TypeError
-        return value
-    return str(value)

@@ -1,21 +1,30 @@
 """Packing the best memories into a token budget: a block an assistant can paste into its prompt.
 
-The block is one line per memory, best first, each line ending in a newline:
+The block groups memories under the day they were made, days in the order of their best memory,
+memories best first within a day; each memory is one line, its text (search results and, when asked,
+a context block put its short id before it, to act on it):
 
-    [01JDQ4R8 2026-11-29] Amazon blocks IPs after about 30 requests per second
+    29 Nov 2026:
+    Amazon blocks IPs after about 30 requests per second
+    the scraper backs off for 10 minutes after a 429
+    3 Oct:
+    proxies rotate every 50 requests
 
-What counts toward the budget is the whole block exactly as it is printed: every `[id date] ` prefix,
-the text, and every newline, including the last one. There is no header. It is counted in one piece by
-the compression model's tokenizer, because tokens do not add up line by line (a tokenizer may merge
-across a line break); so each candidate is tried by counting the block with it added, and kept only
-when the whole still fits. A memory that does not fit is skipped and the smaller ones after it are
-still tried.
+A reader pays about a token per character of an id or a date, as much as a short memory's own words,
+so each day is said once (its year only when it changes), a block for reading has no ids, and an id shown is the shortest unique
+tail (see Catalog.short_id).
+
+What counts toward the budget is the whole block exactly as it is printed, every newline included.
+It is counted in one piece by the compression model's tokenizer, because tokens do not add up line by
+line (a tokenizer may merge across a line break); so each candidate is tried by counting the block with
+it added, and kept only when the whole still fits. A memory that does not fit is skipped and the
+smaller ones after it are still tried.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from memcli.errors import InputError
 from memcli.index.search import Hit
@@ -44,18 +53,41 @@ class Packed:
         return data
 
 
-def line_for(memory: Memory, short_id: str, *, raw: bool = False) -> str:
-    body = " ".join((memory.raw if raw else memory.content).split())
-    return f"[{short_id} {memory.created_at[:10]}] {body}\n"
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def day_names(iso_days: Iterable[str]) -> list[str]:
+    """'2023-05-08' → '8 May 2023' (fewer tokens than the ISO form, and no locale), the year left out
+    where it is the year of the day named before ('8 May 2023', then '20 Jul'), as calendars do."""
+    names, year_said = [], None
+    for iso in iso_days:
+        year, month, date = iso.split("-")
+        names.append(f"{int(date)} {MONTHS[int(month) - 1]}" + (f" {year}" if year != year_said else ""))
+        year_said = year
+    return names
+
+
+def block(memories: Sequence[Memory], short_id: Callable[[str], str] | None, *, raw: bool = False,
+          include_raw: bool = False) -> str:
+    """The read shape of several memories (MCP results, `mem context`): see the module's docstring.
+    include_raw adds an indented `raw:` line under each memory whose raw text differs from the line's."""
+    by_day: dict[str, list[str]] = {}
+    for memory in memories:
+        body = " ".join((memory.raw if raw else memory.content).split())
+        line = f"{short_id(memory.id)} {body}\n" if short_id else body + "\n"
+        if include_raw and not raw and memory.content != memory.raw:
+            line += "  raw: " + " ".join(memory.raw.split()) + "\n"
+        by_day.setdefault(memory.created_at[:10], []).append(line)
+    return "".join(f"{name}:\n" + "".join(lines) for name, lines in zip(day_names(by_day), by_day.values()))
 
 
 def pack(hits: Sequence[Hit], budget: int, count: Callable[[str], int], *, raw: bool = False,
-         short_id: Callable[[str], str] = lambda memory_id: memory_id) -> Packed:
-    """Greedy by score: take each hit whose line still fits with everything taken so far."""
+         short_id: Callable[[str], str] | None = None) -> Packed:
+    """Greedy by score: take each hit when the block with it still fits."""
     check_budget(budget)
     text, tokens, chosen, skipped = "", 0, [], 0
     for hit in hits:
-        candidate = text + line_for(hit.memory, short_id(hit.memory.id), raw=raw)
+        candidate = block([h.memory for h in chosen] + [hit.memory], short_id, raw=raw)
         used = count(candidate)
         if used <= budget:
             text, tokens = candidate, used

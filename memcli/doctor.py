@@ -188,13 +188,15 @@ def _git_output(root: Path, *args: str) -> str | None:
 
 
 def _compression(mem) -> list[Finding]:
+    from memcli.compressing import to_compress
+
     findings = []
-    pending = mem.to_compress(pending=True)
+    pending = to_compress(mem, pending=True)
     if pending:
         findings.append(Finding("compression", True, f"{len(pending)} memories wait to be compressed (--defer); "
                                                      "they are found by search meanwhile", "mem compress --pending",
                                 info=True))
-    failed = mem.to_compress(failed=True)
+    failed = to_compress(mem, failed=True)
     if failed:
         reason = (failed[-1].compression or {}).get("reason", "unknown reason")
         findings.append(Finding("compression", False, f"{len(failed)} memories failed to compress "

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from memcli.api import Compressing, Mem
 from memcli.errors import InvalidMemory
-from memcli.store.memory import Memory, clean_input, now_utc, parse_yaml
+from memcli.store.memory import Memory, clean_input, now_utc
+from memcli.store.yamlfile import parse_yaml
 
 
 @dataclass

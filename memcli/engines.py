@@ -22,7 +22,7 @@ def with_provider(base: Providers, settings, index_dir: Path) -> Providers:
     base already sends elsewhere). `base` stays the fallback and does everything else (embeddings)."""
     if not settings.provider.remote or base.remote:
         return base
-    from memcli.providers.remote import RemoteCompressor
+    from memcli.compress.remote import RemoteCompressor
 
     compressor = RemoteCompressor(settings.provider, index_dir, base, settings.compress_model)
     return dataclasses.replace(base, compressor=compressor, remote=compressor.name, status=compressor.status)

@@ -5,16 +5,24 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 
 from helpers import add, jsonl, ok, run
 
-from memcli.context import line_for, pack
+from memcli.context import block, day_names, pack
 from memcli.index.search import Hit
 from memcli.store import ids
 from memcli.store.memory import Memory
 
 WORDS = ("rate limit proxy queue deploy billing heroku fly postgres redis cache retry backoff scraper amazon "
          "ebay tuesday review ruff uv pytest release branch merge token budget context search index").split()
+
+
+DAY = re.compile(r"^\d{1,2} [A-Z][a-z]{2}( \d{4})?:$")
+
+
+def memory_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if not DAY.match(line)]
 
 
 def count_words(text: str) -> int:
@@ -43,7 +51,7 @@ def test_the_printed_block_never_exceeds_the_budget():
                               "--json").stdout)
         assert data["text"] == result.stdout
         assert data["tokens"] == count_words(result.stdout) <= budget == data["budget"]
-        assert len(data["memories"]) == len(result.stdout.splitlines())
+        assert len(data["memories"]) == len(memory_lines(result.stdout))
     assert fitted_something >= len(budgets) - 4
 
 
@@ -56,32 +64,38 @@ def test_the_best_memories_come_first_and_smaller_ones_fill_the_rest():
     roomy = json.loads(ok("context", "billing heroku fly", "--budget", 500, "--json").stdout)
     assert [m["id"] for m in roomy["memories"]] == ranked
     assert all(a["score"] >= b["score"] for a, b in zip(roomy["memories"], roomy["memories"][1:]))
-    tight = ok("context", "billing heroku fly", "--budget", 12, "--json")
+    tight = ok("context", "billing heroku fly", "--budget", 13, "--json")
     chosen = [m["id"] for m in json.loads(tight.stdout)["memories"]]
     assert best not in chosen and set(chosen) == {second, third}
     assert chosen == [i for i in ranked if i in chosen]
-    assert "did not fit in 12 tokens" in tight.stderr
+    assert "did not fit in 13 tokens" in tight.stderr
 
 
-def test_each_line_has_a_short_unique_id_and_the_date():
+def test_memories_are_grouped_by_day_under_short_ids_that_commands_take_back():
     base = ids.new_id()
-    # Ids that share their first 14 characters, as a batch import made in one millisecond would.
-    twins = [base[:14] + "0" * 11 + "1", base[:14] + "0" * 11 + "2"]
+    # Ids that share all but their last character, as a batch import made in one millisecond would.
+    twins = [base[:25] + "1", base[:25] + "2"]
     for twin, text in zip(twins, ["deploy notes for the billing service", "deploy notes for the scraper"]):
         ok("import", input=json.dumps({"id": twin, "created_at": "2025-03-04T05:06:07Z", "raw": text}))
-    lone = "01HF3Z9Q8R7T6V5W4X3Y2Z1A0B"  # made in 2023: nothing else shares its first 8 characters
-    ok("import", input=json.dumps({"id": lone, "raw": "an unrelated note about deploy windows"}))
-    lines = ok("context", "deploy notes", "--budget", 100).stdout.splitlines()
-    labels = {}
-    for line in lines:
-        label, date = line[1:].split("]")[0].split()
-        labels[label] = date
+    lone = "01HF3Z9Q8R7T6V5W4X3Y2Z1A0B"
+    ok("import", input=json.dumps({"id": lone, "created_at": "2023-11-14T08:00:00Z",
+                                   "raw": "an unrelated note about deploy windows"}))
+    assert ok("context", "deploy notes", "--budget", 100).stdout.splitlines()[1] in (
+        "deploy notes for the billing service", "deploy notes for the scraper", "an unrelated note about deploy windows")
+    text = ok("context", "deploy notes", "--budget", 100, "--ids").stdout
+    days, labels = [], {}
+    for line in text.splitlines():
+        if DAY.match(line):
+            days.append(line)
+            continue
+        label, body = line.split(" ", 1)
+        labels[label] = days[-1]
         shown = json.loads(ok("show", label, "--json").stdout)
-        assert shown["id"].startswith(label) and line.endswith(shown["content"])
-    assert {label for label in labels if label.startswith(base[:14])} == {twins[0], twins[1]}
-    assert lone[:8] in labels
-    assert len(labels) == 3
-    assert labels[twins[0]] == "2025-03-04"
+        assert shown["id"].endswith(label) and body == shown["content"]
+    assert sorted(days) == ["14 Nov 2023:", "4 Mar 2025:"]
+    assert {twin: labels[twin[-4:]] for twin in twins} == dict.fromkeys(twins, "4 Mar 2025:")
+    assert labels[lone[-4:]] == "14 Nov 2023:"
+    assert all(len(label) == 4 for label in labels)
 
 
 def test_raw_packs_the_prose_and_compressed_is_the_default():
@@ -127,7 +141,12 @@ def test_pack_with_a_tokenizer_that_does_not_add_up_line_by_line():
         assert count(packed.text) == packed.tokens <= budget
         positions = [hits.index(hit) for hit in packed.hits]
         assert positions == sorted(positions)
-        assert packed.text == "".join(line_for(hit.memory, hit.memory.id) for hit in packed.hits)
+        assert packed.text == block([hit.memory for hit in packed.hits], None)
         assert len(packed.hits) + packed.skipped == len(hits)
-        if count(line_for(memories[0], memories[0].id)) <= budget:
+        if count(block(memories[:1], None)) <= budget:
             assert packed.hits[0] is hits[0]
+
+
+def test_a_day_says_its_year_only_when_the_year_changes():
+    assert day_names(["2023-05-08", "2023-07-20", "2022-01-02", "2022-01-05", "2023-12-31"]) == \
+        ["8 May 2023", "20 Jul", "2 Jan 2022", "5 Jan", "31 Dec 2023"]

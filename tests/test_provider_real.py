@@ -13,7 +13,7 @@ from provider_helpers import NOTE, stored, use_server
 
 from memcli.compress import guard
 from memcli.compress.facts import KEYS
-from memcli.config import ProviderSettings
+from memcli.providers.settings import ProviderSettings
 from memcli.providers.protocols import Deadline
 
 pytestmark = pytest.mark.models
@@ -36,7 +36,7 @@ def llama_server(tmp_path_factory):
 
 def test_the_server_writes_a_grammar_held_line(llama_server, real_models, tmp_path):
     from memcli import engines
-    from memcli.providers.remote import RemoteCompressor
+    from memcli.compress.remote import RemoteCompressor
 
     settings = ProviderSettings(name="llamacpp", base_url=llama_server, model="smollm2", constrain="grammar",
                                 timeout_seconds=300)

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from memcli.config import PRESETS, Settings
+from memcli.config import Settings
+from memcli.providers.settings import PRESETS
 from memcli.errors import StoreError
 
 

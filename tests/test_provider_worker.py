@@ -16,7 +16,7 @@ from helpers import add, ok, run
 from provider_helpers import GOOD_JSON, GOOD_LINE, NOTE, state_file, stored, use_server
 from script_server import ScriptServer
 
-from memcli.config import ProviderSettings
+from memcli.providers.settings import ProviderSettings
 from memcli.errors import ProviderError
 from memcli.providers.calls import Caller
 from memcli.providers.circuit import CircuitState

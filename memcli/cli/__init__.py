@@ -12,11 +12,13 @@ from memcli.cli import (
     compress_cmd,
     core,
     doctor_cmd,
+    edit_cmd,
     ingest_cmd,
     search_cmd,
     status_cmd,
     tag_cmd,
     thread_cmd,
+    transfer_cmd,
     versions_cmd,
 )
 from memcli.cli.common import Env, MemGroup, setup_logging
@@ -41,7 +43,7 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
       mem add "Amazon blocks IPs after about 30 requests per second" -t scraper
       git log -1 --format=%B | mem add -t build
       mem ls --tag scraper
-      mem show 01JD          (any unique id prefix works)
+      mem show R8ZK          (the short id listings show; full ids work too)
       mem export > backup.jsonl
     """
     setup_logging(verbose)
@@ -49,7 +51,7 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
     ctx.obj = Env(store_dir, verbose, providers=ctx.obj)
 
 
-for command in (core.COMMANDS + search_cmd.COMMANDS + compress_cmd.COMMANDS + assist_cmd.COMMANDS
-                + doctor_cmd.COMMANDS + ingest_cmd.COMMANDS + tag_cmd.COMMANDS + thread_cmd.COMMANDS
+for command in (core.COMMANDS + edit_cmd.COMMANDS + transfer_cmd.COMMANDS + search_cmd.COMMANDS
+                + compress_cmd.COMMANDS + assist_cmd.COMMANDS + doctor_cmd.COMMANDS + ingest_cmd.COMMANDS + tag_cmd.COMMANDS + thread_cmd.COMMANDS
                 + status_cmd.COMMANDS + versions_cmd.COMMANDS + [models]):
     main.add_command(command)

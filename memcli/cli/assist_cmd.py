@@ -29,25 +29,26 @@ from memcli.index.search import MODES
               help="How to search, as in `mem search`.")
 @click.option("--min-score", type=float, metavar="X", help="Leave out results scoring below X; 0 keeps every result (as in `mem search`).")
 @click.option("--raw", is_flag=True, help="Pack the raw text instead of the compressed form.")
+@click.option("--ids", is_flag=True, help="Put each memory's short id before it (what `mem show` takes).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print {text, tokens, budget, memories} with the chosen memories and their scores.")
 @pass_env
 def context(env: Env, words, budget, limit, tags, since, until, source, all_versions, mode, min_score, raw,
-            as_json) -> None:
+            ids, as_json) -> None:
     """Print the memories that best answer QUERY (several words are one query), packed into at most
     --budget tokens, ready to paste into a prompt. Exits 1 when nothing was found or nothing fits.
 
-    One line per memory, best first: `[ID DATE] text`, with the shortest unique id prefix and the
-    creation date (UTC). The compressed form is used unless --raw. The budget covers the whole
-    block exactly as printed: every `[ID DATE] ` prefix, every newline including the last; there is
-    no header. A memory that does not fit is skipped and smaller ones after it are still tried.
+    Each day (UTC) is said once, `29 Nov 2026:`, days in the order of their best memory; then one
+    line per memory, best first: its text, the compressed form unless --raw, after its short id with
+    --ids (the --json form always has the ids). The budget covers the whole block exactly as printed, day lines and every
+    newline included. A memory that does not fit is skipped and smaller ones after it are still tried.
 
     \b
       mem context how do we deploy billing
       mem context "scraper limits" --budget 200 -t scraper --json | jq .tokens
     """
     with ProgressBars() as progress:
-        packed = env.mem().context(query_text(words), budget, raw=raw, k=limit, mode=mode, min_score=min_score, progress=progress,
+        packed = env.mem().context(query_text(words), budget, raw=raw, ids=ids, k=limit, mode=mode, min_score=min_score, progress=progress,
                                    filters=make_filters(tags, since, until, source, all_versions))
     if as_json:
         echo_json(packed.to_contract())

@@ -24,7 +24,8 @@ def _catalog(ctx):
 
 
 def ids(ctx, param, incomplete: str) -> list[CompletionItem]:
-    """Short ids of the newest memories whose id starts with what is typed, with their first words."""
+    """The newest memories with their first words: as short ids when nothing is typed yet, else the
+    ids that begin with what is typed, in full (a short id is the id's end, not its beginning)."""
     try:
         catalog = _catalog(ctx)
         if catalog is None:
@@ -32,7 +33,7 @@ def ids(ctx, param, incomplete: str) -> list[CompletionItem]:
         items = []
         for memory_id in catalog.ids_starting(incomplete, limit=50):
             text = " ".join(catalog.get(memory_id).raw.split())
-            items.append(CompletionItem(catalog.short_id(memory_id), help=text[:60]))
+            items.append(CompletionItem(memory_id if incomplete else catalog.short_id(memory_id), help=text[:60]))
         return items
     except Exception:  # completion must never break the shell
         return []

@@ -1,8 +1,7 @@
-"""The everyday commands: init, path, add, show, ls, rm, edit, export, import."""
+"""The everyday commands (init, path, add, show, ls, rm) and the options other commands share with them."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from memcli.cli.common import (
     with_raw_option,
 )
 from memcli.config import ON_SIMILAR
-from memcli.errors import NOTHING, InputError, InvalidMemory, MemError, Refused
+from memcli.errors import NOTHING
 
 
 def interactive() -> bool:
@@ -240,7 +239,7 @@ def _confirm_update(close) -> bool:
 @output_options
 @pass_env
 def show(env: Env, memory_id: str, raw: bool, history: bool, with_raw: bool, fmt: str | None) -> None:
-    """Show one memory (ID may be any unique prefix): its current version, even when ID names an
+    """Show one memory (ID: a short id, the full id or a unique beginning of it): its current version, even when ID names an
     earlier one; --history lists every version."""
     from memcli.versions import chain, heads
 
@@ -309,129 +308,4 @@ def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
         click.echo(f"mem: deleted {memory_id}{more}", err=True)
 
 
-@click.command()
-@click.argument("memory_id", metavar="ID", shell_complete=completion.ids)
-@pass_env
-def edit(env: Env, memory_id: str) -> None:
-    """Open a memory's YAML file in $EDITOR; it is checked before it is saved.
-
-    If the raw text changed, a new compressed form is made. An invalid edit is never saved, nor kept:
-    on a terminal you may reopen it. The editor works on a private temp file inside the store
-    (.index/), removed when mem is done whatever happens.
-    """
-    from memcli.editing import edit_text, save_edit
-    from memcli.fsutil import scratch_file
-
-    mem = env.mem()
-    memory = mem.get(memory_id)
-    with scratch_file(mem.store.index_dir / f"edit-{memory.id}.yaml", edit_text(mem, memory)) as path:
-        while True:
-            edited = _edit(path)
-            if edited is None:
-                click.echo("mem: no change", err=True)
-                return
-            try:
-                saved = save_edit(mem, memory, edited)
-            except (InvalidMemory, InputError, Refused) as exc:
-                click.echo(f"mem: error: {exc}", err=True)
-                if interactive() and click.confirm("Reopen the editor?", default=True, err=True):
-                    continue
-                raise type(exc)("the edit was not saved, nor kept") from None
-            say_redacted(saved.redacted)
-            click.echo("mem: no change" if saved.memory is None else f"saved {memory.id}", err=True)
-            return
-
-
-def _editor() -> str:
-    """$VISUAL, $EDITOR, then `editor` and `vi`: the first that can be found. A variable naming a program
-    that is not there is said and passed over."""
-    import os
-    import shlex
-    import shutil
-
-    for name in ("VISUAL", "EDITOR"):
-        value = os.environ.get(name, "").strip()
-        if not value:
-            continue
-        words = shlex.split(value)
-        if words and shutil.which(words[0]):
-            return value
-        click.echo(f"mem: warning: ${name} is {value!r}, which cannot be found; trying the next editor", err=True)
-    for fallback in ("editor", "vi"):
-        if shutil.which(fallback):
-            return fallback
-    raise InputError("no editor found: set $VISUAL or $EDITOR (e.g. export EDITOR=nano)")
-
-
-def _edit(path: Path) -> str | None:
-    """The file's text after the editor closed, or None when it was not saved."""
-    import os
-
-    before = os.stat(path).st_mtime_ns - 2_000_000_000  # an editor that saves within the same tick still counts
-    os.utime(path, ns=(before, before))
-    editor = _editor()
-    try:
-        click.edit(filename=str(path), editor=editor)
-    except click.ClickException as exc:  # the editor could not start, or exited with an error
-        raise InputError(f"the editor {editor!r} failed ({exc.format_message()}); set $VISUAL or $EDITOR to "
-                         "an editor that works, e.g. export EDITOR=nano") from None
-    if os.stat(path).st_mtime_ns == before:
-        return None
-    return path.read_text(encoding="utf-8")
-
-
-@click.command()
-@filter_options
-@limit_option(None, "At most N memories (the oldest N).")
-@pass_env
-def export(env: Env, tags, since, until, source, limit) -> None:
-    """Write memories, with every field, as JSON lines (oldest first) to stdout; the filters are those
-    of `mem ls`, and every version is written (`mem import` rebuilds the history)."""
-    from memcli.transfer import export
-
-    for record in export(env.mem(), make_filters(tags, since, until, source, all_versions=True), limit):
-        click.echo(json.dumps(record, ensure_ascii=False))
-
-
-@click.command(name="import")
-@click.argument("source", required=False, default="-", metavar="[FILE|-]")
-@click.option("--no-compress", is_flag=True, help="Store records without a compressed form as raw only.")
-@click.option("--defer", is_flag=True, help="Queue compression for `mem compress --pending`.")
-@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
-@pass_env
-def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool) -> None:
-    """Read memories as JSON lines (as `mem export` writes them) from FILE or stdin.
-
-    Ids and timestamps are kept; a memory whose id or text is already stored is skipped. Lines that
-    are not valid records are reported with their line number; the others are still imported.
-    Records are redacted like `mem add` (a redacted one gets a new compressed form); a record that
-    keeps a private key, or whose source .memignore names, is refused (exit 7 if nothing was invalid).
-    """
-    mem = env.mem()
-    from memcli.api import Compressing
-    from memcli.textio import RECORD_FACTOR, bounded_lines, open_input
-    from memcli.transfer import import_lines
-
-    stream = open_input(source)
-    with stream:
-        lines = bounded_lines(stream, RECORD_FACTOR * mem.settings.max_input_bytes)
-        with ProgressBars() as progress:
-            report = import_lines(mem, lines, Compressing(enabled=not no_compress, defer=defer), progress)
-    announce_new_store(env)
-    for error in report.invalid + report.refused:
-        click.echo(f"mem: skipped {error}", err=True)
-    say_redacted(report.redacted)
-    summary = {"imported": report.imported, "duplicates": report.duplicates, "invalid": len(report.invalid),
-               "refused": len(report.refused), "redacted": report.redacted}
-    if as_json:
-        echo_json(summary)
-    refused = f", {len(report.refused)} refused" if report.refused else ""
-    click.echo(f"mem: imported {report.imported}, skipped {report.duplicates} already stored, "
-               f"{len(report.invalid)} invalid{refused}", err=True)
-    if report.invalid:
-        raise click.exceptions.Exit(MemError.exit_code)
-    if report.refused:
-        raise click.exceptions.Exit(Refused.exit_code)
-
-
-COMMANDS = [init, path, add, show, ls, rm, edit, export, import_]
+COMMANDS = [init, path, add, show, ls, rm]

@@ -44,7 +44,7 @@ def _fit(text: str, width: int) -> str:
 
 
 def line(memory: Memory, shown_id: str, *, raw: bool = False, score: float | None = None) -> str:
-    """Two lines: the id as shown (the shortest unique prefix), date, tags (and score); the content, cut
+    """Two lines: the short id (Catalog.short_id), date, tags (and score); the content, cut
     to the terminal on a tty."""
     head = [click.style(shown_id, fg="yellow"), local_time(memory.created_at)]
     if memory.superseded_by:

@@ -17,7 +17,7 @@ from memcli.cli.core import filter_options, make_filters
 def tag(env: Env, words, fmt) -> None:
     """Add (+TAG) and remove (-TAG) tags of memories; with no change, show their tags.
 
-    Each ID may be any unique prefix. The text, id and compressed form stay as they are. Prints each
+    Each ID may be a short id or any unique beginning of one. The text, id and compressed form stay as they are. Prints each
     memory's short id and tags.
 
     \b

@@ -4,7 +4,8 @@ Reading 10k YAML files for every `mem ls` would be slow, so each file's record i
 its stat and hash, plus a full-text index over the raw text and tags. Before every read the catalog
 compares the files on disk with what it knows (a stat per file, no parsing) and takes in only what
 changed: new files, edited files, deleted files, whatever git or an editor did behind mem's back.
-Anything here can be thrown away; `rebuild()` makes it again from the files alone.
+Anything here can be thrown away; `rebuild()` makes it again from the files alone. The reads over
+the cache are memcli.index.queries.
 """
 
 from __future__ import annotations
@@ -18,16 +19,14 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from memcli.config import Settings
-from memcli.errors import AmbiguousId, InvalidMemory, NotFound, StoreError, describe
+from memcli.errors import InvalidMemory, StoreError, describe
 from memcli.index import db as db_file
-from memcli.index.filters import Filters
+from memcli.index.queries import CatalogQueries
 from memcli.progress import Progress
 from memcli.store.files import Store
-from memcli.store.ids import normalise_prefix
-from memcli.store.memory import KEY_ORDER, Memory, content_key
+from memcli.store.memory import Memory, content_key
 from memcli.textio import RECORD_FACTOR
 
 log = logging.getLogger("memcli")
@@ -59,7 +58,7 @@ class Changes:
         return bool(self.added or self.removed or self.broken)
 
 
-class Catalog:
+class Catalog(CatalogQueries):
     def __init__(self, store: Store):
         self.store = store
         self.path = store.index_dir / db_file.FILE
@@ -67,7 +66,6 @@ class Catalog:
         self._identity: tuple[int, int] | None = None
         self._refreshed = False
         self._seen_folders: dict[str, int | None] = {}
-        self._lexicon = None
         self._orphans: list[str] = []  # copies of a memory whose first file just went; each is the memory now
 
     @property
@@ -341,9 +339,9 @@ class Catalog:
         if row:
             changes.removed.extend(self._forget(row[1]))
         cursor = db.execute(
-            "INSERT INTO memories (id, path, mtime_ns, size, ctime_ns, sha, created_at, updated_at, tags, source,"
-            " status, content_key, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (memory.id, path, *stamp, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
+            "INSERT INTO memories (id, tail, path, mtime_ns, size, ctime_ns, sha, created_at, updated_at, tags,"
+            " source, status, content_key, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (memory.id, memory.id[::-1], path, *stamp, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
              memory.source, memory.status, key, memory.to_json()),
         )
         db.execute("INSERT INTO fts (rowid, raw, tags) VALUES (?, ?, ?)",
@@ -373,162 +371,9 @@ class Catalog:
         return [path for (path,) in self.db.execute("SELECT path FROM broken WHERE error LIKE ?",
                                                     (f"{DUPLICATE}{memory_id},%",))]
 
-    # -- reading ---------------------------------------------------------------------------------
-
-    def resolve(self, prefix: str) -> tuple[str, str]:
-        """A unique id prefix → (id, path); unknown and ambiguous prefixes are errors, never guesses."""
-        norm = normalise_prefix(prefix)
-        if norm is None:
-            raise NotFound(f"{prefix!r} is not a memory id (ids are 26 letters and digits, like 01JDQ4R8ZK...)")
-        rows = self.db.execute(
-            "SELECT id, path FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT 50", (norm, norm + "~")
-        ).fetchall()
-        if not rows:
-            raise NotFound(f"no memory with id {prefix!r}")
-        if len(rows) > 1:
-            matches = [r[0] for r in rows]
-            raise AmbiguousId(prefix, matches, [self._describe(m) for m in matches[:10]])
-        return rows[0]
-
-    def _describe(self, memory_id: str) -> str:
-        memory = self.get(memory_id)
-        text = " ".join(memory.raw.split())
-        return f"{memory_id}  {memory.created_at[:10]}  {text[:60] + '…' if len(text) > 60 else text}"
-
-    def short_id(self, memory_id: str, min_length: int = 8) -> str:
-        """The shortest prefix (at least min_length) that names only this memory today, like git's
-        short hashes: what a prompt shows to save tokens, and what `mem show` and MCP accept back."""
-        neighbours = self.db.execute(
-            "SELECT (SELECT id FROM memories WHERE id < ?1 ORDER BY id DESC LIMIT 1),"
-            " (SELECT id FROM memories WHERE id > ?1 ORDER BY id LIMIT 1)", (memory_id,)).fetchone()
-        shared = max((len(os.path.commonprefix([memory_id, other])) for other in neighbours if other), default=0)
-        return memory_id[:max(min_length, shared + 1)]
-
-    def get(self, memory_id: str) -> Memory:
-        row = self.db.execute("SELECT record, superseded_by FROM memories WHERE id = ?", (memory_id,)).fetchone()
-        if not row:
-            raise NotFound(f"no memory with id {memory_id!r}")
-        return _from_record(*row)
-
-    def find_content(self, key: str) -> str | None:
-        """The current memory holding this text (an earlier version with it does not count: saying the old
-        thing again is news)."""
-        row = self.db.execute("SELECT id FROM memories WHERE content_key = ? AND superseded_by IS NULL LIMIT 1",
-                              (key,)).fetchone()
-        return row[0] if row else None
-
-    def list(self, filters: Filters, limit: int | None = None, newest_first: bool = True,
-             offset: int = 0) -> Iterator[Memory]:
-        """Memories in creation order. Damage met on the way rebuilds the catalog and the listing goes on
-        where it was (the order is the files' own, so a rebuilt catalog gives the same one)."""
-        where, params = filters.sql()
-        order = "DESC" if newest_first else "ASC"
-        sql = (f"SELECT record, superseded_by FROM memories m WHERE {where}"
-               f" ORDER BY m.created_at {order}, m.id {order}")
-        if limit is not None or offset:
-            sql += " LIMIT ? OFFSET ?"
-            # A larger limit or offset means "all" or "none", and SQLite's integers stop at 2**63.
-            params += [-1 if limit is None else min(limit, 1 << 62), min(offset, 1 << 62)]
-        given = 0
-        for attempt in range(2):
-            try:
-                for number, (record, superseded_by) in enumerate(self.db.execute(sql, params)):
-                    if number >= given:
-                        memory = _from_record(record, superseded_by)
-                        given += 1
-                        yield memory
-                return
-            except Exception as exc:
-                if attempt or not db_file.is_damage(exc):
-                    raise
-                self.recover(exc)
-
-    def by_labels(self, labels: Iterable[int]) -> dict[int, Memory]:
-        rows = db_file.rows_in(self.db, "SELECT label, record, superseded_by FROM memories WHERE label IN ({marks})",
-                               list(labels))
-        return {label: _from_record(record, superseded_by) for label, record, superseded_by in rows}
-
-    def superseded_labels(self) -> set[int]:
-        """Labels of the versions a newer one replaced (a partial index makes this cheap)."""
-        return {label for (label,) in self.db.execute("SELECT label FROM memories WHERE superseded_by IS NOT NULL")}
-
-    def links(self, memory_ids: Iterable[str]) -> set[tuple[str, str]]:
-        """(old, new) for every supersedes link that touches one of these ids."""
-        ids = list(memory_ids)
-        found = set()
-        for column in ("old", "new"):
-            found.update(db_file.rows_in(self.db, f"SELECT old, new FROM links WHERE {column} IN ({{marks}})", ids))
-        return found
-
-    def branched(self) -> list[str]:
-        """Ids that two or more versions supersede: where forks can be."""
-        return [old for (old,) in self.db.execute("SELECT old FROM links GROUP BY old HAVING COUNT(*) > 1")]
-
-    def labels(self, filters: Filters) -> set[int]:
-        where, params = filters.sql()
-        return {label for (label,) in self.db.execute(f"SELECT label FROM memories m WHERE {where}", params)}
-
-    def bm25(self, match: str, limit: int, filters: Filters) -> list[tuple[int, float]]:
-        """(label, score) for an FTS5 query over raw text and tags, best first; higher is better
-        (FTS5's bm25() is negated). The memories table is joined only when a filter needs it."""
-        where, params = filters.sql("m")
-        join = " JOIN memories m ON m.label = f.rowid" if where != "1" else ""
-        rows = self.db.execute(
-            f"SELECT f.rowid, -bm25(fts, 1.0, 0.5) AS score FROM fts f{join}"
-            f" WHERE fts MATCH ? AND {where} ORDER BY score DESC LIMIT ?",
-            [match, *params, limit],
-        ).fetchall()
-        return [(label, float(score)) for label, score in rows]
-
-    @property
-    def lexicon(self):
-        """Word counts for search (memcli.index.lexical), kept with this connection."""
-        from memcli.index.lexical import Lexicon
-
-        if self._lexicon is None or self._lexicon.db is not self.db:
-            self._lexicon = Lexicon(self.db)
-        return self._lexicon
-
-    def ids_starting(self, prefix: str, limit: int) -> list[str]:
-        """Ids that begin with `prefix` (as typed: any case, Crockford look-alikes), newest first."""
-        norm = normalise_prefix(prefix) if prefix else ""
-        if norm is None:
-            return []
-        rows = self.db.execute("SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id DESC LIMIT ?",
-                               (norm, norm + "~", limit)).fetchall()
-        return [row[0] for row in rows]
-
-    def tag_counts(self, filters: Filters) -> list[tuple[str, int]]:
-        where, params = filters.sql()
-        return self.db.execute(
-            f"SELECT t.value, COUNT(*) AS n FROM memories m, json_each(m.tags) t WHERE {where}"
-            " GROUP BY t.value ORDER BY n DESC, t.value", params).fetchall()
-
-    def count(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
-
-    def status_counts(self) -> dict[str, int]:
-        """How many memories are in each compression status (`none` for those without one)."""
-        rows = self.db.execute("SELECT COALESCE(status, 'none'), COUNT(*) FROM memories GROUP BY 1").fetchall()
-        return dict(rows)
-
-    def broken_files(self) -> list[tuple[str, str]]:
-        return self.db.execute("SELECT path, error FROM broken ORDER BY path").fetchall()
-
 
 # A version is superseded while some memory names it in `supersedes` (the newest such one is recorded).
 _MARK_SUPERSEDED = "UPDATE memories SET superseded_by = (SELECT MAX(new) FROM links WHERE old = ?1) WHERE id = ?1"
-
-
-def _from_record(record: str, superseded_by: str | None = None) -> Memory:
-    """Records in the catalog were validated when their file was read; rebuild them without checks
-    (one that no longer parses means a damaged catalog)."""
-    try:
-        data = json.loads(record)
-        known = {key: data.pop(key) for key in KEY_ORDER if key in data}
-        return Memory(**known, extra=data, superseded_by=superseded_by)
-    except (TypeError, ValueError, AttributeError) as exc:
-        raise db_file.Damaged(f"a record in the catalog does not parse ({exc})") from None
 
 
 def _settled(ctime_ns: int) -> int:

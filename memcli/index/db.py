@@ -24,7 +24,7 @@ from memcli.errors import StoreError
 
 log = logging.getLogger("memcli")
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 FILE = "catalog.sqlite"
 HNSW_FILE = "vectors.hnsw"
 IN_CHUNK = 500  # SQLite allows 999 host parameters in older builds
@@ -34,6 +34,7 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE memories (
     label INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE,
+    tail TEXT NOT NULL UNIQUE,
     path TEXT NOT NULL UNIQUE,
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,

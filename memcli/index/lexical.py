@@ -15,12 +15,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from memcli.index.filters import Filters
-
-if TYPE_CHECKING:
-    from memcli.index.catalog import Catalog
 
 COMMON_SHARE = 0.1
 SCORED = 2000  # matches that BM25 evaluates in full (~3 ms); above that only those of telling words
@@ -84,8 +81,15 @@ class Lexicon:
         return kept or sorted(found, key=found.get)[:1]
 
 
+class WordIndex(Protocol):
+    """What word search asks of the catalog (memcli.index.queries.CatalogQueries)."""
 
-def bm25(catalog: Catalog, terms: list[str], limit: int, filters: Filters) -> list[tuple[int, float]]:
+    lexicon: Lexicon
+
+    def bm25(self, match: str, limit: int, filters: Filters) -> list[tuple[int, float]]: ...
+
+
+def bm25(catalog: WordIndex, terms: list[str], limit: int, filters: Filters) -> list[tuple[int, float]]:
     """(label, score) best first, higher is better: BM25 over every term, or over the telling ones when
     more than SCORED memories match (see the module docstring)."""
     if not terms:

@@ -1,8 +1,8 @@
 """The memory tools: write, search, list, get, delete, context.
 
 Each result is read by a model, so it is written for one: the text block holds one line per memory,
-`[ID DATE] content` (the shortest unique id prefix, the compressed form unless `raw`), the same shape
-memory_context packs; the structured result (for programs) follows the read contract of the README
+each day once, then one line per memory: its short id and content (the compressed form unless `raw`),
+the shape memory_context packs (memcli.context.block); the structured result (for programs) follows the read contract of the README
 and says what the read cost in tokens against the raw texts (`tokens`, `raw_tokens`).
 """
 
@@ -16,7 +16,7 @@ from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
 from memcli.api import Compressing
-from memcli.context import DEFAULT_BUDGET, line_for
+from memcli.context import DEFAULT_BUDGET, block
 from memcli.index.filters import Filters
 from memcli.mcp.toolbox import Toolbox, client_name, reply
 from memcli.mcp.version_tools import Versioned, written_reply
@@ -36,7 +36,7 @@ MinScore = Annotated[float | None, Field(description="Leave out results scoring 
 Raw = Annotated[bool, Field(description="Give the full raw prose as `content` instead of the shorter form.")]
 IncludeRaw = Annotated[bool, Field(description="Also give the raw prose as `content_raw` where it differs "
                                                "(costs tokens; for programs that keep both).")]
-MemoryId = Annotated[str, Field(description="A memory id, or any unique prefix of one.")]
+MemoryId = Annotated[str, Field(description="A memory id as results show it (or the full id).")]
 AllVersions = Annotated[bool, Field(description="Also earlier versions that memory_update replaced (each says "
                                                 "`superseded_by`).")]
 
@@ -70,7 +70,7 @@ class Scored(TypedDict):
 
 
 class Packed(TypedDict):
-    text: Annotated[str, Field(description="The block: one line per memory, `[ID DATE] content`, best first.")]
+    text: Annotated[str, Field(description="The block: each day once, then one line per memory.")]
     tokens: Annotated[int, Field(description="What the whole block costs.")]
     budget: int
     skipped: NotRequired[Annotated[int, Field(description="Results that did not fit in the budget.")]]
@@ -88,17 +88,13 @@ def counter(mem):
 
 def listing(mem, memories, *, raw: bool, include_raw: bool, scores=None, empty: str) -> tuple[dict, str]:
     """The structured result and the text block of memories read by search or list."""
-    rows, lines = [], []
-    for n, memory in enumerate(memories):
-        rows.append(memory.to_contract(raw=raw, include_raw=include_raw, score=scores[n] if scores else None))
-        lines.append(line_for(memory, mem.catalog.short_id(memory.id), raw=raw))
-        if "content_raw" in rows[-1]:
-            lines.append("  raw: " + " ".join(memory.raw.split()) + "\n")
+    rows = [memory.to_contract(raw=raw, include_raw=include_raw, score=scores[n] if scores else None)
+            for n, memory in enumerate(memories)]
     structured = {"memories": rows}
     count = counter(mem)
     if count is not None:
         structured |= read_cost(memories, count, raw=raw)
-    return structured, "".join(lines) or empty
+    return structured, block(memories, mem.catalog.short_id, raw=raw, include_raw=include_raw) or empty
 
 
 def register(box: Toolbox) -> None:
@@ -140,7 +136,7 @@ def register(box: Toolbox) -> None:
         include_raw: IncludeRaw = False,
         all_versions: AllVersions = False,
     ) -> CallToolResult:
-        """Find memories by words and meaning, best first: one line per memory, `[ID DATE] content`.
+        """Find memories by words and meaning, best first: each day once, then `ID content` per memory.
         Use it to look something up; use memory_context instead to fill a prompt within a token
         budget. Nothing comes back when nothing matches well (min_score: 0 shows the best anyway)."""
         def search(mem):
@@ -164,7 +160,7 @@ def register(box: Toolbox) -> None:
         include_raw: IncludeRaw = False,
         all_versions: AllVersions = False,
     ) -> CallToolResult:
-        """The newest memories first, one line each: `[ID DATE] content`. When more follow, the
+        """The newest memories first: each day once, then `ID content` per memory. When more follow, the
         result says `next_offset`; pass it as offset for the next page."""
         def page(mem):
             filters = Filters.parse(normalise_tags(tags), since, until, source, all_versions)
@@ -180,8 +176,8 @@ def register(box: Toolbox) -> None:
 
     @box.tool(Found, read_only=True)
     async def memory_get(id: MemoryId, raw: Raw = False, include_raw: IncludeRaw = False) -> CallToolResult:
-        """One memory by id, as `[ID DATE] content` (raw: true for the full prose): its current version,
-        even when the id names one that an update replaced."""
+        """One memory by id, as `ID content` under its day (raw: true for the full prose): its
+        current version, even when the id names one that an update replaced."""
         from memcli.versions import current
 
         return reply(*await box.run(lambda mem: listing(mem, current(mem, id)[1], raw=raw, include_raw=include_raw,
@@ -189,7 +185,7 @@ def register(box: Toolbox) -> None:
 
     @box.tool(Deleted, destructive=True, idempotent=True)
     async def memory_delete(
-        ids: Annotated[list[str] | str, Field(description="Memory ids (or unique prefixes) to delete.")],
+        ids: Annotated[list[str] | str, Field(description="Memory ids, as results show them, to delete.")],
     ) -> CallToolResult:
         """Delete memories for good, each with its earlier versions. Every id must name exactly one
         memory, or nothing is deleted. Says the full ids deleted."""
@@ -216,13 +212,17 @@ def register(box: Toolbox) -> None:
         source: Source = None,
         min_score: MinScore = None,
         raw: Raw = False,
+        ids: Annotated[bool, Field(description="Put each memory's id before it, to act on it with memory_get, "
+                                               "memory_update or memory_delete.")] = False,
+        all_versions: AllVersions = False,
     ) -> CallToolResult:
         """The memories that best answer the query, packed into at most `budget` tokens, ready to use
-        as context: one line per memory, `[ID DATE] content`, best first. Says how many results did
-        not fit. Use it to fill a prompt; use memory_search to look around."""
+        as context: each day once, then one memory per line, best first (no ids unless `ids`). Says
+        how many results did not fit. Use it to fill a prompt; use memory_search to look around."""
         def context(mem):
-            filters = Filters.parse(normalise_tags(tags), since, until, source)
-            packed = mem.context(query, budget, raw=raw, k=limit, mode=mode, filters=filters, min_score=min_score)
+            filters = Filters.parse(normalise_tags(tags), since, until, source, all_versions)
+            packed = mem.context(query, budget, raw=raw, ids=ids, k=limit, mode=mode, filters=filters,
+                                 min_score=min_score)
             structured = packed.to_contract()
             count = counter(mem)
             if count is not None:

@@ -58,7 +58,7 @@ def written_reply(written) -> CallToolResult:
 def register(box: Toolbox) -> None:
     @box.tool(Versioned, idempotent=True)
     async def memory_update(
-        id: Annotated[str, Field(description="The memory to replace: its id, or any unique prefix of one.")],
+        id: Annotated[str, Field(description="The memory to replace: its id or short id.")],
         content: Annotated[str, Field(description="What it says now, in plain prose (the whole text).")],
         ctx: Context,
         tags: Annotated[list[str] | str | None,

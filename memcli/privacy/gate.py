@@ -81,7 +81,8 @@ class Gate:
         compression details and any key mem does not know, nested or not, and the keys themselves. A
         value held under a secret-named key (`password: two words`) goes whole. Refused if a private
         key survives anywhere. `skip` names top-level fields already screened."""
-        from memcli.privacy.redact import Redaction, held_secret
+        from memcli.privacy.detectors import held_secret
+        from memcli.privacy.redact import Redaction
 
         counts: Counter[str] = Counter()
 

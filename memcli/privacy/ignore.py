@@ -41,130 +41,24 @@ import logging
 import os
 import re
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from memcli.errors import StoreError
 from memcli.paths import user_config_dir, work_tree_top
+from memcli.privacy.patterns import (
+    DEFAULTS,
+    GIT_IGNORE_FILE,
+    IGNORE_FILE,
+    RULE_FILES,
+    Match,
+    Rule,
+    display_path,
+    parse_rules,
+    read_rules,
+)
 from memcli.privacy.reading import Pin, pin
 
 log = logging.getLogger("memcli")
-
-IGNORE_FILE = ".memignore"
-GIT_IGNORE_FILE = ".gitignore"
-RULE_FILES = (IGNORE_FILE, GIT_IGNORE_FILE)  # rules, not content: a walk does not yield them
-BUILTIN_SOURCE = "built-in defaults"
-DEFAULTS = (
-    ".git/",
-    ".env*",
-    "*.pem",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    ".index/",
-    ".mem/",
-    "node_modules/",
-    "__pycache__/",
-    ".venv/",
-)
-
-
-@dataclass(frozen=True)
-class Match:
-    """The rule that decided a path, like one line of `git check-ignore -v`."""
-
-    ignored: bool
-    pattern: str
-    source: Path | str | None  # the file the rule is in; None for the built-in defaults; a word for links
-    line: int
-    path: Path
-    via: str | None = None  # the name that was decided, when not `path` itself (a link's target, a hard link)
-
-    @property
-    def source_name(self) -> str:
-        if self.source is None:
-            return BUILTIN_SOURCE
-        return self.source if isinstance(self.source, str) else _display(self.source)
-
-    def __str__(self) -> str:
-        via = f" -> {_display(Path(self.via))}" if self.via else ""
-        return f"{self.source_name}:{self.line}:{self.pattern}\t{self.path}{via}"
-
-
-@dataclass(frozen=True)
-class _Rule:
-    regex: re.Pattern  # matches a relative path (folders with a trailing /) that the pattern names
-    ignores: bool  # False for a `!` pattern
-    text: str
-    source: Path | None
-    line: int
-
-
-def _element_regex(pattern, text: str) -> re.Pattern:
-    """pathspec's regex also matches everything below a matching folder. mem decides each folder on the
-    way down itself (git's own algorithm), so a rule must match the path it is asked about exactly."""
-    source = pattern.regex.pattern
-    if source == ".":  # `*`, `**`, `/**`: everything
-        return re.compile(".")
-    if text.endswith("/**"):  # what is inside the folder, not the folder itself
-        return re.compile(f"(?:{source}).+\\Z")
-    return re.compile(f"(?:{source})\\Z")
-
-
-def _display(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
-
-
-def _parse(lines: list[str], source: Path | None) -> list[_Rule]:
-    from pathspec import GitIgnoreSpec
-
-    numbered = [(no, line) for no, line in enumerate(lines, 1) if line.strip() and not line.startswith("#")]
-    try:
-        patterns = GitIgnoreSpec.from_lines([line for _, line in numbered]).patterns
-    except ValueError:
-        for no, line in numbered:
-            try:
-                GitIgnoreSpec.from_lines([line])
-            except ValueError as exc:
-                where = BUILTIN_SOURCE if source is None else str(source)
-                raise StoreError(f"{where}:{no}: invalid ignore pattern {line.strip()!r} ({exc})") from None
-        raise
-    return [
-        _Rule(_element_regex(pattern, line.strip()), pattern.include, line.strip(), source, no)
-        for (no, line), pattern in zip(numbered, patterns)
-        if pattern.include is not None
-    ]
-
-
-MAX_IGNORE_FILE = 1 << 20
-
-
-def _read_rules(file: Path) -> list[_Rule]:
-    """The rules of one ignore file; none when it is not there. A file that is there but cannot be read
-    as a regular text file is a StoreError: a denylist must not be skipped."""
-    if not os.path.lexists(file):
-        return []
-    try:
-        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise StoreError(f"cannot read ignore file {file}: not a regular file")
-            data = handle.read(MAX_IGNORE_FILE + 1)
-        if len(data) > MAX_IGNORE_FILE:
-            raise StoreError(f"cannot read ignore file {file}: larger than {MAX_IGNORE_FILE} bytes")
-        text = data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StoreError(f"cannot read ignore file {file}: {getattr(exc, 'strerror', None) or exc}") from None
-    return _parse(text.splitlines(), file)
-
 
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
 
@@ -215,11 +109,11 @@ class IgnoreRules:
         self.gitignore = gitignore
         self.follow_links = follow_links
         self._home = _absolute(Path.home())
-        self._builtin = _parse(list(DEFAULTS), None) + _read_rules(user_config_dir() / "ignore")
-        self._store_rules = _read_rules(Path(self.store_root) / IGNORE_FILE) if self.store_root else []
-        self._files: dict[tuple[str, str], list[_Rule]] = {}
-        self._chains: dict[tuple, list[tuple[_Rule, str]]] = {}
-        self._dir_decisions: dict[tuple, _Rule | None] = {}
+        self._builtin = parse_rules(list(DEFAULTS), None) + read_rules(user_config_dir() / "ignore")
+        self._store_rules = read_rules(Path(self.store_root) / IGNORE_FILE) if self.store_root else []
+        self._files: dict[tuple[str, str], list[Rule]] = {}
+        self._chains: dict[tuple, list[tuple[Rule, str]]] = {}
+        self._dir_decisions: dict[tuple, Rule | None] = {}
         self._git_tops: dict[str, str | None] = {}
         if self.walk_root is not None:  # a broken .memignore fails now, not halfway through a walk
             self._rules(str(self.walk_root), IGNORE_FILE)
@@ -283,7 +177,7 @@ class IgnoreRules:
             path = folder / entry.name
             real = os.path.realpath(path) if entry.is_symlink() else None
             if real is not None and not self.follow_links and not _inside(real, real_root):
-                yield path, Match(True, f"a link out of {_display(self.walk_root)} (--follow-links reads it)",
+                yield path, Match(True, f"a link out of {display_path(self.walk_root)} (--follow-links reads it)",
                                   LINKS_SOURCE, 0, path, real), None
                 continue
             if entry.is_dir():
@@ -314,7 +208,7 @@ class IgnoreRules:
             self._git_tops[folder] = str(found) if found else None
         return self._git_tops[folder]
 
-    def _decide_path(self, target: str, is_dir: bool) -> _Rule | None:
+    def _decide_path(self, target: str, is_dir: bool) -> Rule | None:
         """The rule deciding one name: the first ignored folder on the way down from the top, else the
         last rule matching the name itself."""
         top, git = self._top(target)
@@ -334,7 +228,7 @@ class IgnoreRules:
                 return rule
         return self._decide(target, top, git, store_global, is_dir)
 
-    def _decide(self, target: str, top: str, git: str | None, store_global: bool, is_dir: bool) -> _Rule | None:
+    def _decide(self, target: str, top: str, git: str | None, store_global: bool, is_dir: bool) -> Rule | None:
         """mem's rules first; git's only where none of mem's matched."""
         folder = os.path.dirname(target)
         rule = _last_match(self._mem_chain(folder, top, store_global), target, is_dir)
@@ -342,7 +236,7 @@ class IgnoreRules:
             rule = _last_match(self._git_chain(folder, git), target, is_dir)
         return rule
 
-    def _mem_chain(self, folder: str, top: str, store_global: bool) -> list[tuple[_Rule, str]]:
+    def _mem_chain(self, folder: str, top: str, store_global: bool) -> list[tuple[Rule, str]]:
         """mem's rules that apply inside `folder`, in order, each with the folder it is relative to."""
         key = ("mem", folder, top, store_global)
         if key not in self._chains:
@@ -354,22 +248,22 @@ class IgnoreRules:
             self._chains[key] = chain + [(rule, folder) for rule in self._rules(folder, IGNORE_FILE)]
         return self._chains[key]
 
-    def _git_chain(self, folder: str, git: str) -> list[tuple[_Rule, str]]:
+    def _git_chain(self, folder: str, git: str) -> list[tuple[Rule, str]]:
         """git's rules inside `folder`: .git/info/exclude, then each .gitignore from the work tree's top."""
         key = ("git", folder, git)
         if key not in self._chains:
             if folder == git or not _inside(folder, git):
                 exclude = Path(git) / ".git" / "info" / "exclude"
-                chain = [(rule, git) for rule in (_read_rules(exclude) if os.path.isdir(exclude.parent) else [])]
+                chain = [(rule, git) for rule in (read_rules(exclude) if os.path.isdir(exclude.parent) else [])]
             else:
                 chain = list(self._git_chain(os.path.dirname(folder), git))
             self._chains[key] = chain + [(rule, folder) for rule in self._rules(folder, GIT_IGNORE_FILE)]
         return self._chains[key]
 
-    def _rules(self, folder: str, name: str) -> list[_Rule]:
+    def _rules(self, folder: str, name: str) -> list[Rule]:
         key = (folder, name)
         if key not in self._files:
-            self._files[key] = _read_rules(Path(folder) / name)
+            self._files[key] = read_rules(Path(folder) / name)
         return self._files[key]
 
     def _ignored_twin(self, real: str, given: Path) -> Match | None:
@@ -399,7 +293,7 @@ class IgnoreRules:
             folder = os.path.dirname(folder)
 
 
-def _last_match(chain: list[tuple[_Rule, str]], target: str, is_dir: bool) -> _Rule | None:
+def _last_match(chain: list[tuple[Rule, str]], target: str, is_dir: bool) -> Rule | None:
     for rule, base in reversed(chain):
         if _inside(target, base) and rule.regex.search(_relative(target, base) + ("/" if is_dir else "")):
             return rule

@@ -1,4 +1,4 @@
-"""Secret shapes known by a vendor's own token prefix, as data for memcli.privacy.redact."""
+"""Secret shapes known by a vendor's own token prefix, as data for memcli.privacy.detectors."""
 
 # Tokens known by a vendor's fixed prefix and length. The shapes follow gitleaks' published rule set
 # (config/gitleaks.toml, read as data in Nov 2026) for vendors whose tokens carry a prefix of their own;

@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Callable, TypeVar
 
-from memcli.config import ProviderSettings
+from memcli.providers.settings import ProviderSettings
 from memcli.errors import ProviderError
 from memcli.providers.circuit import CircuitState
 from memcli.providers.protocols import Deadline

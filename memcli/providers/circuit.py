@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from memcli.config import ProviderSettings
+from memcli.providers.settings import ProviderSettings
 from memcli.fsutil import atomic_write
 
 STATE_FILE = "provider.json"

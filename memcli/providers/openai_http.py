@@ -14,7 +14,7 @@ import os
 import time
 from typing import Any
 
-from memcli.config import ProviderSettings
+from memcli.providers.settings import ProviderSettings
 from memcli.errors import ProviderError
 from memcli.paths import user_config_dir
 

@@ -21,7 +21,8 @@ from memcli.config import Settings
 from memcli.errors import InvalidMemory, StoreError
 from memcli.fsutil import atomic_write
 from memcli.paths import user_store_dir, work_tree_top
-from memcli.store.memory import Memory, parse_yaml
+from memcli.store.memory import Memory
+from memcli.store.yamlfile import parse_yaml
 
 SETTINGS_FILE = "mem.yaml"
 MEMORIES = "memories"

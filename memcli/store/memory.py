@@ -18,10 +18,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-import yaml
-
 from memcli.errors import InputError, InvalidMemory
-from memcli.store import ids
+from memcli.store import ids, yamlfile
 
 KEY_ORDER = ("id", "created_at", "updated_at", "tags", "source", "written_by", "supersedes", "raw", "compressed",
              "compression")
@@ -29,7 +27,6 @@ COMPRESSION_ORDER = ("method", "model", "raw_tokens", "tokens", "status", "reaso
 STATUSES = ("done", "skipped", "pending", "failed", "quarantined")
 TAG_RE = re.compile(r"^[^\s,]+$")
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # How deep a value under a key mem does not know may nest (a bound on what a hand edit can ask of every
 # command that reads it).
 MAX_DEPTH = 32
@@ -247,35 +244,19 @@ class Memory:
         )
 
     def to_yaml(self) -> str:
-        text = _dump(self, literal=True)
-        if _load(text).get("raw") != self.raw:
+        text = yamlfile.dump(self.to_dict(), literal=True)
+        if yamlfile.load(text).get("raw") != self.raw:
             # Some text (a carriage return, trailing spaces before a line break) cannot survive a block
             # scalar; the quoted form is uglier but exact.
-            text = _dump(self, literal=False)
+            text = yamlfile.dump(self.to_dict(), literal=False)
         return text
 
     @classmethod
     def from_yaml(cls, text: str, origin: str) -> "Memory":
-        return cls.from_dict(parse_yaml(text, origin), origin)
+        return cls.from_dict(yamlfile.parse_yaml(text, origin), origin)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False)
-
-
-def parse_yaml(text: str, origin: str):
-    """The data of a memory file (or mem.yaml), before it is checked (the gate screens a memory first)."""
-    try:
-        return _load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise InvalidMemory(f"{origin}: not valid YAML{where}") from None
-    except InvalidMemory as exc:
-        raise InvalidMemory(f"{origin}: {exc}") from None
-    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-        # PyYAML builds values after parsing: 2020-02-30 is a timestamp it cannot make, a number may have
-        # more digits than Python converts, nesting may be deeper than the stack.
-        raise InvalidMemory(f"{origin}: a value YAML cannot build ({type(exc).__name__}: {exc})") from None
 
 
 def _ordered_compression(info: dict | None) -> dict | None:
@@ -284,17 +265,6 @@ def _ordered_compression(info: dict | None) -> dict | None:
     ordered = {key: info[key] for key in COMPRESSION_ORDER if key in info}
     ordered.update({k: v for k, v in info.items() if k not in ordered})
     return ordered
-
-
-def _load(text: str):
-    """YAML without aliases: `*name` lets a few hundred bytes stand for gigabytes (a "billion laughs",
-    through nested aliases or merge keys), and no memory file mem writes uses them. An alias needs a `*`,
-    so only a text holding one pays for the look at its events."""
-    if "*" in text:
-        for event in yaml.parse(text, Loader=_Loader):
-            if isinstance(event, yaml.AliasEvent):
-                raise InvalidMemory(f"YAML aliases (*{event.anchor}) are not allowed in mem's files")
-    return yaml.load(text, Loader=_Loader)
 
 
 def _kind(value) -> str:
@@ -359,46 +329,3 @@ def _plain(value, what: str, depth: int = 0):
             out[check_text(key, what)] = _plain(item, what, depth + 1)
         return out
     raise InputError(f"{what} holds {_kind(value)}, which mem cannot keep (text, numbers, lists and mappings only)")
-
-
-class _Literal(str):
-    pass
-
-
-class _Quoted(str):
-    pass
-
-
-class _Flow(list):
-    pass
-
-
-class _FlowMap(dict):
-    pass
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-_Dumper.add_representer(_Literal, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", v, style="|"))
-_Dumper.add_representer(_Quoted, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", v, style="'"))
-_Dumper.add_representer(_Flow, lambda d, v: d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=True))
-_Dumper.add_representer(_FlowMap, lambda d, v: d.represent_mapping("tag:yaml.org,2002:map", v, flow_style=True))
-
-
-def _dump(memory: Memory, *, literal: bool) -> str:
-    data = memory.to_dict()
-    if data["source"] is None:
-        del data["source"]
-    data["created_at"] = _Quoted(data["created_at"])
-    data["updated_at"] = _Quoted(data["updated_at"])
-    data["tags"] = _Flow(data["tags"])
-    if "supersedes" in data:
-        data["supersedes"] = _Flow(data["supersedes"])
-    data["raw"] = _Literal(data["raw"]) if literal else data["raw"]
-    if data["compressed"] is not None:
-        data["compressed"] = _Quoted(data["compressed"])
-    if data["compression"] is not None:
-        data["compression"] = _FlowMap(data["compression"])
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 30)

@@ -1,0 +1,68 @@
+"""`mem export` and `mem import`: memories as JSON lines, every field kept."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from memcli.cli.common import Env, ProgressBars, echo_json, limit_option, pass_env, say_redacted
+from memcli.cli.core import announce_new_store, filter_options, make_filters
+from memcli.errors import MemError, Refused
+
+
+@click.command()
+@filter_options
+@limit_option(None, "At most N memories (the oldest N).")
+@pass_env
+def export(env: Env, tags, since, until, source, limit) -> None:
+    """Write memories, with every field, as JSON lines (oldest first) to stdout; the filters are those
+    of `mem ls`, and every version is written (`mem import` rebuilds the history)."""
+    from memcli.transfer import export
+
+    for record in export(env.mem(), make_filters(tags, since, until, source, all_versions=True), limit):
+        click.echo(json.dumps(record, ensure_ascii=False))
+
+
+@click.command(name="import")
+@click.argument("source", required=False, default="-", metavar="[FILE|-]")
+@click.option("--no-compress", is_flag=True, help="Store records without a compressed form as raw only.")
+@click.option("--defer", is_flag=True, help="Queue compression for `mem compress --pending`.")
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+@pass_env
+def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool) -> None:
+    """Read memories as JSON lines (as `mem export` writes them) from FILE or stdin.
+
+    Ids and timestamps are kept; a memory whose id or text is already stored is skipped. Lines that
+    are not valid records are reported with their line number; the others are still imported.
+    Records are redacted like `mem add` (a redacted one gets a new compressed form); a record that
+    keeps a private key, or whose source .memignore names, is refused (exit 7 if nothing was invalid).
+    """
+    mem = env.mem()
+    from memcli.api import Compressing
+    from memcli.textio import RECORD_FACTOR, bounded_lines, open_input
+    from memcli.transfer import import_lines
+
+    stream = open_input(source)
+    with stream:
+        lines = bounded_lines(stream, RECORD_FACTOR * mem.settings.max_input_bytes)
+        with ProgressBars() as progress:
+            report = import_lines(mem, lines, Compressing(enabled=not no_compress, defer=defer), progress)
+    announce_new_store(env)
+    for error in report.invalid + report.refused:
+        click.echo(f"mem: skipped {error}", err=True)
+    say_redacted(report.redacted)
+    summary = {"imported": report.imported, "duplicates": report.duplicates, "invalid": len(report.invalid),
+               "refused": len(report.refused), "redacted": report.redacted}
+    if as_json:
+        echo_json(summary)
+    refused = f", {len(report.refused)} refused" if report.refused else ""
+    click.echo(f"mem: imported {report.imported}, skipped {report.duplicates} already stored, "
+               f"{len(report.invalid)} invalid{refused}", err=True)
+    if report.invalid:
+        raise click.exceptions.Exit(MemError.exit_code)
+    if report.refused:
+        raise click.exceptions.Exit(Refused.exit_code)
+
+
+COMMANDS = [export, import_]

@@ -1,0 +1,322 @@
+"""The secret shapes redaction looks for, most specific first, and how each tells a secret from a look-alike.
+
+Secrets are recognised by shape (`ghp_...`, `AKIA...`, PEM blocks, JWTs) or by the name they are
+assigned to (`password = "..."`, `"api_key": "..."`, `SECRET=...`). An assigned value is not a secret
+when it is empty, a placeholder (`<your password>`, `changeme`, `****`), a reference (`$DB_PASSWORD`,
+`${{ secrets.X }}`, `{{ .Values.x }}`), a path or URL, or code (`os.environ["X"]`, `get_token()`,
+`settings.SECRET`, `None`). Base64 images (`data:image/png;base64,...`) are left alone: no detector
+matches base64 without a token prefix or an assignment.
+
+Kinds: private-key, aws-access-key, aws-secret-key, github-token, gitlab-token, npm-token,
+huggingface-token, anthropic-key, openai-key, slack-token, slack-webhook, stripe-key, google-api-key,
+jwt, bearer-token, basic-auth, url-password, password (assignments, flags and command lines whose name
+says password/passwd/pwd/pass, and a value of several words under such a name), secret (any other
+secret-named assignment: token, api_key, ...; and a generated-looking value under a name like *_KEY,
+auth, credentials), and the vendor kinds of memcli/privacy/vendors.py. Private keys are PEM, OpenSSH,
+PGP and SSH2 blocks and PuTTY files.
+
+memcli.privacy.redact runs these detectors over a text and replaces what they accept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable
+
+# Characters that may continue a token; a shape-matched token must not be glued to more of them.
+_T = r"A-Za-z0-9_-"
+
+
+@dataclass(frozen=True)
+class Detector:
+    kind: str
+    pattern: re.Pattern
+    # Given the match, is the `secret` group (or the whole match) really a secret?
+    accept: Callable[[re.Match], bool] = lambda m: True
+    keywords: tuple[str, ...] = ()  # when given, text holding none of them cannot match (a cheap test first)
+
+    def span(self, m: re.Match) -> tuple[int, int]:
+        return m.span("secret") if "secret" in self.pattern.groupindex else m.span()
+
+    def kind_of(self, m: re.Match) -> str:
+        return self.kind
+
+
+def _looks_random(value: str) -> bool:
+    """Generated keys mix digits and letters; words like "sk-learn-style-estimators" do not."""
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+_PLACEHOLDER = re.compile(
+    r"""^(?:
+        [xX*.#_-]+                              # xxxx, ****, ..., ___
+      | <[^<>]*>                                # <your password>, <|endoftext|>
+      | \[[^\[\]]*\]                            # [SEP], [REDACTED:...]
+      | \$.* | %\(.*\)s | \{.*\}                # $VAR, ${VAR}, ${{ secrets.X }}, %(pw)s, {{ .Values.x }}
+      | (?:your|my|the|some)[_ -].*             # your_password_here, my-secret
+      | change[_-]?me | replace[_-]?me | todo | tbd | fixme | placeholder | example | dummy | redacted
+      | none | null | nil | true | false | undefined | nan | empty | required | optional
+      | password | passwd | secret | token | api[_-]?key
+      | string | str | int | integer | number | bool | boolean | bytes | object | any   # a schema, not a value
+    )$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# Values that point at a secret instead of holding one.
+_REFERENCE = re.compile(r"^(?:[a-z][a-z0-9+.-]*://.*|(?:~|\.{1,2})?/[\w.@/-]*)$", re.IGNORECASE)
+# Unquoted values that are code: a call or subscript, or an attribute chain without digits.
+_CODE = re.compile(r"^(?:.*[(\[].*|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+)$")
+_SECRET_WORDS = (
+    r"password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|secret[_-]?key|private[_-]?key|access[_-]?key"
+    r"|account[_-]?key|secret[_-]?key[_-]?base"
+)
+_SECRET_WORD = re.compile(_SECRET_WORDS, re.IGNORECASE)
+_PASSWORD_WORD = re.compile(r"pass|pwd", re.IGNORECASE)
+
+
+def _is_placeholder(value: str) -> bool:
+    value = value.strip()
+    return not value or bool(_PLACEHOLDER.match(value))
+
+
+def _real_secret(m: re.Match) -> bool:
+    return not _is_placeholder(m.group("secret"))
+
+
+# An assignment: a key that ends in a secret word, an operator, then a quoted or bare value.
+# Quoted values are literals; bare values may also be code, which is told apart in _assignment_accept.
+def _assignment(words: str) -> re.Pattern:
+    return re.compile(
+    rf"""
+    (?<![\w.-])(?P<key>[\w.-]*?(?:{words}))(?![\w-])
+    (?:["']\]?)?                                         # the closing quote of a JSON key or of env["KEY"]
+    [ \t]*
+    (?:
+        (?::=|=>|=(?!=)|:[ \t]*[A-Za-z_][\w.\[\]|, ]*?[ \t]+=(?!=))    # = := => and `: str =`
+        [ \t]*
+        (?:
+            "(?P<q1>[^"\\\n]*(?:\\.[^"\\\n]*)*)"
+          | '(?P<q2>[^'\n]*)'
+          | `(?P<q3>[^`\n]*)`
+          | (?P<bare1>[^\s"'`,;&|>{{\[][^\s"'`,;&)}}\]]*)
+        )
+      |
+        :[ \t]*                                          # YAML or JSON
+        (?:
+            "(?P<q4>[^"\\\n]*(?:\\.[^"\\\n]*)*)"
+          | '(?P<q5>[^'\n]*)'
+          | (?P<bare2>[^\s"'`,;&|>{{\[\]*!#][^\s,}}\]]*)(?=[ \t]*(?:$|[,}}\]"']|[ \t]\#))
+        )
+    )
+    """,
+    re.IGNORECASE | re.VERBOSE | re.MULTILINE,
+    )
+
+
+_ASSIGNMENT = _assignment(rf"{_SECRET_WORDS}|(?<=[\w])[_.-]pass")
+# Names that hold a secret only sometimes (`STRIPE_KEY`, `cache_key`, `auth`): the value must look generated.
+_KEYED = _assignment(r"key|keys|auth|credentials?|creds|cookie|session[_-]?(?:id|key)|sid")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+
+
+def _entropy(value: str) -> float:
+    import math
+
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def _keyed_accept(m: re.Match) -> bool:
+    value = m.group(_value_group(m)).strip()
+    return (len(value) >= 16 and _looks_random(value) and _entropy(value) >= 3.5 and not _UUID.match(value)
+            and not _REFERENCE.match(value) and _assignment_accept(m))
+# A command-line flag named like a secret: `--password hunter2`, `--api-key=...`.
+_FLAG = re.compile(
+    rf"""(?<!\S)--(?P<key>[\w-]*?(?:{_SECRET_WORDS}))(?:=|[ \t]+)"""
+    r"""(?:"(?P<q1>[^"\n]*)"|'(?P<q2>[^'\n]*)'|(?P<bare1>[^\s"'<>|;&$-][^\s"'|;&]*))""",
+    re.IGNORECASE,
+)
+_VALUE_GROUPS = ("q1", "q2", "q3", "q4", "q5", "bare1", "bare2")
+_PROSE_EQUALS = re.compile(r"""["'\]]*=[ \t]+""")
+_RUNS_ON = re.compile(r"[ \t]+[\w(]")
+
+
+def _value_group(m: re.Match) -> str:
+    return next(g for g in _VALUE_GROUPS if g in m.re.groupindex and m.group(g) is not None)
+
+
+def _assignment_accept(m: re.Match) -> bool:
+    group = _value_group(m)
+    value = m.group(group).strip()
+    if _is_placeholder(value) or _REFERENCE.match(value):
+        return False
+    if group.startswith("bare"):
+        if _CODE.match(value):
+            return False
+        operator = m.string[m.end("key") : m.start(group)]
+        # `?token= to reset`: a space after '=' with none before it is prose, not an assignment.
+        if _PROSE_EQUALS.fullmatch(operator):
+            return False
+        # `token = await getToken()`: a spaced assignment whose value runs on is an expression.
+        if operator[:1] in " \t" and _RUNS_ON.match(m.string, m.end(group)):
+            return False
+    # `password = password`, `token=auth_token`: one variable handed to another.
+    return not (re.fullmatch(r"[A-Za-z_]\w*", value) and _SECRET_WORD.search(value))
+
+
+_PASSWORD_KEY = r"[\w.-]*?(?:passphrase|password|passwd|pwd|(?<=\w)[_.-]pass)"
+# A password-named key given a value of several words up to the end of the line (a passphrase):
+# `password = correct horse battery staple`, or `Passphrase: ...` as the first thing on a line.
+_PHRASE = re.compile(
+    rf"""(?:^[ \t]*(?:-[ \t]+)?["']?(?P<ykey>{_PASSWORD_KEY})["']?[ \t]*:
+          |(?<![\w.-])(?P<key>{_PASSWORD_KEY})["']?[ \t]*=(?!=))
+         [ \t]*(?P<secret>[^\s"'`!|>&*#$<\[{{(][^\n]*)""",
+    re.IGNORECASE | re.VERBOSE | re.MULTILINE,
+)
+_PHRASE_CODE = re.compile(r"[()\[\]{}<>;=`/\\]|(?<!\S)-|\w\.\w|\b(?:if|else|await|lambda|yield|return|new)\b")
+# Words of a sentence about a password rather than the password (`password: must be 12 characters`).
+_PHRASE_PROSE = re.compile(r"\b(?:must|should|is|are|was|were|be|will|can|cannot|see|stored|kept|lives|characters"
+                           r"|required|needs?|same|from|in the)\b", re.IGNORECASE)
+_COMMENT = re.compile(r"[ \t]+#")
+
+
+def _phrase_value(m: re.Match) -> tuple[int, int]:
+    """The phrase's span: up to a trailing ` # comment`, without trailing blanks."""
+    start, end = m.span("secret")
+    comment = _COMMENT.search(m.string, start, end)
+    value = m.string[start : comment.start() if comment else end].rstrip()
+    return start, start + len(value)
+
+
+def _phrase_accept(m: re.Match) -> bool:
+    start, end = _phrase_value(m)
+    value = m.string[start:end]
+    return (len(value.split()) >= 2 and not _is_placeholder(value) and not _PHRASE_CODE.search(value)
+            and not _PHRASE_PROSE.search(value))
+
+
+class _PhraseDetector(Detector):
+    def span(self, m: re.Match) -> tuple[int, int]:
+        return _phrase_value(m)
+
+
+class _AssignmentDetector(Detector):
+    """The value sits in one of several alternative groups; `password`-like keys get their own kind."""
+
+    def span(self, m: re.Match) -> tuple[int, int]:
+        return m.span(_value_group(m))
+
+    def kind_of(self, m: re.Match) -> str:
+        return "password" if _PASSWORD_WORD.search(m.group("key")) else "secret"
+
+
+def _c(pattern: str, flags: int = 0) -> re.Pattern:
+    return re.compile(pattern, flags)
+
+
+def _vendor_detectors() -> tuple[Detector, ...]:
+    """One detector per token shape of memcli/privacy/vendors.py, each standing alone (no token character
+    glued before or after it)."""
+    from memcli.privacy.vendors import VENDOR_TOKENS
+
+    return tuple(Detector(kind, _c(rf"(?<![{_T}])(?:{token})(?![{_T}])"), keywords=keywords)
+                 for kind, keywords, token in VENDOR_TOKENS)
+
+
+BUILTIN: tuple[Detector, ...] = (
+    Detector(  # PEM, OpenSSH and PGP blocks (5 dashes), and SSH2/SECSH blocks (`---- BEGIN SSH2 ... ----`)
+        "private-key",
+        _c(
+            r"-{4,5} ?BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}(?:(?!-{4,5} ?BEGIN)[\s\S])*?"
+            r"-{4,5} ?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}",
+            re.DOTALL,
+        ),
+    ),
+    Detector(  # a PuTTY .ppk file, from its header to the MAC that closes it
+        "private-key",
+        _c(r"PuTTY-User-Key-File-\d+:(?:(?!PuTTY-User-Key-File-)[\s\S])*?Private-(?:MAC|Hash):[ \t]*[0-9A-Fa-f]+"),
+    ),
+    Detector(
+        "aws-access-key",
+        _c(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    ),
+    Detector(
+        "aws-secret-key",
+        _c(
+            r"""(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?[ \t]*(?:=>|:=|[:=]|[ \t])[ \t]*["']?"""
+            r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+        ),
+    ),
+    Detector("github-token", _c(rf"(?<![{_T}])(?:gh[pousr]_[A-Za-z0-9]{{36,255}}|github_pat_[A-Za-z0-9_]{{50,255}})(?![{_T}])")),
+    Detector("gitlab-token", _c(rf"(?<![{_T}])glpat-[{_T}]{{20,}}"), lambda m: _looks_random(m.group())),
+    Detector("npm-token", _c(rf"(?<![{_T}])npm_[A-Za-z0-9]{{36}}(?![{_T}])")),
+    Detector("huggingface-token", _c(rf"(?<![{_T}])hf_[A-Za-z0-9]{{34}}(?![{_T}])")),
+    Detector("anthropic-key", _c(rf"(?<![{_T}])sk-ant-[{_T}]{{20,}}"), lambda m: _looks_random(m.group())),
+    Detector(
+        "openai-key",
+        _c(rf"(?<![{_T}])sk-(?:(?:proj|svcacct|admin)-[{_T}]{{20,}}|[A-Za-z0-9]{{32,}}(?![{_T}]))"),
+        lambda m: _looks_random(m.group()),
+    ),
+    Detector("slack-token", _c(rf"(?<![{_T}])(?:xox[baprs]|xapp)-[A-Za-z0-9-]{{10,}}"), lambda m: _looks_random(m.group())),
+    Detector(
+        "slack-webhook",
+        _c(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/-]{20,})"),
+    ),
+    Detector("stripe-key", _c(rf"(?<![{_T}])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{{20,}}(?![{_T}])")),
+    Detector("google-api-key", _c(rf"(?<![{_T}])AIza[0-9A-Za-z_-]{{35}}(?![{_T}])")),
+    *_vendor_detectors(),
+    Detector("jwt", _c(rf"(?<![{_T}])eyJ[{_T}]{{5,}}\.[{_T}]{{5,}}\.[{_T}]*(?![.{_T}])")),
+    Detector(
+        "bearer-token",
+        _c(
+            r"""(?i:authorization)["']?[ \t]*[:=][ \t]*["']?[ \t]*(?i:bearer|token)[ \t]+(?P<secret>[A-Za-z0-9_.~+/=-]{8,})"""
+        ),
+        _real_secret,
+    ),
+    Detector(
+        "basic-auth",
+        _c(r"""(?i:authorization)["']?[ \t]*[:=][ \t]*["']?[ \t]*(?i:basic)[ \t]+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"""),
+    ),
+    Detector(
+        "url-password",
+        _c(r"(?<![A-Za-z0-9+.-])(?i:[a-z][a-z0-9+.-]*)://[^\s:/?#@\[\]]*:(?P<secret>[^\s/?#]+)@(?=[A-Za-z0-9\[])"),
+        _real_secret,
+    ),
+    Detector(
+        "password",  # curl -u user:password
+        _c(r"""(?<!\S)(?:-u|--user)(?:=|[ \t]+)["']?[^\s:"'@]+:(?P<secret>[^\s"']+)"""),
+        _real_secret,
+    ),
+    Detector(
+        "password",  # mysql -u root -phunter2
+        _c(r"""\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s"'-][^\s"']*)"""),
+        _real_secret,
+    ),
+    Detector(
+        "password",  # ~/.netrc
+        _c(r"\bmachine\s+\S+\s+login\s+\S+\s+password\s+(?P<secret>\S+)"),
+        _real_secret,
+    ),
+    _PhraseDetector("password", _PHRASE, _phrase_accept),
+    _AssignmentDetector("secret", _FLAG, _assignment_accept),
+    _AssignmentDetector("secret", _ASSIGNMENT, _assignment_accept),
+    _AssignmentDetector("secret", _KEYED, _keyed_accept),
+)
+
+
+_SECRET_KEY = re.compile(rf"^[\w.-]*?(?:{_SECRET_WORDS}|(?<=\w)[_.-]pass)$", re.IGNORECASE)
+
+
+def held_secret(key: str, value: str) -> str | None:
+    """The kind of secret `value` is because of the key it is held under (`password: two words`,
+    `notes.api_token: ...`, a number under `pin_password`), or None: a field is an assignment whose
+    value is the whole string, so it goes whole, whatever its shape. Placeholders, references and
+    variable names stay, as they do in text."""
+    if not _SECRET_KEY.match(key):
+        return None
+    value = value.strip()
+    if _is_placeholder(value) or _REFERENCE.match(value) or (re.fullmatch(r"[A-Za-z_]\w*", value)
+                                                             and _SECRET_WORD.search(value)):
+        return None
+    return "password" if _PASSWORD_WORD.search(key) else "secret"
