@@ -66,8 +66,10 @@ def questions(sample: dict, known: set[str]):
 
 
 def run_mem(args: list[str], env: dict, stdin: str | None = None) -> str:
+    """`mem ARGS` of the code at env's PYTHONPATH: run from there, since `python -m` puts the working
+    directory ahead of PYTHONPATH (from a checkout, every version would run that checkout's code)."""
     done = subprocess.run([sys.executable, "-m", "memcli", *args], input=stdin, env=env, text=True,
-                          capture_output=True)
+                          capture_output=True, cwd=env["PYTHONPATH"])
     if done.returncode not in (0, 1):
         raise SystemExit(f"mem {' '.join(args)} failed ({done.returncode}): {done.stderr}")
     return done.stdout

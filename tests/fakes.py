@@ -32,11 +32,11 @@ class FakeCompressor:
 
 
 class FakeEmbedder:
-    """Bag of hashed words in 64 dimensions: texts sharing words are near, others far; records what it
-    was asked to embed."""
+    """Bag of hashed words in 256 dimensions: texts sharing words are near, others far (few collisions, so
+    a text sharing no word scores near 0, as with a real model); records what it was asked to embed."""
 
-    dim = 64
-    model_id = "fake-embedder-64"
+    dim = 256
+    model_id = "fake-embedder-256"
 
     def __init__(self):
         self.seen: list[str] = []
