@@ -103,8 +103,7 @@ def render(units: Sequence[Unit], keep: Sequence[bool]) -> str:
         runs = []
         mark = unit.text
         if unit.kind != "punct":
-            if (unit.kind == "word" or unit.span_kind == "negation") and not words_in_sentence and (
-                    not kinds or kinds[-1] == "end"):
+            if unit.kind == "word" and not words_in_sentence and (not kinds or kinds[-1] == "end"):
                 mark = mark[0].upper() + mark[1:]  # the sentence's first word may have been dropped
             emit(sep + mark, "word")
             words_in_sentence += 1
