@@ -5,10 +5,10 @@ chunk), split with memcli.chunk, and a file's new chunks are stored through `Mem
 like any memory) with `source: <path>#<n>` (n from 1) and `written_by: ingest`. Compression, the slow
 part (seconds a chunk with the local model), is queued by default for `mem compress --pending`.
 
-How a path is written: relative to the store's home (the project folder around a `.mem/` store, else
-the store folder) when it is inside it, so a store committed to git holds `docs/setup.md#2` on every
-machine; else `~/...` when it is under the user's home; else absolute. It does not depend on the
-working directory, so a re-run from anywhere finds the chunks of an earlier one.
+How a path is written (memcli.sources): relative to the project (the folder around a `.mem/` store,
+else the store folder) when it is inside it, so a store committed to git holds `docs/setup.md#2` on
+every machine; else `~/...` when it is under the user's home; else absolute. It does not depend on
+the working directory, so a re-run from anywhere finds the chunks of an earlier one.
 
 A re-run matches the chunks of a file with those stored for its path by their (redacted) text:
 an unchanged chunk is kept as it is (same id, short form and vector; renumbered or given the new tags
@@ -37,13 +37,13 @@ from memcli.errors import InputError, Refused
 from memcli.index.filters import Filters
 from memcli.privacy.reading import Pin, read_pinned
 from memcli.progress import Progress
+from memcli.sources import CHUNK, glob_escape, written
 from memcli.store.memory import normalise_tags
 from memcli.textio import decode, looks_binary
 
 log = logging.getLogger("memcli")
 
 WRITTEN_BY = "ingest"
-_CHUNK_SOURCE = re.compile(r"^(?P<path>.+)#(?P<n>[1-9][0-9]*)$")
 _MARKER_KIND = re.compile(r"\[REDACTED:([A-Za-z0-9_.-]+)\]")
 
 
@@ -80,8 +80,8 @@ class _Root:
     def glob(self) -> str:
         """A GLOB for the sources of chunks under this root."""
         if not self.is_dir:
-            return _glob_escape(self.source) + "#*"
-        return _glob_escape(self.source) + "/*" if self.source else "*"
+            return glob_escape(self.source) + "#*"
+        return glob_escape(self.source) + "/*" if self.source else "*"
 
     def holds(self, path: str) -> bool:
         if not self.is_dir:
@@ -120,23 +120,11 @@ def ingest(mem, paths: Iterable[Path | str], *, tags: Iterable[str] = (), dry_ru
     return report
 
 
-def source_path(home: Path, path: Path) -> str:
-    """How an ingested path is written in `source` (see the module docstring)."""
-    absolute = Path(os.path.abspath(path))
-    for base, prefix in ((Path(os.path.abspath(home)), ""), (Path.home(), "~/")):
-        try:
-            relative = absolute.relative_to(base).as_posix()
-        except ValueError:
-            continue
-        return prefix + relative if relative != "." else prefix.rstrip("/")
-    return absolute.as_posix()
-
-
 def _root(mem, given: Path) -> _Root:
     if not given.exists():
         raise InputError(f"no such file or folder: {given}")
     path = Path(os.path.abspath(given))
-    return _Root(path, source_path(mem.home, path), path.is_dir())
+    return _Root(path, written(mem.home, path), path.is_dir())
 
 
 def _files(mem, roots: list[_Root], report: IngestReport, follow_links: bool) -> list[tuple[Pin, str]]:
@@ -161,7 +149,7 @@ def _files(mem, roots: list[_Root], report: IngestReport, follow_links: bool) ->
                 report.ignored += 1
                 log.info("ignored %s (the store's own files)", path)
             else:
-                files.setdefault(str(path), (pinned, source_path(mem.home, path)))
+                files.setdefault(str(path), (pinned, written(mem.home, path)))
     return list(files.values())
 
 
@@ -170,7 +158,7 @@ def _stored_chunks(mem, roots: list[_Root]) -> dict[str, list]:
     chunks: dict[str, dict] = {}
     for root in roots:
         for memory in mem.list(Filters(source=root.glob())):
-            found = _CHUNK_SOURCE.match(memory.source or "")
+            found = CHUNK.match(memory.source or "")
             if memory.written_by == WRITTEN_BY and found and root.holds(found["path"]):
                 chunks.setdefault(found["path"], {})[memory.id] = memory
     return {path: sorted(by_id.values(), key=_number) for path, by_id in chunks.items()}
@@ -286,9 +274,4 @@ def _read_text(mem, pinned: Pin) -> str:
 
 
 def _number(memory) -> int:
-    return int(_CHUNK_SOURCE.match(memory.source)["n"])
-
-
-def _glob_escape(text: str) -> str:
-    """SQLite GLOB treats * ? [ as wildcards; a bracketed character matches itself."""
-    return re.sub(r"([*?\[])", r"[\1]", text)
+    return int(CHUNK.match(memory.source)["n"])

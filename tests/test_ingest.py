@@ -10,7 +10,7 @@ import fake_secrets as fs
 import pytest
 from helpers import add, jsonl, load_file, memory_files, ok, run, store_root, write_tree
 
-from memcli.ingest import source_path
+from memcli.sources import written
 
 WORDS = ("proxy", "queue", "retry", "backoff", "invoice", "tenant", "cluster", "deploy", "budget", "schema")
 
@@ -185,9 +185,9 @@ def test_sources_do_not_depend_on_the_working_directory(project, monkeypatch):
 def test_paths_outside_the_project_are_written_from_home_or_in_full(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     home = Path(os.environ["MEM_DIR"])
-    assert source_path(home, home / "notes" / "a.md") == "notes/a.md"
-    assert source_path(home, tmp_path / "home" / "wiki" / "b.md") == "~/wiki/b.md"
-    assert source_path(home, Path("/srv/wiki/c.md")) == "/srv/wiki/c.md"
+    assert written(home, home / "notes" / "a.md") == "notes/a.md"
+    assert written(home, tmp_path / "home" / "wiki" / "b.md") == "~/wiki/b.md"
+    assert written(home, Path("/srv/wiki/c.md")) == "/srv/wiki/c.md"
     write_tree(tmp_path / "home", {"wiki/b.md": "Rotate the on-call every Monday.\n"})
     ingest(tmp_path / "home" / "wiki")
     assert list(chunks()) == ["~/wiki/b.md#1"]

@@ -47,9 +47,10 @@ def context(env: Env, words, budget, limit, tags, since, until, source, all_vers
       mem context how do we deploy billing
       mem context "scraper limits" --budget 200 -t scraper --json | jq .tokens
     """
+    mem = env.mem()
     with ProgressBars() as progress:
-        packed = env.mem().context(query_text(words), budget, raw=raw, ids=ids, k=limit, mode=mode, min_score=min_score, progress=progress,
-                                   filters=make_filters(tags, since, until, source, all_versions))
+        packed = mem.context(query_text(words), budget, raw=raw, ids=ids, k=limit, mode=mode, min_score=min_score,
+                             progress=progress, filters=make_filters(mem, tags, since, until, source, all_versions))
     if as_json:
         echo_json(packed.to_contract())
     else:

@@ -36,7 +36,9 @@ def tag_option(help: str):
 
 def filter_options(func):
     """The filters that `ls`, `search`, `context` and `export` share."""
-    func = click.option("--source", metavar="GLOB", help="Only memories whose source matches GLOB.")(func)
+    func = click.option("--source", metavar="PATH|GLOB",
+                        help="Only memories from this file (its chunks too), folder or glob; a path is read from "
+                             "here, as sources are written relative to the project.")(func)
     func = click.option("--until", metavar="WHEN", help="Created at or before WHEN (same forms as --since).")(func)
     func = click.option("--since", metavar="WHEN",
                         help="Created at or after WHEN: 2026-11-29, 30m (m is minutes), 12h, 3d, 2w, 1mo, 1y, "
@@ -50,10 +52,11 @@ def versions_option(func):
     return click.option("--all-versions", is_flag=True, help="Include earlier versions that an update replaced.")(func)
 
 
-def make_filters(tags, since, until, source, all_versions=False):
+def make_filters(mem, tags, since, until, source, all_versions=False):
+    """The filters typed on the command line; a --source path is read from the working directory."""
     from memcli.index.filters import Filters
 
-    return Filters.parse(list(tags), since, until, source, all_versions=all_versions)
+    return Filters.parse(list(tags), since, until, source, all_versions=all_versions, home=mem.home)
 
 
 def text_options(func):
@@ -64,22 +67,27 @@ def text_options(func):
                              "here.")(func)
     func = click.option("--defer", is_flag=True, help="Store now, compress later with `mem compress --pending`.")(func)
     func = click.option("--no-compress", is_flag=True, help="Store the raw text only.")(func)
-    func = click.option("--source", metavar="PATH|URI", help="Where the memory came from (default: the --file path).")(func)
+    func = click.option("--source", metavar="PATH|URI",
+                        help="Where the memory came from (default: the --file path). A file or folder that exists "
+                             "is written relative to the project (the folder around .mem/), else as given.")(func)
     func = click.option("-f", "--file", "file", type=click.Path(path_type=Path), help="Read the text from a file.")(func)
     func = click.argument("text", nargs=-1)(func)
     return func
 
 
 def read_text(mem, text, file, source, no_gitignore=False):
-    """(the text, its source) from arguments, `-` or a pipe, or --file (refused when .memignore names it)."""
+    """(the text, its source) from arguments, `-` or a pipe, or --file (refused when .memignore names it);
+    a source that names a local file is written as memcli.sources says."""
+    from memcli.sources import from_typed, written
     from memcli.textio import read_stream
 
     mem.gitignore = not no_gitignore
     limit = mem.settings.max_input_bytes
     if file is not None and text:
         raise click.UsageError("give the text or --file, not both")
+    source = from_typed(mem.home, source) if source else None
     if file is not None:
-        return mem.gate.read_file(file, limit), source or str(file)
+        return mem.gate.read_file(file, limit), source or written(mem.home, file)
     if text == ("-",) or (not text and not interactive()):
         return read_stream(sys.stdin.buffer, "stdin", limit), source
     if text:
@@ -274,7 +282,8 @@ def show(env: Env, memory_id: str, raw: bool, history: bool, with_raw: bool, fmt
 @pass_env
 def ls(env: Env, tags, since, until, source, all_versions, limit, raw, with_raw, fmt) -> None:
     """List memories, newest first (current versions only, unless --all-versions)."""
-    memories = env.mem().list(make_filters(tags, since, until, source, all_versions), limit)
+    mem = env.mem()
+    memories = mem.list(make_filters(mem, tags, since, until, source, all_versions), limit)
     emit(memories, fmt, row=lambda m: m.to_contract(raw=raw, include_raw=with_raw),
          human=lambda m: render.line(m, env.short_id(m.id), raw=raw))
 

@@ -51,7 +51,7 @@ def search(env: Env, words, limit, tags, since, until, source, all_versions, mod
     """
     query = query_text(words)
     mem = env.mem()
-    filters = make_filters(tags, since, until, source, all_versions)
+    filters = make_filters(mem, tags, since, until, source, all_versions)
 
     def row(hit):
         return hit.memory.to_contract(raw=raw, include_raw=with_raw, score=hit.score)

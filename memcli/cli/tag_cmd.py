@@ -51,7 +51,8 @@ def tags(env: Env, tags, since, until, source, fmt) -> None:
     """
     from memcli.tagging import tag_counts
 
-    counts = tag_counts(env.mem(), make_filters(tags, since, until, source))
+    mem = env.mem()
+    counts = tag_counts(mem, make_filters(mem, tags, since, until, source))
     emit(counts, fmt, row=lambda c: {"tag": c[0], "count": c[1]}, human=lambda c: f"{c[1]:>6}  {c[0]}")
 
 

@@ -20,7 +20,8 @@ def export(env: Env, tags, since, until, source, limit) -> None:
     of `mem ls`, and every version is written (`mem import` rebuilds the history)."""
     from memcli.transfer import export
 
-    for record in export(env.mem(), make_filters(tags, since, until, source, all_versions=True), limit):
+    mem = env.mem()
+    for record in export(mem, make_filters(mem, tags, since, until, source, all_versions=True), limit):
         click.echo(json.dumps(record, ensure_ascii=False))
 
 

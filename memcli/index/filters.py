@@ -1,5 +1,5 @@
-"""Which memories a read wants: tags (all of them), a time window, a source glob; current versions only
-unless `all_versions` (memcli/versions.py).
+"""Which memories a read wants: tags (all of them), a time window, source globs (any of them, as
+memcli.sources reads a typed `--source`); current versions only unless `all_versions` (memcli/versions.py).
 
 One value object shared by listing, search (both sides) and export, turned into SQL in one place.
 """
@@ -7,6 +7,7 @@ One value object shared by listing, search (both sides) and export, turned into 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass
@@ -14,19 +15,21 @@ class Filters:
     tags: tuple[str, ...] = ()
     since: str | None = None
     until: str | None = None
-    source: str | None = None
+    source: str | tuple[str, ...] | None = None  # a GLOB, or several: a memory matching any one is wanted
     all_versions: bool = False
 
     @classmethod
     def parse(cls, tags=(), since: str | None = None, until: str | None = None,
-              source: str | None = None, all_versions: bool = False) -> "Filters":
-        """From what a person or an assistant typed (`-t`, `--since 3d`, MCP arguments), checked."""
+              source: str | None = None, all_versions: bool = False, home: Path | None = None) -> "Filters":
+        """From what a person or an assistant typed (`-t`, `--since 3d`, MCP arguments), checked. Given
+        the project's `home`, `source` is a path from the working directory (memcli.sources.globs)."""
+        from memcli.sources import globs
         from memcli.store.memory import check_text, normalise_tags
         from memcli.when import parse_when
 
         return cls(tags=tuple(normalise_tags(tags)), since=parse_when(since) if since else None,
                    until=parse_when(until, end_of_day=True) if until else None,
-                   source=check_text(source, "the source filter") if source else None,
+                   source=globs(check_text(source, "the source filter"), home) if source else None,
                    all_versions=all_versions)
 
     def __bool__(self) -> bool:
@@ -45,8 +48,9 @@ class Filters:
             clauses.append(f"{alias}.created_at <= ?")
             params.append(self.until)
         if self.source:
-            clauses.append(f"{alias}.source GLOB ?")
-            params.append(self.source)
+            patterns = (self.source,) if isinstance(self.source, str) else self.source
+            clauses.append("(" + " OR ".join([f"{alias}.source GLOB ?"] * len(patterns)) + ")")
+            params += patterns
         if not self.all_versions:
             clauses.append(f"{alias}.superseded_by IS NULL")
         return (" AND ".join(clauses) or "1"), params

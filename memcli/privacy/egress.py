@@ -15,7 +15,6 @@ changed since (a hand edit, a teammate's file merged by git, new `redact` patter
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 
@@ -56,12 +55,10 @@ def check(gate: Gate, raw: str, source: str | None, *, keep_local: bool) -> Egre
 
 
 def _excluded(gate: Gate, source: str | None) -> bool:
-    from memcli.privacy.ignore import local_paths
+    from memcli.sources import local_paths
 
-    paths = local_paths(source) if source else []
+    paths = local_paths(source, gate.home) if source else []
     if not paths:
         return False
-    # A relative source was written relative to the store's home (ingest) or to the cwd of a `mem add`.
-    paths += [str(gate.home / path) for path in paths if not os.path.isabs(path)]
     rules = gate.ignore_rules()
     return any((found := rules.match(path)) is not None and found.ignored for path in paths)

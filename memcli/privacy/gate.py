@@ -56,11 +56,12 @@ class Gate:
         return decode(data, str(path), limit)
 
     def refuse_ignored_source(self, source: str | None) -> None:
-        """A `source` that names a local path (a plain path, `path#n`, or a file:// URI) must not be ignored;
-        other URIs (https://, mailto:, ...) are not files mem could read, and pass."""
-        from memcli.privacy.ignore import local_paths
+        """A `source` that names a local path (a plain path, `path#n`, or a file:// URI; a relative one read
+        from here and from the project, memcli.sources) must not be ignored; other URIs (https://,
+        mailto:, ...) are not files mem could read, and pass."""
+        from memcli.sources import local_paths
 
-        paths = local_paths(source) if source else []
+        paths = local_paths(source, self.home) if source else []
         if paths:
             rules = self.ignore_rules()
             for path in paths:

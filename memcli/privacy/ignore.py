@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import stat
 from pathlib import Path
 from typing import Iterator
@@ -59,28 +58,6 @@ from memcli.privacy.patterns import (
 from memcli.privacy.reading import Pin, pin
 
 log = logging.getLogger("memcli")
-
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
-
-
-def local_paths(source: str) -> list[str]:
-    """The local paths a memory's `source` names, to be checked against the denylist.
-
-    A plain path (`~` expanded, relative ones against the cwd) names itself, and `path#3` (a chunk
-    written by `mem ingest`) also names `path`. A `file:` URI names its path. Any other URI
-    (`https://...`, `mailto:...`, `urn:...`) names no file mem could read, and none is returned.
-    A one-letter scheme is a Windows drive (`C:\\notes.md`), so a path.
-    """
-    if _URI.match(source):
-        from urllib.parse import unquote, urlsplit
-
-        parts = urlsplit(source)
-        if parts.scheme.lower() != "file":
-            return []
-        return [unquote(parts.path)] if parts.path else []
-    path = os.path.expanduser(source)
-    head, hash_sign, number = path.rpartition("#")
-    return [path, head] if hash_sign and head and number.isdigit() else [path]
 
 
 def _absolute(path: Path | str) -> str:
