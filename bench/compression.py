@@ -1,7 +1,8 @@
 """How much shorter memories get, and what a reader can still find in them, per corpus.
 
-Corpora (bench/corpora.py): LoCoMo conv-30 and the developer notes are what the method was tuned on;
-LoCoMo conv-26 and the held-out notes are judged only. Every figure is printed per corpus:
+Corpora (bench/corpora.py): the LoCoMo summaries and evidence turns of conv-30 and conv-26, the developer
+notes and the first round's held-out notes are development data; the fresh notes and chat turns are
+judged only. Every figure is printed per corpus:
   saving -     mean token reduction (compression model's tokenizer)
   guard ok -   share of forms the guard accepts (memcli.compress.guard); for compress() the share
                stored compressed rather than raw
@@ -15,15 +16,18 @@ LoCoMo conv-26 and the held-out notes are judged only. Every figure is printed p
                a shared machine
 The method is compared in the same run with two baselines: dropping English stopwords only, and
 pruning by surprisal alone at the same ratio. The method never sees the questions or the facts.
+A corpus with texts shorter than 400 characters (the turns) also gets compress()'s saving and answers
+per length band, to choose the shortest text worth compressing (`compress_min_chars`).
 
-    PYTHONPATH=. python bench/compression.py [--corpus all|tuning|judged] [--ratio 0.6] [--runs 3]
-        [--show N] [--dump FILE]
+    PYTHONPATH=. python bench/compression.py [--corpus all|tuning|judged] [--only NAME] [--ratio 0.6]
+        [--runs 3] [--show N] [--dump FILE]
 """
 
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import statistics
@@ -51,15 +55,29 @@ class TokenizerOnly:
 
 
 class SharedScores:
-    """The model with each text's surprisals kept: the second method to ask reuses the first's pass."""
+    """The model with each text's surprisals kept: the second method to ask reuses the first's pass.
+    With a file, the scores also outlive the run (they depend on the model and the text only), so a
+    change to the ranking is measured again in seconds instead of a forward pass per memory."""
 
-    def __init__(self, ops):
-        self.ops, self.name, self.count_tokens, self.cache = ops, ops.name, ops.count_tokens, {}
+    def __init__(self, ops, path: str | None = None):
+        self.ops, self.name, self.count_tokens, self.path = ops, ops.name, ops.count_tokens, path
+        self.cache = {}
+        if path and os.path.exists(path):
+            with open(path) as stored:
+                self.cache = {key: [TokenScore(*t) for t in scores]
+                              for key, scores in json.load(stored).get(ops.name, {}).items()}
 
     def surprisals(self, text, deadline):
-        if text not in self.cache:
-            self.cache[text] = self.ops.surprisals(text, deadline)
-        return self.cache[text]
+        key = hashlib.sha256(text.encode()).hexdigest()
+        if key not in self.cache:
+            self.cache[key] = self.ops.surprisals(text, deadline)
+        return self.cache[key]
+
+    def save(self) -> None:
+        if self.path:
+            with open(self.path, "w") as out:
+                json.dump({self.name: {k: [[t.start, t.end, t.surprisal] for t in v] for k, v in self.cache.items()}},
+                          out)
 
 
 def run_method(memories, make_form, runs):
@@ -92,22 +110,46 @@ def figures(corpus, results, count_tokens) -> dict:
             "facts": kept_share(probes["fact"])}
 
 
+BANDS = (0, 100, 200, 400)
+
+
+def print_bands(corpus, results, count_tokens) -> None:
+    """compress()'s saving and answers kept per band of raw length: the texts of each band alone."""
+    bounds = list(zip(BANDS, BANDS[1:] + (None,)))
+    cells = []
+    for low, high in bounds:
+        members = [i for i, m in enumerate(corpus.memories) if len(m) >= low and (high is None or len(m) < high)]
+        if not members:
+            continue
+        saving = statistics.mean(1 - count_tokens(results[i][0]) / count_tokens(corpus.memories[i]) for i in members)
+        kept = [content_words(p.answer) <= words(results[p.memory][0]) for p in corpus.probes if p.memory in members]
+        label = f"{low}-{high - 1}" if high else f"{low}+"
+        cells.append(f"{label} chars: {len(members)} texts, saving {saving:.1%}, answers {kept_share(kept)}")
+    print("  compress() by length: " + "; ".join(cells))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default="smollm2-135m-instruct-q4_1")
     parser.add_argument("--corpus", choices=("all", "tuning", "judged"), default="all")
     parser.add_argument("--ratio", type=float, default=0.6)
+    parser.add_argument("--only", action="append", default=[],
+                        help="only the corpora whose name contains this (repeatable): 'conv-26', 'turns'")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--show", type=int, default=0, help="print the first N memories of each corpus and their forms")
     parser.add_argument("--dump", help="write every raw text and its forms to this JSON file")
     parser.add_argument("--share-scores", action="store_true",
                         help="on a loaded machine: the surprisal baseline reuses the forward pass of compress() "
                              "(half the model work; its seconds are then not measured)")
+    parser.add_argument("--scores", metavar="FILE",
+                        help="keep the surprisals in FILE and reuse them in later runs (implies --share-scores): "
+                             "for iterating on the ranking; compress()'s seconds then leave out the forward pass")
     args = parser.parse_args()
+    args.share_scores = args.share_scores or bool(args.scores)
 
     from memcli.providers.llama import get_lm
 
-    corpora = all_corpora(args.corpus)
+    corpora = [c for c in all_corpora(args.corpus) if not args.only or any(o in c.name for o in args.only)]
     load_before = os.getloadavg()
     started = time.perf_counter()
     import llama_cpp  # noqa: F401 - timed on its own: a `mem add` process pays it once
@@ -130,7 +172,7 @@ def main() -> int:
         result = compress(raw, ratio=args.ratio, lm=scorer, min_chars=0, timeout_s=600)
         return (result.text, True) if result.text is not None else (raw, False)
 
-    scorer = SharedScores(ops) if args.share_scores else ops
+    scorer = SharedScores(ops, args.scores) if args.share_scores else ops
     methods = [
         ("stopwords only", lambda m: accepted(m, prune(m, stopword_model, ratio=0.0, rank=rank_stopwords(STOPWORDS)))),
         ("compress() stored", via_compress),
@@ -159,6 +201,10 @@ def main() -> int:
                 seconds = f"{'-':>9} {'-':>6} {'-':>8}"
             print(f"  {label:<19} {f['saving']:7.1%} {f['guard']:9.1%} {f['spans']:7.1%} {f['answers']:>8} "
                   f"{f['facts']:>7} {seconds}")
+        if args.share_scores:
+            scorer.save()
+        if min(lengths) < BANDS[-1]:
+            print_bands(corpus, runs["compress() stored"][0], count)
         for i, raw in enumerate(corpus.memories):
             forms = {label: runs[label][0][i][0] for label in runs}
             dump.append({"corpus": corpus.name, "raw": raw, **forms})

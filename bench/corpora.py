@@ -1,14 +1,21 @@
 """The texts compression is measured on, each with the questions a reader must still answer from them.
 
-One split, fixed here so every script uses the same: compression is tuned on LoCoMo conv-30 and on
-the developer notes (bench/data/dev_notes.json); LoCoMo conv-26 and the held-out notes
-(bench/data/heldout_notes.json, written with their questions before any tuning) are only judged.
+One split, fixed here so every script uses the same. Development (looked at while changing the
+method, each checked on its own): the session summaries of LoCoMo conv-30 and conv-26, their evidence
+turns ("Caroline: I went to a LGBTQ support group yesterday ..."), the developer notes
+(bench/data/dev_notes.json) and the first round's held-out notes (bench/data/heldout_notes.json:
+judged once, then looked at, so tuning data now). Judged only: the fresh notes and chat turns of
+bench/data/fresh_heldout.json, written with their questions before the second round changed anything;
+nobody looks at their per-item results while changing the method.
 
 A probe is (memory index, question, gold answer, kind): kind "answer" for a question answered by the
 text, "fact" for a listed fact of a developer note (question empty).
 LoCoMo QA of categories 1-4 count when the answer appears in the summary of one of its evidence
 sessions (evidence ids D<session>:<turn>, every one taken even from malformed strings); an answer
-that appears only inside another word ("2" in "2023") is left out.
+that appears only inside another word ("2" in "2023") is left out. For the turns corpus, a question
+counts when the content words of its answer all occur in one of its evidence turns (a turn says
+"yesterday", the answer "7 May 2023": not counted), and the memory is that turn as a thread stores it,
+"<speaker>: <text>".
 """
 
 from __future__ import annotations
@@ -24,7 +31,8 @@ LOCOMO = next((p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json" for p i
                if (p / "shared" / "bench" / "locomo-dev").is_dir()), HERE.parent.parent / "shared")
 DEV_NOTES = HERE / "data" / "dev_notes.json"
 HELDOUT_NOTES = HERE / "data" / "heldout_notes.json"
-TUNING_CONVERSATION = "conv-30"
+FRESH = HERE / "data" / "fresh_heldout.json"
+CONVERSATIONS = ("conv-30", "conv-26")
 
 # A common English stopword list (the NLTK list's words): picks the content words of an answer and
 # serves the stopword baseline. It is independent of the method's own word classes.
@@ -71,25 +79,53 @@ class Corpus:
     probes: list[Probe] = field(default_factory=list)
 
 
+def _conversation(conversation_id: str) -> dict:
+    return next(c for c in json.loads(LOCOMO.read_text()) if c["sample_id"] == conversation_id)
+
+
+def _questions(conversation: dict):
+    """(question, answer, evidence ids) of the categories that have a gold answer in the text."""
+    for qa in conversation["qa"]:
+        answer = str(qa.get("answer", "")).strip()
+        if qa.get("category") in (1, 2, 3, 4) and answer:
+            yield qa["question"], answer, [m.group() for e in qa.get("evidence", []) for m in _EVIDENCE.finditer(e)]
+
+
 def locomo(conversation_id: str) -> Corpus:
-    conversation = next(c for c in json.loads(LOCOMO.read_text()) if c["sample_id"] == conversation_id)
-    corpus = Corpus(f"locomo {conversation_id}", conversation_id == TUNING_CONVERSATION)
+    conversation = _conversation(conversation_id)
+    corpus = Corpus(f"locomo {conversation_id}", True)
     index_of = {}
     for key, summary in conversation["session_summary"].items():
         index_of[int(re.search(r"\d+", key).group())] = len(corpus.memories)
         corpus.memories.append(summary)
-    for qa in conversation["qa"]:
-        if qa.get("category") not in (1, 2, 3, 4):
-            continue
-        answer = str(qa.get("answer", "")).strip()
-        sessions = {int(m.group(1)) for e in qa.get("evidence", []) for m in _EVIDENCE.finditer(e)}
+    for question, answer, evidence in _questions(conversation):
+        sessions = {int(_EVIDENCE.match(e).group(1)) for e in evidence}
         for session in sorted(sessions):
             index = index_of.get(session)
-            if index is not None and answer and answer.lower() in corpus.memories[index].lower():
+            if index is not None and answer.lower() in corpus.memories[index].lower():
                 needed = content_words(answer)
                 if needed and needed <= content_words(corpus.memories[index]):
-                    corpus.probes.append(Probe(index, qa["question"], answer, "answer"))
+                    corpus.probes.append(Probe(index, question, answer, "answer"))
                 break
+    return corpus
+
+
+def locomo_turns(conversation_id: str) -> Corpus:
+    """The evidence turns of a conversation's questions, each a short memory of its own."""
+    conversation = _conversation(conversation_id)
+    turns = {t["dia_id"]: f"{t['speaker']}: {t['text']}" for key, session in conversation["conversation"].items()
+             if key.startswith("session_") and isinstance(session, list) for t in session}
+    corpus = Corpus(f"locomo {conversation_id} turns", True)
+    index_of: dict[str, int] = {}
+    for question, answer, evidence in _questions(conversation):
+        needed = content_words(answer)
+        turn = next((e for e in evidence if e in turns and needed and needed <= content_words(turns[e])), None)
+        if turn is None:
+            continue
+        if turn not in index_of:
+            index_of[turn] = len(corpus.memories)
+            corpus.memories.append(turns[turn])
+        corpus.probes.append(Probe(index_of[turn], question, answer, "answer"))
     return corpus
 
 
@@ -101,17 +137,25 @@ def dev_notes() -> Corpus:
     return corpus
 
 
-def heldout_notes() -> Corpus:
-    corpus = Corpus("held-out notes", False)
-    for note in json.loads(HELDOUT_NOTES.read_text())["notes"]:
-        corpus.probes += [Probe(len(corpus.memories), qa["q"], qa["a"], "answer") for qa in note["qa"]]
-        corpus.memories.append(note["text"])
+def _with_questions(name: str, tuned: bool, items: list[dict]) -> Corpus:
+    corpus = Corpus(name, tuned)
+    for item in items:
+        corpus.probes += [Probe(len(corpus.memories), qa["q"], qa["a"], "answer") for qa in item["qa"]]
+        corpus.memories.append(item["text"])
     return corpus
 
 
 def all_corpora(which: str = "all") -> list[Corpus]:
     """which: all | tuning (the corpora one may look at while changing the method) | judged."""
-    corpora = [locomo(TUNING_CONVERSATION), dev_notes(), locomo("conv-26"), heldout_notes()]
+    fresh = json.loads(FRESH.read_text())
+    corpora = [
+        *(locomo(c) for c in CONVERSATIONS),
+        *(locomo_turns(c) for c in CONVERSATIONS),
+        dev_notes(),
+        _with_questions("old held-out notes", True, json.loads(HELDOUT_NOTES.read_text())["notes"]),
+        _with_questions("fresh notes", False, fresh["notes"]),
+        _with_questions("fresh turns", False, fresh["turns"]),
+    ]
     if which == "all":
         return corpora
     return [c for c in corpora if c.tuned == (which == "tuning")]

@@ -1,7 +1,8 @@
 """The reader test: can a reading model answer from the compressed form as well as from the raw one?
 
-`prepare` compresses every document of the judged-only corpora (bench/corpora.py: the held-out notes
-and LoCoMo conv-26, never tuned on) exactly as `mem add` would, with the real default model, and
+`prepare` compresses every document of the judged-only corpora (bench/corpora.py: the fresh notes and
+chat turns, never tuned on) exactly as `mem add` would (pass --min-chars 0 to compress the short turns
+too, as a lower `compress_min_chars` would), with the real default model, and
 writes into OUT (outside git):
   raw.md, compressed.md   one packet per form: the same documents, the same numbered questions, no
                           answers and no word of which form it is; one reader gets one packet
@@ -12,10 +13,10 @@ writes into OUT (outside git):
 `score GRADES` reads the grader's CSV (question,A,B with 1 or 0) and prints each form's accuracy,
 per corpus and overall.
 
-Questions: the first --per-note questions of every held-out note (written with the note, before any
-tuning) and every LoCoMo conv-26 question whose answer its evidence session's summary holds.
+Questions: the first --per-note questions of every judged document (written with it, before any
+tuning).
 
-    PYTHONPATH=. python bench/reader_test.py prepare [--out /tmp/reader] [--per-note 2]
+    PYTHONPATH=. python bench/reader_test.py prepare [--out /tmp/reader] [--per-note 2] [--min-chars 400]
     PYTHONPATH=. python bench/reader_test.py score /tmp/reader/grades.csv [--out /tmp/reader]
 """
 
@@ -71,13 +72,12 @@ def questions(per_note: int):
         for probe in corpus.probes:
             if probe.question:
                 asked.setdefault(probe.memory, []).append((probe.question, probe.answer))
-        limit = per_note if corpus.name == "held-out notes" else None
         for index in sorted(asked):
-            documents.append((corpus.name, corpus.memories[index], asked[index][:limit]))
+            documents.append((corpus.name, corpus.memories[index], asked[index][:per_note]))
     return documents
 
 
-def prepare(out: Path, per_note: int, model: str) -> int:
+def prepare(out: Path, per_note: int, model: str, min_chars: int) -> int:
     from memcli.providers.llama import LlamaOps, get_lm
 
     ops = LlamaOps(get_lm(model))
@@ -85,7 +85,7 @@ def prepare(out: Path, per_note: int, model: str) -> int:
     forms = {"raw": [], "compressed": []}
     raw_tokens = tokens = stored_compressed = 0
     for _, raw, _ in documents:
-        result = compress(raw, model=model, lm=ops)  # mem add's defaults: ratio, min_chars, timeout
+        result = compress(raw, model=model, lm=ops, min_chars=min_chars)  # mem add's ratio and timeout
         forms["raw"].append(raw)
         forms["compressed"].append(result.text if result.text is not None else raw)
         stored_compressed += result.text is not None
@@ -137,10 +137,11 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/reader"))
     parser.add_argument("--per-note", type=int, default=2)
     parser.add_argument("--model", default="smollm2-135m-instruct-q4_1")
+    parser.add_argument("--min-chars", type=int, default=400, help="compress_min_chars (mem's default: 400)")
     args = parser.parse_args()
     if args.action == "score":
         return score(args.grades, args.out)
-    return prepare(args.out, args.per_note, args.model)
+    return prepare(args.out, args.per_note, args.model, args.min_chars)
 
 
 if __name__ == "__main__":

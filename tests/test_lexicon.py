@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memcli.compress.lexicon import is_verb, names_a_thing
+from memcli.compress.lexicon import is_modifier, is_verb, names_a_thing
 
 
 @pytest.mark.parametrize("word", ["walks", "tried", "stopped", "making", "running", "went", "encouraged"])
@@ -35,6 +35,18 @@ def test_evaluative_words_and_nouns_made_from_common_verbs_are_droppable(word):
     assert not names_a_thing(word, in_noun_phrase=True, first_in_run=True)
 
 
-@pytest.mark.parametrize("word", ["migration", "regression", "finance", "business", "family", "apartment"])
+@pytest.mark.parametrize("word", ["migration", "regression", "finance", "business", "family", "apartment",
+                                  "payment", "connection", "development", "performance"])
 def test_technical_and_concrete_nouns_with_an_abstract_suffix_stay(word):
     assert names_a_thing(word, in_noun_phrase=True, first_in_run=True)
+
+
+@pytest.mark.parametrize("word", ["new", "current", "upcoming", "real"])
+def test_adjectives_that_tell_a_thing_apart_are_kept_in_a_noun_phrase(word):
+    assert names_a_thing(word, in_noun_phrase=True, first_in_run=True)  # "the new laptop", "the real fix"
+
+
+@pytest.mark.parametrize("word", ["usually", "weekly", "mostly", "probably", "permanently"])
+def test_adverbs_of_how_often_how_much_how_sure_are_no_modifiers(word):
+    assert not is_modifier(word)
+    assert is_modifier("slowly") and is_modifier("enthusiastically")

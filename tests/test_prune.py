@@ -163,3 +163,20 @@ def test_verbs_and_evaluative_words_go_before_nouns_even_when_more_surprising():
     kept = set(re.findall(r"\w+", result.lower()))
     assert {"boutique", "downtown", "anniversary", "fashion", "shows", "scarves"} <= kept
     assert not kept & {"enthusiastically", "wonderful", "explained"}
+
+
+REASONS = (
+    "We buy the train tickets at the station, not online, because the website charges a booking fee. "
+    "The team usually deploys weekly and mostly on Tuesdays; it probably moves to Thursdays, which "
+    "pleased everyone enormously."
+)
+
+
+@pytest.mark.parametrize("ratio", [0.6, 0.4])
+def test_a_reason_and_the_adverbs_that_qualify_a_fact_survive(ratio):
+    result = prune(REASONS, FakeModel(), ratio=ratio)
+    kept = set(re.findall(r"\w+", result.lower()))
+    assert {"because", "website", "charges", "booking", "fee"} <= kept, result
+    assert {"usually", "weekly", "mostly", "probably"} <= kept, result
+    if ratio < 0.5:
+        assert "enormously" not in kept, result

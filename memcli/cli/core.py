@@ -37,8 +37,8 @@ def tag_option(help: str):
 def filter_options(func):
     """The filters that `ls`, `search`, `context` and `export` share."""
     func = click.option("--source", metavar="PATH|GLOB",
-                        help="Only memories from this file (its chunks too), folder or glob; a path is read from "
-                             "here, as sources are written relative to the project.")(func)
+                        help="Only memories from this file (and its chunks), folder or glob, given from the "
+                             "current folder (sources are written relative to the project).")(func)
     func = click.option("--until", metavar="WHEN", help="Created at or before WHEN (same forms as --since).")(func)
     func = click.option("--since", metavar="WHEN",
                         help="Created at or after WHEN: 2026-11-29, 30m (m is minutes), 12h, 3d, 2w, 1mo, 1y, "

@@ -14,6 +14,8 @@ few tokens, a dropped answer costs the memory.
 
 from __future__ import annotations
 
+from memcli.compress.wordlists import QUALIFIERS
+
 # Base forms of common English verbs; inflected forms are found by `_bases`.
 VERBS = frozenset(
     """
@@ -54,16 +56,30 @@ IRREGULAR_PAST = {
     "thought": "think", "understood": "understand", "won": "win", "wrote": "write", "written": "write",
     "overcame": "overcome",
 }
+# Verbs that frame an event rather than state it: saying, thinking, feeling, wanting, and the aspect
+# or attempt around another verb ("planned to start", "tried to fix", "seems to work"). Among the
+# verbs they go first; the verb of the event itself ("lost his job", "adopted a puppy") goes last.
+LIGHT_VERBS = frozenset(
+    """
+    be become seem appear feel think believe know hope wish want plan aim intend try start begin
+    continue keep tend manage decide consider realise realize remember recall mention share express
+    discuss talk say tell explain describe note reflect emphasise emphasize highlight praise encourage
+    inspire motivate admire appreciate thank reassure affirm commend urge get
+    """.split()
+)
+LINKING_VERBS = frozenset("feel seem look sound become get stay remain appear".split())
 # Verbs after which an -ing word names an activity: "enjoys painting", "took up running".
 ACTIVITY_VERBS = frozenset("enjoy love like hate prefer try start begin quit practise practice go take miss".split())
 
 # Evaluative and general adjectives: what a summary says about a thing, rarely what is asked.
+# Adjectives that tell one thing from another of its kind ("the new model", "the current plan",
+# "the real fix") are not here: they are content like any other word.
 ADJECTIVES = frozenset(
     """
     good great nice amazing awesome wonderful fantastic incredible lovely beautiful perfect
     happy glad excited exciting proud grateful thankful positive negative tough hard difficult
-    easy important interesting new recent upcoming current special unique various different
-    similar real true whole entire strong successful supportive inspiring inspired motivated
+    easy important interesting special unique various different
+    similar true whole entire strong successful supportive inspiring inspired motivated
     determined passionate eager enthusiastic meaningful significant valuable helpful useful
     personal mutual fun ready able sure certain keen fond lucky hopeful confident
     challenging rewarding stressful overwhelming encouraging uplifting heartwarming fulfilling
@@ -72,8 +88,17 @@ ADJECTIVES = frozenset(
 # Nouns that end in -ly and name things.
 _LY_NOUNS = frozenset("family jelly belly lily supply reply assembly butterfly holly rally ally italy".split())
 _ED_NOUNS = frozenset("bed shed seed speed feed weed reed breed sled hundred".split())
-# Abstract nouns made from a verb or adjective of the lists above: "encouragement", "appreciation",
-# "happiness", "importance". A technical noun with the same suffix ("migration", "finance") stays.
+# Verbs of feeling, judging and voicing an attitude: the nouns made from them name a state of mind
+# ("appreciation", "determination", "encouragement"), not a thing anyone asks about.
+ATTITUDE_VERBS = frozenset(
+    """
+    admire affirm appreciate commend determine encourage excite express inspire motivate praise
+    reassure thank urge
+    """.split()
+)
+# Abstract nouns made from an attitude verb or an evaluative adjective: "encouragement",
+# "appreciation", "happiness", "importance". A noun made from another verb names a thing or an event
+# ("payment", "connection", "migration") and stays like other nouns.
 _NOMINAL_SUFFIXES = (("ation", ("e", "ate", "")), ("ition", ("e", "")), ("ion", ("e", "")), ("ment", ("",)),
                      ("ness", ("",)), ("ity", ("e", "")), ("ance", ("ant", "")), ("ence", ("ent", "")))
 
@@ -97,14 +122,25 @@ def is_verb(word: str) -> bool:
     return bool(_bases(word) & VERBS)
 
 
+def is_linking_verb(word: str) -> bool:
+    """A verb that links its subject to what is said of it: "feels proud", "looks amazing"."""
+    return bool(_bases(word) & LINKING_VERBS)
+
+
+def is_light_verb(word: str) -> bool:
+    return bool(_bases(word) & LIGHT_VERBS)
+
+
 def is_participle(word: str) -> bool:
     return (word.endswith("ing") and len(word) > 5) or (word.endswith("ed") and len(word) > 4
                                                          and word not in _ED_NOUNS)
 
 
 def is_modifier(word: str) -> bool:
-    """An evaluative adjective, an -ly adverb or an abstract noun: droppable wherever it stands."""
-    if word in ADJECTIVES or (word.endswith("ly") and len(word) > 4 and word not in _LY_NOUNS):
+    """An evaluative adjective, an -ly adverb of manner or an abstract noun: droppable wherever it
+    stands. The adverbs that say how often, how much or how sure (QUALIFIERS) are not modifiers."""
+    if word in ADJECTIVES or (word.endswith("ly") and len(word) > 4 and word not in _LY_NOUNS
+                              and word not in QUALIFIERS):
         return True
     return _nominalised(word)
 
@@ -114,7 +150,7 @@ def _nominalised(word: str) -> bool:
         if word.endswith(suffix) and len(word) > len(suffix) + 2:
             stem = word[: -len(suffix)]
             stems = {stem, stem[:-1] + "y" if stem.endswith("i") else stem}
-            if any(s + e in VERBS or s + e in ADJECTIVES for s in stems for e in endings):
+            if any(s + e in ATTITUDE_VERBS or s + e in ADJECTIVES for s in stems for e in endings):
                 return True
     return False
 

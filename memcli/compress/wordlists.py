@@ -60,6 +60,19 @@ QUANTIFIERS = frozenset(
     """.split()
 )
 
+# Adverbs that qualify a fact rather than colour it: how often, how much of it, how sure, how long
+# ("usually", "weekly", "mostly", "probably", "permanently"). Dropping one changes what is claimed,
+# unlike a manner adverb ("slowly", "happily").
+QUALIFIERS = frozenset(
+    """
+    always usually often sometimes rarely seldom occasionally frequently regularly normally generally
+    typically hourly daily nightly weekly fortnightly monthly yearly annually quarterly
+    mostly mainly largely partly fully completely entirely hardly barely exactly especially
+    particularly primarily solely probably possibly likely maybe perhaps permanently
+    temporarily early late soon
+    """.split()
+)
+
 # Determiners, possessives and prepositions: the content words after one form a noun phrase.
 NOUN_PHRASE_OPENERS = frozenset(
     """
@@ -77,6 +90,9 @@ RELATION_LINKS = frozenset(
     despite otherwise
     """.split()
 )
+
+# The links among those that introduce a reason: the clause after one answers a "why".
+CAUSAL_LINKS = frozenset("because since so therefore thus hence".split())
 
 # Sentence adverbs and connectives: at the start of a sentence they are capitalised but no name.
 CONNECTIVES = frozenset(
