@@ -184,7 +184,7 @@ def main() -> int:
     for corpus in corpora:
         lengths = [len(m) for m in corpus.memories]
         kinds = {k: sum(p.kind == k for p in corpus.probes) for k in ("answer", "fact")}
-        print(f"\n{corpus.name} ({'tuned on' if corpus.tuned else 'judged only, not tuned on'}): "
+        print(f"\n{corpus.name} ({'development' if corpus.tuned else 'judged only, not tuned on'}): "
               f"{len(corpus.memories)} memories, {min(lengths)}-{max(lengths)} chars, "
               f"{sum(count(m) for m in corpus.memories) / len(corpus.memories):.0f} tokens on average; "
               f"{kinds['answer']} answers, {kinds['fact']} facts")

@@ -17,6 +17,7 @@ Questions: the first --per-note questions of every judged document (written with
 tuning).
 
     PYTHONPATH=. python bench/reader_test.py prepare [--out /tmp/reader] [--per-note 2] [--min-chars 400]
+        [--scores FILE]
     PYTHONPATH=. python bench/reader_test.py score /tmp/reader/grades.csv [--out /tmp/reader]
 """
 
@@ -77,15 +78,18 @@ def questions(per_note: int):
     return documents
 
 
-def prepare(out: Path, per_note: int, model: str, min_chars: int) -> int:
+def prepare(out: Path, per_note: int, model: str, min_chars: int, scores: str | None) -> int:
+    from compression import SharedScores
+
     from memcli.providers.llama import LlamaOps, get_lm
 
     ops = LlamaOps(get_lm(model))
+    lm = SharedScores(ops, scores) if scores else ops
     documents = questions(per_note)
     forms = {"raw": [], "compressed": []}
     raw_tokens = tokens = stored_compressed = 0
     for _, raw, _ in documents:
-        result = compress(raw, model=model, lm=ops, min_chars=min_chars)  # mem add's ratio and timeout
+        result = compress(raw, model=model, lm=lm, min_chars=min_chars)  # mem add's ratio and timeout
         forms["raw"].append(raw)
         forms["compressed"].append(result.text if result.text is not None else raw)
         stored_compressed += result.text is not None
@@ -138,10 +142,11 @@ def main() -> int:
     parser.add_argument("--per-note", type=int, default=2)
     parser.add_argument("--model", default="smollm2-135m-instruct-q4_1")
     parser.add_argument("--min-chars", type=int, default=400, help="compress_min_chars (mem's default: 400)")
+    parser.add_argument("--scores", help="reuse the surprisals bench/compression.py --scores kept in this file")
     args = parser.parse_args()
     if args.action == "score":
         return score(args.grades, args.out)
-    return prepare(args.out, args.per_note, args.model, args.min_chars)
+    return prepare(args.out, args.per_note, args.model, args.min_chars, args.scores)
 
 
 if __name__ == "__main__":

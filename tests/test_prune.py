@@ -180,3 +180,9 @@ def test_a_reason_and_the_adverbs_that_qualify_a_fact_survive(ratio):
     assert {"usually", "weekly", "mostly", "probably"} <= kept, result
     if ratio < 0.5:
         assert "enormously" not in kept, result
+
+
+def test_a_possessive_after_a_protected_span_stays_whole():
+    result = prune("This month's piece is a slow arrangement of a Spanish folk song for the guitar.", FakeModel(),
+                   ratio=0.4)
+    assert "month's piece" in result, result

@@ -66,7 +66,8 @@ def rank_combined(units: Sequence[Unit]) -> list:
     for i, unit in enumerate(units):
         if unit.kind == "punct" and unit.text == "," and not _before_number(units, i):
             ranks[i] = (_TIER_COMMA, unit.surprisal)
-        if unit.kind != "word" or i in kept or unit.lower in _QUANTIFIERS or _links_spans(units, i):
+        if (unit.kind != "word" or i in kept or unit.lower in _QUANTIFIERS or _links_spans(units, i)
+                or _clitic(units, i)):
             continue
         if unit.lower in FUNCTION_WORDS:
             ranks[i] = (_TIER_FUNCTION, unit.surprisal)
@@ -79,6 +80,11 @@ def rank_combined(units: Sequence[Unit]) -> list:
             ranks[i] = (_TIER_CONTENT, not is_light_verb(unit.lower), score[i])
     _keep_most_informative_content(units, ranks)
     return ranks
+
+
+def _clitic(units: Sequence[Unit], index: int) -> bool:
+    """The 's of "this month's": the tail of a word the span patterns took without it."""
+    return index > 0 and units[index - 1].kind == "punct" and units[index - 1].text in ("'", "’")
 
 
 def _predicate(units: Sequence[Unit], index: int) -> bool:
