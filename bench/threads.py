@@ -9,7 +9,9 @@ of 1,000 and 2,000 tokens, it prints the tokens of `mem thread context` against 
 the share of the conversation's questions (categories 1-4) whose answer's content words all appear in
 that context; the same share for the baseline, the newest turns that fit the same budget, counted the
 same way (content + 4 tokens a message, SmolLM2's tokenizer). Also seconds per `append` (p50, p90)
-and per summary (foreground `mem thread summarize --force` on copies of the thread).
+against `mem --version` and `mem ls` (the floor of any command, and of one that opens the store) timed
+between the appends (every 10th), under the same load, and seconds per
+summary (foreground `mem thread summarize --force` on copies of the thread).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import argparse
 import fcntl
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -34,6 +37,7 @@ from retrieval import DEFAULT_DATA, session_time  # noqa: E402
 BUDGETS = (1000, 2000)
 OVERHEAD = 4  # memcli.threads.context.MESSAGE_OVERHEAD
 FOLD_WAIT_S = 600
+FLOOR_EVERY = 10  # appends between two timings of `mem --version` and `mem ls`
 
 
 def mem(*args, store: Path, input: str | None = None) -> subprocess.CompletedProcess:
@@ -97,6 +101,7 @@ def main() -> int:
     print(f"load average at start: {os.getloadavg()[0]:.2f} (2 cores)")
     append_s: list[float] = []
     summary_s: list[float] = []
+    floors: dict[str, list[float]] = {"--version": [], "ls": []}  # any command; a command that opens the store
     for conversation in json.loads(args.data.read_text()):
         if args.only and conversation.get("sample_id") != args.only:
             continue
@@ -107,10 +112,15 @@ def main() -> int:
         mem("init", str(store), store=store)
         thread_id = mem("thread", "new", "--title", conversation.get("sample_id", "conversation"),
                         store=store).stdout.strip()
-        for turn in turns:
+        for number, turn in enumerate(turns):
             started = time.perf_counter()
             mem("thread", "append", thread_id, "--jsonl", store=store, input=json.dumps(turn) + "\n")
             append_s.append(time.perf_counter() - started)
+            if number % FLOOR_EVERY == 0:  # the floors beside the appends, under the same load
+                for floor, command in (("--version", ["--version"]), ("ls", ["--dir", str(store), "ls"])):
+                    started = time.perf_counter()
+                    subprocess.run([sys.executable, "-m", "memcli", *command], capture_output=True, check=True)
+                    floors[floor].append(time.perf_counter() - started)
         wait_for_folds(store, thread_id)
         full = sum(count(t["content"]) + OVERHEAD for t in turns)
         folds = json.loads(mem("thread", "ls", "--json", store=store).stdout)[0]["folded"]
@@ -142,16 +152,14 @@ def main() -> int:
             started = time.perf_counter()
             mem("thread", "summarize", thread_id, "--force", store=copy)
             summary_s.append(time.perf_counter() - started)
-    baseline = []
-    for _ in range(15):
-        started = time.perf_counter()
-        mem("--version", store=store)
-        baseline.append(time.perf_counter() - started)
+            shutil.rmtree(copy)
+        shutil.rmtree(store)
     append_sorted = sorted(append_s)
-    p50, floor = statistics.median(append_s), statistics.median(baseline)
+    p50 = statistics.median(append_s)
     print(f"\nappend: p50 {p50 * 1000:.0f} ms, p90 {append_sorted[int(0.9 * (len(append_sorted) - 1))] * 1000:.0f} ms "
-          f"over {len(append_s)} appends (each a whole `mem` process); `mem --version` in the same run "
-          f"{floor * 1000:.0f} ms: {p50 / floor:.2f}x")
+          f"over {len(append_s)} appends (each a whole `mem` process); between them (medians of "
+          f"{len(floors['ls'])}): " + ", ".join(f"`mem {name}` {statistics.median(times) * 1000:.0f} ms "
+                                                f"({p50 / statistics.median(times):.2f}x)" for name, times in floors.items()))
     print(f"summary (a whole `mem thread summarize --force` process, models loaded): median "
           f"{statistics.median(summary_s):.2f} s over {len(summary_s)}")
     print(f"load average at end: {os.getloadavg()[0]:.2f}")

@@ -25,7 +25,8 @@ def with_provider(base: Providers, settings, index_dir: Path) -> Providers:
     from memcli.compress.remote import RemoteCompressor
 
     compressor = RemoteCompressor(settings.provider, index_dir, base, settings.compress_model)
-    return dataclasses.replace(base, compressor=compressor, remote=compressor.name, status=compressor.status)
+    return dataclasses.replace(base, compressor=compressor, remote=compressor.name, status=compressor.status,
+                               writer=compressor.write if settings.provider.send_to_remote else None)
 
 
 def _compress(raw: str, **options):

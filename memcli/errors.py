@@ -29,8 +29,8 @@ class NotFound(MemError):
 
 
 class AmbiguousId(MemError):
-    """An id prefix matches more than one memory; nothing is done on a guess. `candidates` holds one
-    line per match (id, date, the start of its text) so the user can pick."""
+    """A short id or id prefix matches more than one memory; nothing is done on a guess. `candidates`
+    holds one line per match (id, date, the start of its text) so the user can pick."""
 
     exit_code = 4
 
@@ -39,8 +39,8 @@ class AmbiguousId(MemError):
         self.matches = matches
         lines = candidates or matches
         shown = "".join(f"\n  {line}" for line in lines[:10]) + ("\n  ..." if len(matches) > 10 else "")
-        super().__init__(f"id prefix {prefix!r} is ambiguous: it matches {len(matches)} memories; "
-                         f"type more of the id{shown}")
+        super().__init__(f"id {prefix!r} is ambiguous: it matches {len(matches)} memories; "
+                         f"give more of the id{shown}")
 
 
 class StoreError(MemError):

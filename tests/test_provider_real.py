@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import add, ok
+from helpers import add, jsonl, ok
 from llama_server import serve
 from provider_helpers import NOTE, stored, use_server
 
@@ -76,3 +76,18 @@ def test_a_constraint_the_server_cannot_take_leaves_the_job_pending_with_its_ans
     assert "json_object" in info["reason"]
     status = json.loads(ok("status", "--json").stdout)
     assert status["pending"] == 1 and "json_object" in status["last_error"]["reason"]
+
+
+def test_a_thread_summary_from_the_server_invents_nothing(llama_server, real_models):
+    from test_threads import chat, new_thread, replay
+
+    use_server(llama_server, {**SLOW_MACHINE, "thread_summarize_every": 50}, name="llamacpp", model="smollm2",
+               timeout_seconds=300, max_retries=0)
+    thread_id = new_thread()
+    replay(thread_id, chat(11))  # not due with 50: folded below, in the foreground
+    assert "folded messages 1-10" in ok("thread", "summarize", thread_id, "--force").stderr
+    status = json.loads(ok("status", "--json").stdout)
+    assert status["requests_last_minute"] == 1 and status["last_error"] is None  # the server wrote one
+    summary = next(row["summary"] for row in jsonl(ok("thread", "show", thread_id, "--jsonl").stdout) if "summary" in row)
+    turns = "\n".join(f"{m.get('name', m['role'])}: {m['content']}" for m in chat(10))
+    assert not guard.invented_facts(turns, summary.split("\n", 1)[1])  # the server's, or the extractive one

@@ -149,7 +149,7 @@ def show(env: Env, thread_id, every, fmt) -> None:
 
     def human(row: dict) -> str:
         if "summary" in row:
-            return f"[{row['first']}-{row['last']} summary] {row['summary']}"
+            return f"[{row['first']}-{row['last']} summary] {' '.join(row['summary'].split())}"
         speaker = row["role"] + (f" ({row['name']})" if row.get("name") else "")
         return f"[{row['seq']}] {speaker}: {row['content']}"
 
@@ -184,7 +184,8 @@ def context(env: Env, thread_id, budget, as_json) -> None:
             speaker = message["role"] + (f" ({message['name']})" if message.get("name") else "")
             click.echo(f"{speaker}: {message['content']}")
     left = built.left_out_turns + built.left_out_summaries
-    click.echo(f"mem: {built.tokens} of {budget} tokens: {built.summaries} summaries, {built.turns} turns"
+    shortened = f" ({built.shortened} shortened)" if built.shortened else ""
+    click.echo(f"mem: {built.tokens} of {budget} tokens: {built.summaries} summaries{shortened}, {built.turns} turns"
                + (f"; {left} older items did not fit" if left else ""), err=True)
 
 

@@ -155,5 +155,14 @@ class RemoteCompressor:
         return facts_line(reply)
 
 
+    def write(self, system: str, user: str, *, max_tokens: int, timeout_s: float) -> str:
+        """Free text from the server's model (a thread's summary): one request, retried by the caller's
+        rules; the caller has passed `user` through the egress gate and checks the reply itself."""
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        client = self.client()
+        return self.caller.call(lambda timeout: client.complete(messages, max_tokens=max_tokens, extra={}, timeout=timeout),
+                                Deadline(timeout_s)).strip()
+
+
 def _short(reason: str, limit: int = 200) -> str:
     return reason if len(reason) <= limit else reason[: limit - 3] + "..."

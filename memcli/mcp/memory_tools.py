@@ -1,22 +1,27 @@
 """The memory tools: write, search, list, get, delete, context.
 
-Each result is read by a model, so it is written for one: the text block holds one line per memory,
-each day once, then one line per memory: its short id and content (the compressed form unless `raw`),
-the shape memory_context packs (memcli.context.block); the structured result (for programs) follows the read contract of the README
-and says what the read cost in tokens against the raw texts (`tokens`, `raw_tokens`).
+Each result is read by a model, so it is written for one: the text block says each day once, then
+one line per memory, its short id and content (the compressed form unless `raw`), the shape
+memory_context packs (memcli.context.block); the structured result (for programs) follows the read
+contract of the README and says what the read cost in tokens against the raw texts (`tokens`,
+`raw_tokens`).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import functools
+import inspect
+from typing import Annotated, Callable, Literal
 
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
 from memcli.api import Compressing
 from memcli.context import DEFAULT_BUDGET, block
+from memcli.errors import MemError
 from memcli.index.filters import Filters
 from memcli.mcp.toolbox import Toolbox, client_name, reply
 from memcli.mcp.version_tools import Versioned, written_reply
@@ -39,6 +44,28 @@ IncludeRaw = Annotated[bool, Field(description="Also give the raw prose as `cont
 MemoryId = Annotated[str, Field(description="A memory id as results show it (or the full id).")]
 AllVersions = Annotated[bool, Field(description="Also earlier versions that memory_update replaced (each says "
                                                 "`superseded_by`).")]
+
+
+FILTERS = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
+           for name, kind, default in (("tags", TagFilter, None), ("since", Since, None), ("until", Until, None),
+                                       ("source", Source, None), ("all_versions", AllVersions, False))]
+
+
+def filtered(tool: Callable) -> Callable:
+    """The filter arguments of every reading tool (tags, since, until, source, all_versions), declared
+    once: they join the tool's own arguments, and the tool gets them parsed, as `filters`."""
+    own = [param for param in inspect.signature(tool, eval_str=True).parameters.values() if param.name != "filters"]
+
+    @functools.wraps(tool)
+    async def with_filters(*, tags=None, since=None, until=None, source=None, all_versions=False, **arguments):
+        try:
+            filters = Filters.parse(normalise_tags(tags), since, until, source, all_versions)
+        except MemError as exc:
+            raise ToolError(str(exc)) from None
+        return await tool(filters=filters, **arguments)
+
+    with_filters.__signature__ = inspect.Signature(own + FILTERS, return_annotation=CallToolResult)
+    return with_filters
 
 
 class MemoryOut(TypedDict):
@@ -123,24 +150,20 @@ def register(box: Toolbox) -> None:
         return written_reply(written)
 
     @box.tool(Found, read_only=True)
+    @filtered
     async def memory_search(
         query: Annotated[str, Field(description="What to look for, in words.")],
+        filters: Filters,
         limit: Annotated[int, Field(ge=1, le=100, description="How many results at most.")] = 10,
         mode: Mode = "hybrid",
-        tags: TagFilter = None,
-        since: Since = None,
-        until: Until = None,
-        source: Source = None,
         min_score: MinScore = None,
         raw: Raw = False,
         include_raw: IncludeRaw = False,
-        all_versions: AllVersions = False,
     ) -> CallToolResult:
         """Find memories by words and meaning, best first: each day once, then `ID content` per memory.
         Use it to look something up; use memory_context instead to fill a prompt within a token
         budget. Nothing comes back when nothing matches well (min_score: 0 shows the best anyway)."""
         def search(mem):
-            filters = Filters.parse(normalise_tags(tags), since, until, source, all_versions)
             hits = mem.search(query, k=limit, mode=mode, filters=filters, min_score=min_score)
             return listing(mem, [hit.memory for hit in hits], raw=raw, include_raw=include_raw,
                            scores=[hit.score for hit in hits],
@@ -149,21 +172,17 @@ def register(box: Toolbox) -> None:
         return reply(*await box.run(search))
 
     @box.tool(Found, read_only=True)
+    @filtered
     async def memory_list(
+        filters: Filters,
         limit: Annotated[int, Field(ge=1, le=1000, description="How many memories at most.")] = 20,
         offset: Annotated[int, Field(ge=0, description="Skip this many (from next_offset of the previous page).")] = 0,
-        tags: TagFilter = None,
-        since: Since = None,
-        until: Until = None,
-        source: Source = None,
         raw: Raw = False,
         include_raw: IncludeRaw = False,
-        all_versions: AllVersions = False,
     ) -> CallToolResult:
         """The newest memories first: each day once, then `ID content` per memory. When more follow, the
         result says `next_offset`; pass it as offset for the next page."""
         def page(mem):
-            filters = Filters.parse(normalise_tags(tags), since, until, source, all_versions)
             memories = list(mem.list(filters, limit + 1, offset=offset))
             structured, text = listing(mem, memories[:limit], raw=raw, include_raw=include_raw,
                                        empty="No memories.")
@@ -201,26 +220,22 @@ def register(box: Toolbox) -> None:
         return reply({"deleted": deleted}, f"Deleted {', '.join(deleted)}.")
 
     @box.tool(Packed, read_only=True)
+    @filtered
     async def memory_context(
         query: Annotated[str, Field(description="What the memories should be about.")],
+        filters: Filters,
         budget: Annotated[int, Field(ge=1, description="The most tokens the block may take.")] = DEFAULT_BUDGET,
         limit: Annotated[int, Field(ge=1, le=100, description="How many search results to consider.")] = 20,
         mode: Mode = "hybrid",
-        tags: TagFilter = None,
-        since: Since = None,
-        until: Until = None,
-        source: Source = None,
         min_score: MinScore = None,
         raw: Raw = False,
         ids: Annotated[bool, Field(description="Put each memory's id before it, to act on it with memory_get, "
                                                "memory_update or memory_delete.")] = False,
-        all_versions: AllVersions = False,
     ) -> CallToolResult:
         """The memories that best answer the query, packed into at most `budget` tokens, ready to use
         as context: each day once, then one memory per line, best first (no ids unless `ids`). Says
         how many results did not fit. Use it to fill a prompt; use memory_search to look around."""
         def context(mem):
-            filters = Filters.parse(normalise_tags(tags), since, until, source, all_versions)
             packed = mem.context(query, budget, raw=raw, ids=ids, k=limit, mode=mode, filters=filters,
                                  min_score=min_score)
             structured = packed.to_contract()

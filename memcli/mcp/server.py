@@ -45,21 +45,24 @@ When a fact changed, memory_update replaces the memory that says the old one."""
 class Worker:
     """Runs library calls one at a time on a dedicated thread, each after a fresh look at the files.
 
-    Between calls, background jobs (memcli.worker: pending compression) run once the server has been
+    Between calls, background jobs (memcli.worker: pending compression, due thread folds) run once the server has been
     idle for `idle_seconds`: their library steps go through this same thread, their slow part (a
     request to a compression server, a local model) runs beside it, so a tool call is not held up."""
 
     def __init__(self, mem: Mem):
+        from memcli.threads.summarize import DueFolds
         from memcli.worker import IdleWorker
 
         self.mem = mem
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem")
         self.idle = IdleWorker(mem.settings.provider.idle_seconds)
+        self.folds = DueFolds(mem, self.run_now)  # thread_append notes the threads with a fold due
 
     def start_background(self) -> None:
         from memcli.worker import PendingCompression
 
         self.idle.add_source(PendingCompression(self.mem, self.run_now, self.idle.idle_seconds))
+        self.idle.add_source(self.folds)
         self.idle.start()
 
     def run_now(self, work: Callable[[], Any]) -> Any:

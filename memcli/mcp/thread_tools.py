@@ -1,24 +1,19 @@
 """The thread tools: append to a conversation, get it back as a chat-API message list, list threads.
 
 thread_append answers as soon as the messages are on disk; folding old turns into summaries (what
-`mem thread append` does in a detached process) runs afterwards on the server's library thread.
+`mem thread append` does in a detached process) is left to the server's idle worker (memcli.worker).
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from typing import Annotated, Literal
 
 from mcp_types import CallToolResult
 from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
-from memcli.errors import describe
 from memcli.mcp.toolbox import Toolbox, reply
 from memcli.threads.context import DEFAULT_BUDGET
-
-log = logging.getLogger("memcli")
 
 ThreadId = Annotated[str, Field(description="A thread id (from thread_list or the first thread_append), or any "
                                             "unique prefix of one.")]
@@ -84,7 +79,7 @@ def register(box: Toolbox) -> None:
 
         thread_id, stored, redacted, fold = await box.run(append)
         if fold:
-            asyncio.ensure_future(_fold_later(box, thread_id))
+            box.run.folds.note(thread_id)
         structured = {"thread": thread_id, "ids": [m.id for m in stored]}
         if redacted:
             structured["redacted"] = redacted
@@ -125,13 +120,3 @@ def register(box: Toolbox) -> None:
         rows = [info.to_dict() for info in found]
         lines = [f"{r['id']} {r['messages']} messages ({r['folded']} folded) {r.get('title', '')}".rstrip() for r in rows]
         return reply({"threads": rows}, "\n".join(lines) or "No threads yet.")
-
-
-async def _fold_later(box: Toolbox, thread_id: str) -> None:
-    """Fold after the reply has gone; a failure leaves the turns as they are."""
-    from memcli.threads.summarize import summarize
-
-    try:
-        await box.run(lambda mem: summarize(mem, thread_id))
-    except Exception as exc:  # noqa: BLE001 - background work must not disturb the session
-        log.warning("could not summarise thread %s yet: %s", thread_id, describe(exc))

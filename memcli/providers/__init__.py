@@ -24,3 +24,6 @@ class Providers:
     # ("ollama:qwen2.5:1.5b"), and every text passes the egress gate (memcli.privacy.egress) first.
     remote: str | None = None
     status: Callable[[], dict] | None = None  # the worker's state for `mem status` (circuit, requests)
+    # Free text from the provider's chat model, writer(system, user, max_tokens=, timeout_s=) (a thread's
+    # summary); None when nothing may leave the machine or no provider is configured.
+    writer: Callable[..., str] | None = None

@@ -4,9 +4,15 @@ The default 135M model writes unreliable prose, so a summary is made of the thre
 each sentence is embedded (MiniLM); sentences are picked by maximal marginal relevance against the
 centroid of the folded turns, with a bonus for sentences holding protected spans (names, numbers,
 dates, quotes, negations) or cue words of decisions and preferences; the picked sentences keep their
-order and speaker, and the result goes through the compressor (prune, under its guard, so nothing is
-invented; it falls back to the picked sentences as they are). The summary is stored as an ordinary
-memory (tag `thread`, source `thread/<id>#<first>-<last>`): that one atomic write is the fold.
+order and speaker (a line per speaker's run, under the dates), and each line goes through the
+compressor (prune, under its guard, so nothing is invented; it falls back to the picked sentences as
+they are).
+
+With a provider configured (mem.yaml `provider`, sending allowed), its chat model writes the summary
+instead: the turns pass the egress gate, and the reply is kept only if the guard finds no number and
+no name the turns never mention and it is shorter than they are; otherwise, or if the server fails,
+the summary is extractive as above. Either way the summary is stored as an ordinary memory (tag
+`thread`, source `thread/<id>#<first>-<last>`): that one atomic write is the fold.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import re
 from typing import TYPE_CHECKING, Sequence
 
 from memcli.errors import describe
+from memcli.threads.digest import SENTENCE
 from memcli.threads.files import Fold, Threads, summary_source
 from memcli.threads.records import Message
 
@@ -35,7 +42,12 @@ SPAN_BONUS = 0.08  # per protected span in a sentence, up to three
 CUE_BONUS = 0.1
 CUES = re.compile(r"\b(decid\w*|agree\w*|plan\w*|will|going to|prefer\w*|love[sd]?|favou?rite|hate[sd]?|"
                   r"want\w*|need\w*|promis\w*|chose|choose|switch\w*|moved?|start\w*|finish\w*)\b", re.I)
-SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+ABSTRACT_PROMPT = (
+    "You summarise part of a conversation so an assistant can recall it later. Write a few short lines, "
+    "one point each, each starting with the speaker's name and a colon. Keep every name, number, date, "
+    "place, plan, decision and preference exactly as written. Add nothing the conversation does not say. "
+    "No other text."
+)
 CHARS_PER_TOKEN = 4  # the append path decides "due" without loading a tokenizer
 
 
@@ -83,10 +95,35 @@ def summarize(mem: Mem, thread_id: str, *, force: bool = False) -> Fold | None:
         return Fold(span[0].seq, span[-1].seq, result.memory)
 
 
+class DueFolds:
+    """A source of jobs for the idle worker of `mem mcp` (memcli.worker): fold the threads that had a
+    fold due after an append, once the server is quiet. `on_mem(fn)` runs fn on the server's library
+    thread, where the models and the catalog live. A failed fold leaves the turns unfolded; the next
+    append that finds it due asks again."""
+
+    def __init__(self, mem: Mem, on_mem):
+        self.mem = mem
+        self.on_mem = on_mem
+        self.waiting: dict[str, None] = {}  # thread ids; noted on the event loop, taken on the worker's thread
+
+    def note(self, thread_id: str) -> None:
+        self.waiting[thread_id] = None
+
+    def __call__(self):
+        try:
+            thread_id, _ = self.waiting.popitem()  # one step, so a note arriving meanwhile is not lost
+        except KeyError:
+            return None
+        return lambda: self.on_mem(lambda: summarize(self.mem, thread_id))
+
+
 def summary_text(mem: Mem, span: Sequence[Message]) -> str:
     count = mem.token_counter()
-    sentences = [(who(m), s.strip()) for m in span for s in SENTENCE.findall(m.content) if s.strip()]
     target = min(SUMMARY_MAX_TOKENS, max(SUMMARY_MIN_TOKENS, int(SUMMARY_SHARE * sum(count(m.content) for m in span))))
+    written = abstractive(mem, span, target) if mem.providers.writer else None
+    if written:
+        return f"[{_dates(span)}]\n{written}"
+    sentences = [(who(m), s.strip()) for m in span for s in SENTENCE.findall(m.content) if s.strip()]
     picked = pick(sentences, mem.embedder(), count, target)
     lines, speaker = [], None
     for name, sentence in picked:
@@ -95,9 +132,39 @@ def summary_text(mem: Mem, span: Sequence[Message]) -> str:
             speaker = name
         else:
             lines[-1] += f" {sentence}"
-    body = " ".join(lines)
-    pruned = _pruned(mem, body)
-    return f"[{_dates(span)}] {pruned}"
+    return "\n".join([f"[{_dates(span)}]", *(_pruned(mem, line) for line in lines)])
+
+
+def abstractive(mem: Mem, span: Sequence[Message], target: int) -> str | None:
+    """The provider's own summary of the turns, in at most about `target` tokens, a line per point
+    ("Name: ..."); None when the turns may not leave the machine, the server fails, or the guard finds
+    a number or a name the turns never mention (then the summary is extractive)."""
+    from memcli.compress import guard
+    from memcli.privacy import egress
+
+    transcript = "\n".join(f"{who(m)}: {m.content}" for m in span)
+    out = egress.check(mem.gate, transcript, None, keep_local=False)
+    if out.text is None:
+        log.info("summary made here: %s", (out.info or {}).get("reason", "kept on this machine"))
+        return None
+    try:
+        reply = mem.providers.writer(ABSTRACT_PROMPT, out.text, max_tokens=target,
+                                     timeout_s=mem.settings.compress_timeout_s)
+    except Exception as exc:  # the extractive summary serves; the server is someone else's problem
+        log.info("summary made here: the provider failed (%s)", describe(exc))
+        return None
+    lines = [line.strip().lstrip("-*• ").strip() for line in reply.splitlines()]
+    text = "\n".join(line for line in lines if line)
+    count = mem.token_counter()
+    if not text or count(text) >= count(transcript):
+        reason = "empty" if not text else "not shorter than the turns"
+    else:
+        invented = guard.invented_facts(transcript, text)
+        reason = f"invented {', '.join(map(repr, invented[:3]))}" if invented else None
+    if reason:
+        log.info("summary made here: the provider's was rejected (%s)", reason)
+        return None
+    return text
 
 
 def pick(sentences: list[tuple[str, str]], embedder, count, target: int) -> list[tuple[str, str]]:
@@ -136,7 +203,8 @@ def who(message: Message) -> str:
 
 
 def _pruned(mem: Mem, text: str) -> str:
-    """The picked sentences through the compressor's prune and guard; as they are if that fails."""
+    """A speaker's picked sentences through the compressor's prune and guard (a line at a time, so the
+    lines stay whole whatever the compressor does with line breaks); as they are if that fails."""
     settings = mem.settings
     try:
         result = mem.providers.compressor(text, method="prune", ratio=PRUNE_RATIO, model=settings.compress_model,
