@@ -229,3 +229,16 @@ def test_near_identical_memories_are_shown_once():
     other = add("The production cluster is called osprey")
     found = ids_of(ok("search", "staging cluster kestrel", "--jsonl", "--min-score", "0").stdout)
     assert found[0] == first and len(found) == 3 and other in found
+
+
+def test_word_search_scores_a_bounded_number_of_memories_rare_words_first(monkeypatch):
+    """However many memories hold a common query word, BM25 evaluates at most SCORED of them: those of
+    the rarest words first, else the newest holders of the one word."""
+    from memcli.index import lexical
+
+    monkeypatch.setattr(lexical, "SCORED", 3)
+    common = [add(f"common filler note number {n}") for n in range(6)]
+    rare = add("common zebra sighting")
+    assert ids_of(ok("search", "common zebra", "--mode", "text", "--jsonl").stdout) == [rare]
+    assert set(ids_of(ok("search", "common", "--mode", "text", "--jsonl").stdout)) == {rare, *common[-2:]}
+    assert ids_of(ok("search", "common zebra", "--jsonl", "--min-score", "0").stdout)[0] == rare

@@ -25,9 +25,13 @@ def shingles(text: str) -> frozenset:
 
 
 def near(a: frozenset, b: frozenset) -> bool:
+    """Jaccard >= SAME, without building the union; sizes too far apart cannot get there."""
     if not a or not b:
         return a == b
-    return len(a & b) / len(a | b) >= SAME
+    if min(len(a), len(b)) < SAME * max(len(a), len(b)):
+        return False
+    common = len(a & b)
+    return common >= SAME * (len(a) + len(b) - common)
 
 
 def distinct(hits: Iterable[Hit]) -> Iterator[Hit]:

@@ -1,14 +1,13 @@
-"""Word search: BM25 over SQLite FTS5, on the words that tell memories apart when a query matches many.
+"""Word search: BM25 over SQLite FTS5, scoring at most SCORED memories whatever the store's size.
 
 FTS5 evaluates bm25() for every row matching any query word, so one common word ("Caroline" in a store
 of her chats) made each query score most of the store: ~10 ms at 10k memories and ten times that at
-100k, for rows that rank last. So when more than SCORED memories match, the query keeps only its
-telling words: a word found in more than COMMON_SHARE of the memories is not telling (its idf is at
-most log(9) = 2.2, against 5-9 for the words that decide a ranking; when every word is that common, the
-rarest one stays). The meaning side still reads the whole query. Counting a word costs a scan that stops
-at the cap, once per word and index state. Measured by forcing it on the small dev stores, this costs
-conv-26 about 0.01 of R@10 and conv-30 nothing (README); scoring the same rows exactly (all words,
-only the memories holding a telling one) lost the same and took 4x as long.
+100k, for rows that rank last. So when more than SCORED memories match, the query keeps its rarest
+words, rarest first, as long as the memories holding them add up to at most SCORED: the words that
+decide a ranking are the rare ones (BM25's idf), and a memory that holds only common words ranks
+last. When even the rarest word is in more than SCORED memories, the newest SCORED of them are scored.
+The meaning side still reads the whole query. Counting a word stops at SCORED + 1 and is kept until
+the index changes, so the per-query cost no longer grows with the store.
 """
 
 from __future__ import annotations
@@ -19,8 +18,7 @@ from typing import Protocol
 
 from memcli.index.filters import Filters
 
-COMMON_SHARE = 0.1
-SCORED = 2000  # matches that BM25 evaluates in full (~3 ms); above that only those of telling words
+SCORED = 1000  # the most memories one query's BM25 evaluates (~3 ms)
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -42,43 +40,40 @@ def match_expression(terms: list[str]) -> str:
 
 
 class Lexicon:
-    """How many memories hold each word, counted through FTS5 (so its tokenizer and stemmer apply) and
-    kept until the index changes; a long-lived process (MCP, `mem search -`) counts each word once."""
+    """How many memories hold each word (up to SCORED + 1), counted through FTS5 (so its tokenizer and
+    stemmer apply) and kept until the index changes; a long-lived process (MCP, `mem search -`) counts
+    each word once."""
 
     def __init__(self, db: sqlite3.Connection):
         self.db = db
         self._state: tuple[int, int] | None = None
         self._counts: dict[str, int] = {}
-        self.size = 0
 
     def check(self) -> None:
         """Forget the counts when the index changed (this connection's writes or another process's)."""
         state = (self.db.execute("PRAGMA data_version").fetchone()[0], self.db.total_changes)
         if state != self._state:
             self._state, self._counts = state, {}
-            self.size = self.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
 
-    @property
-    def cap(self) -> int:
-        return max(1, int(self.size * COMMON_SHARE))
-
-    def matches(self, expression: str, upto: int = SCORED) -> int:
-        """Memories matching an FTS5 expression, counted up to `upto` + 1 (a scan that stops there)."""
+    def matches(self, expression: str) -> int:
+        """Memories matching an FTS5 expression, counted up to SCORED + 1 (a scan that stops there)."""
         return self.db.execute("SELECT COUNT(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
-                               (expression, upto + 1)).fetchone()[0]
+                               (expression, SCORED + 1)).fetchone()[0]
 
     def frequency(self, word: str) -> int:
-        """Memories holding the word, counted up to cap + 1 (above the cap the exact figure does not matter)."""
         if word not in self._counts:
-            self._counts[word] = self.matches(match_expression([word]), self.cap)
+            self._counts[word] = self.matches(match_expression([word]))
         return self._counts[word]
 
-    def telling(self, terms: list[str]) -> list[str]:
-        """The terms worth a BM25 evaluation: found, and not common; the rarest one when all are common."""
-        found = {term: self.frequency(term) for term in terms}
-        found = {term: n for term, n in found.items() if n}
-        kept = [term for term, n in found.items() if n <= self.cap]
-        return kept or sorted(found, key=found.get)[:1]
+    def rarest(self, terms: list[str]) -> list[str]:
+        """The rarest found terms whose memories add up to at most SCORED (at least the rarest one)."""
+        kept, total = [], 0
+        for n, term in sorted((n, term) for term in terms if (n := self.frequency(term))):
+            if kept and total + n > SCORED:
+                break
+            kept.append(term)
+            total += n
+        return kept
 
 
 class WordIndex(Protocol):
@@ -86,16 +81,16 @@ class WordIndex(Protocol):
 
     lexicon: Lexicon
 
-    def bm25(self, match: str, limit: int, filters: Filters) -> list[tuple[int, float]]: ...
+    def bm25(self, match: str, limit: int, filters: Filters, scored: int) -> list[tuple[int, float]]: ...
 
 
 def bm25(catalog: WordIndex, terms: list[str], limit: int, filters: Filters) -> list[tuple[int, float]]:
-    """(label, score) best first, higher is better: BM25 over every term, or over the telling ones when
+    """(label, score) best first, higher is better: BM25 over every term, or over the rarest ones when
     more than SCORED memories match (see the module docstring)."""
     if not terms:
         return []
     lexicon = catalog.lexicon
     lexicon.check()
     if lexicon.matches(match_expression(terms)) > SCORED:
-        terms = lexicon.telling(terms)
-    return catalog.bm25(match_expression(terms), limit, filters) if terms else []
+        terms = lexicon.rarest(terms)
+    return catalog.bm25(match_expression(terms), limit, filters, SCORED) if terms else []

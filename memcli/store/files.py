@@ -64,6 +64,7 @@ class Store:
         self._settings: Settings | None = None
         self._lock_depth = 0
         self._private: bool | None = None
+        self._memories_real: Path | None = None
 
     @property
     def private(self) -> bool:
@@ -143,10 +144,14 @@ class Store:
         return created
 
     def file_path(self, relpath: str) -> Path:
-        """Absolute path of a file inside the store; refuses anything that would land outside memories/."""
+        """Absolute path of a file inside the store; refuses anything that would land outside memories/.
+        The real path of memories/ is taken once it exists (a refresh after an import asks for thousands)."""
         path = (self.root / relpath).resolve()
-        if self.memories_dir.resolve() not in path.parents:
+        inside = self._memories_real or self.memories_dir.resolve()
+        if path == inside or not path.is_relative_to(inside):
             raise StoreError(f"refusing a path outside the store: {relpath}")
+        if self._memories_real is None and self.memories_dir.is_dir():
+            self._memories_real = inside
         return path
 
     def write(self, memory: Memory) -> str:
