@@ -11,8 +11,8 @@ a context block put its short id before it, to act on it):
     proxies rotate every 50 requests
 
 A reader pays about a token per character of an id or a date, as much as a short memory's own words,
-so each day is said once (its year only when it changes), a block for reading has no ids, and an id shown is the shortest unique
-tail (see Catalog.short_id).
+so each day is said once (its year only when it changes), a block for reading has no ids, and an id
+shown is the shortest unique tail (see CatalogQueries.short_id).
 
 What counts toward the budget is the whole block exactly as it is printed, every newline included.
 It is counted in one piece by the compression model's tokenizer, because tokens do not add up line by

@@ -40,8 +40,9 @@ def context(env: Env, words, budget, limit, tags, since, until, source, all_vers
 
     Each day (UTC) is said once, `29 Nov 2026:`, days in the order of their best memory; then one
     line per memory, best first: its text, the compressed form unless --raw, after its short id with
-    --ids (the --json form always has the ids). The budget covers the whole block exactly as printed, day lines and every
-    newline included. A memory that does not fit is skipped and smaller ones after it are still tried.
+    --ids (the --json form always has the ids). The budget covers the whole block exactly as
+    printed, day lines and every newline included. A memory that does not fit is skipped and smaller
+    ones after it are still tried.
 
     \b
       mem context how do we deploy billing
