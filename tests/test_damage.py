@@ -42,12 +42,19 @@ def age_last_full_look() -> None:
 
 # -- data that goes missing ------------------------------------------------------------------------
 
-def test_item1_a_moved_copy_is_the_memory_once_the_original_is_deleted():
-    memory_id = add("The billing service moved to Fly.io in March")
+def copied_elsewhere() -> Path:
+    """The one memory file, copied into another month's folder (as a move that kept the old file
+    would leave it); returns the original."""
     original = memory_files()[0]
     copy = store_root() / "memories" / "1999" / "01" / original.name
     copy.parent.mkdir(parents=True)
     shutil.copy2(original, copy)
+    return original
+
+
+def test_item1_a_moved_copy_is_the_memory_once_the_original_is_deleted():
+    memory_id = add("The billing service moved to Fly.io in March")
+    original = copied_elsewhere()
     assert ids_listed() == {memory_id}
     original.unlink()
 
@@ -59,10 +66,7 @@ def test_item1_a_moved_copy_is_the_memory_once_the_original_is_deleted():
 
 def test_item1_rm_deletes_every_copy_so_none_comes_back():
     memory_id = add("The billing service moved to Fly.io in March")
-    original = memory_files()[0]
-    copy = store_root() / "memories" / "1999" / "01" / original.name
-    copy.parent.mkdir(parents=True)
-    shutil.copy2(original, copy)
+    copied_elsewhere()
     ok("ls")
     ok("rm", "-y", memory_id)
     assert ids_listed() == set()
@@ -71,10 +75,7 @@ def test_item1_rm_deletes_every_copy_so_none_comes_back():
 
 def test_item1_a_copy_takes_over_when_the_first_file_is_given_another_id():
     first = add("The billing service moved to Fly.io in March")
-    original = memory_files()[0]
-    copy = store_root() / "memories" / "1999" / "01" / original.name
-    copy.parent.mkdir(parents=True)
-    shutil.copy2(original, copy)
+    original = copied_elsewhere()
     ok("ls")
     other = "01" + "A" * 24
     original.write_text(original.read_text().replace(first, other))
