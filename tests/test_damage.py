@@ -83,13 +83,19 @@ def test_item1_a_copy_takes_over_when_the_first_file_is_given_another_id():
     assert ids_listed() == {first, other}
 
 
+def rewrite_keeping_mtime(path: Path, text: str) -> None:
+    """Change a file in place and put its old times back, as some editors and sync tools do."""
+    before = path.stat()
+    path.write_text(text)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
 def test_item2_an_edit_in_place_with_the_old_mtime_restored_is_seen():
     memory_id = add("the deploy key rotates every 90 days")
     path = memory_files()[0]
-    before = path.stat()
-    path.write_text(path.read_text().replace("every 90 days", "every 30 days"))
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert path.stat().st_size == before.st_size
+    size = path.stat().st_size
+    rewrite_keeping_mtime(path, path.read_text().replace("every 90 days", "every 30 days"))
+    assert path.stat().st_size == size
 
     age_last_full_look()
     assert "every 30 days" in ok("show", memory_id, "--raw").stdout
@@ -98,9 +104,7 @@ def test_item2_an_edit_in_place_with_the_old_mtime_restored_is_seen():
 def test_item2_doctor_looks_at_every_file_and_catches_up():
     memory_id = add("the deploy key rotates every 90 days")
     path = memory_files()[0]
-    before = path.stat()
-    path.write_text(path.read_text().replace("every 90 days", "every 30 days"))
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    rewrite_keeping_mtime(path, path.read_text().replace("every 90 days", "every 30 days"))
 
     assert run("doctor").exit_code == 0
     assert "every 30 days" in ok("show", memory_id, "--raw").stdout
@@ -110,13 +114,10 @@ def test_item2_a_broken_file_repaired_in_place_is_seen():
     add("the deploy key rotates every 90 days")
     path = memory_files()[0]
     good = path.read_text()
-    before = path.stat()
-    path.write_text(good.replace("raw:", "raw;"))
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    rewrite_keeping_mtime(path, good.replace("raw:", "raw;"))
     age_last_full_look()
     assert ids_listed() == set()
-    path.write_text(good)
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    rewrite_keeping_mtime(path, good)
     age_last_full_look()
     assert len(ids_listed()) == 1
 
