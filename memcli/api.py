@@ -372,9 +372,12 @@ class Mem:
         return embedded
 
     def settle(self) -> None:
-        """After a large write: fold its vectors into the graph now (when they are many enough), so the
-        first search after it does not pay for that."""
-        if self._embedder is not None and self.store.exists:
+        """After a large write: mark its files clean in the catalog (Catalog.settle) and fold its vectors
+        into the graph now (when they are many enough), so the first search after it pays for neither."""
+        if not self.store.exists:
+            return
+        self.catalog.settle()
+        if self._embedder is not None:
             self.vectors.maybe_fold()
 
     def reindex(self, progress=None) -> int:
