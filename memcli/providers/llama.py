@@ -174,10 +174,20 @@ class LanguageModel:
     `logits(tokens)` does exactly that.
     """
 
-    def __init__(self, path: Path, name: str):
+    def __init__(self, path: Path, name: str, *, fast_weights: bool = True):
+        """fast_weights=False loads the file as it is, not its converted copy (memcli.providers.cpu_weights):
+        the baseline for measuring what the conversion gains."""
+        from memcli.providers import cpu_weights
+
         self.name = name
-        self.model_id = f"{name}@{fingerprint(path)}"
-        self.llama = _load(path, logits_all=True, n_ctx=LM_CONTEXT, n_batch=512)
+        digest = fingerprint(path)
+        self.model_id = f"{name}@{digest}"
+
+        def load(file: Path):
+            return _load(file, logits_all=True, n_ctx=LM_CONTEXT, n_batch=512)
+
+        self.llama = (cpu_weights.load(import_llama_cpp(), path, digest, load, THREADS) if fast_weights
+                      else load(path))
         _check_role(self.llama, path, "compress")
 
     def tokenize(self, text: str) -> list[int]:
