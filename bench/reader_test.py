@@ -1,9 +1,9 @@
 """The reader test: can a reading model answer from the compressed form as well as from the raw one?
 
 `prepare` compresses every document of the judged-only corpora (bench/corpora.py: the fresh notes and
-chat turns, never tuned on) exactly as `mem add` would (pass --min-chars 0 to compress the short turns
-too, as a lower `compress_min_chars` would), with the real default model, and
-writes into OUT (outside git):
+chat turns, never tuned on; `--corpus tuning --only NAME` takes development corpora such as LoCoMo's
+turns instead) exactly as `mem add` would (pass --min-chars 0 to compress the short turns too, as a
+lower `compress_min_chars` would), with the real default model, and writes into OUT (outside git):
   raw.md, compressed.md   one packet per form: the same documents, the same numbered questions, no
                           answers and no word of which form it is; one reader gets one packet
   gold.json               per question: the document, the question, the gold answer, its corpus
@@ -17,7 +17,7 @@ Questions: the first --per-note questions of every judged document (written with
 tuning).
 
     PYTHONPATH=. python bench/reader_test.py prepare [--out /tmp/reader] [--per-note 2] [--min-chars 400]
-        [--scores FILE]
+        [--scores FILE] [--corpus judged|tuning] [--only NAME]
     PYTHONPATH=. python bench/reader_test.py score /tmp/reader/grades.csv [--out /tmp/reader]
 """
 
@@ -65,10 +65,12 @@ Reply with a CSV file, header `question,A,B`, one row per question: `1,1,0`.
 """
 
 
-def questions(per_note: int):
-    """(document id, corpus name, raw text, [(question, gold answer)]) for every judged document."""
+def questions(per_note: int, which: str = "judged", only: list[str] | None = None):
+    """(corpus name, raw text, [(question, gold answer)]) for every document of the chosen corpora."""
     documents = []
-    for corpus in all_corpora("judged"):
+    for corpus in all_corpora(which):
+        if only and corpus.name not in only:
+            continue
         asked: dict[int, list] = {}
         for probe in corpus.probes:
             if probe.question:
@@ -78,14 +80,15 @@ def questions(per_note: int):
     return documents
 
 
-def prepare(out: Path, per_note: int, model: str, min_chars: int, scores: str | None) -> int:
+def prepare(out: Path, per_note: int, model: str, min_chars: int, scores: str | None, which: str = "judged",
+            only: list[str] | None = None) -> int:
     from compression import SharedScores
 
     from memcli.providers.llama import LlamaOps, get_lm
 
     ops = LlamaOps(get_lm(model))
     lm = SharedScores(ops, scores) if scores else ops
-    documents = questions(per_note)
+    documents = questions(per_note, which, only)
     forms = {"raw": [], "compressed": []}
     raw_tokens = tokens = stored_compressed = 0
     for _, raw, _ in documents:
@@ -143,10 +146,13 @@ def main() -> int:
     parser.add_argument("--model", default="smollm2-135m-instruct-q4_1")
     parser.add_argument("--min-chars", type=int, default=400, help="compress_min_chars (mem's default: 400)")
     parser.add_argument("--scores", help="reuse the surprisals bench/compression.py --scores kept in this file")
+    parser.add_argument("--corpus", choices=("judged", "tuning"), default="judged",
+                        help="the judged-only corpora (default), or the development ones (e.g. LoCoMo's turns)")
+    parser.add_argument("--only", action="append", default=[], help="only this corpus (repeatable)")
     args = parser.parse_args()
     if args.action == "score":
         return score(args.grades, args.out)
-    return prepare(args.out, args.per_note, args.model, args.min_chars, args.scores)
+    return prepare(args.out, args.per_note, args.model, args.min_chars, args.scores, args.corpus, args.only)
 
 
 if __name__ == "__main__":

@@ -99,6 +99,17 @@ class Mem:
             self._counter = self.providers.token_counter(self.settings.compress_model)
         return self._counter
 
+    def cheap_counter(self, *, batch: bool):
+        """The token counter when it costs no model load per memory: already loaded (a long-lived MCP
+        server, a write that compressed), or worth loading once for a batch (import, ingest); else None.
+        A single short `mem add` is not made to load a model just to count."""
+        if self._counter is None and batch:
+            try:
+                self.token_counter()
+            except Exception as exc:  # the count is a convenience: reads count what was not stored
+                log.debug("token counts not stored: %s", describe(exc))
+        return self._counter
+
     @property
     def home(self) -> Path:
         """The folder the store speaks for: the project around a `.mem/` store, else the store's own folder.
@@ -213,6 +224,7 @@ class Mem:
         for n, memory in todo:
             if writes[n][1] is not None:
                 memory.compressed, memory.compression = self.compression_of(memory, writes[n][1])
+                self._store_raw_tokens(memory, batch=len(todo) > 1)
         vectors = self._embed_for_write([memory.raw for _, memory in todo])
         with self.store.lock():
             for (n, memory), vector in zip(todo, vectors):
@@ -247,6 +259,14 @@ class Mem:
         added = self.catalog.record_write(relpath, memory, sha).added
         if added and vector is not None:
             self.vectors.add(added[0], vector, self._embedder)
+
+    def _store_raw_tokens(self, memory: Memory, *, batch: bool) -> None:
+        """Record what the raw text costs a reader, so reads and `mem stats` need no tokenizer call."""
+        info = memory.compression
+        if info is not None and not isinstance(info.get("raw_tokens"), int):
+            count = self.cheap_counter(batch=batch)
+            if count is not None:
+                info["raw_tokens"] = count(memory.raw)
 
     def _embed_for_write(self, texts: list[str]) -> list:
         """The vectors of new texts, or Nones (with one warning per process) when no embedder can be had:
@@ -332,7 +352,7 @@ class Mem:
         """What compression saves a reader (memcli.stats.savings)."""
         from memcli.stats import savings
 
-        return savings(self.list(), self.token_counter(), self.settings.compress_model)
+        return savings(self.list(), lambda text: self.token_counter()(text), self.settings.compress_model)
 
     def search(self, query: str, *, k: int = 10, mode: str = "hybrid", filters: Filters = Filters(),
                min_score: float | None = None, progress=None) -> list:
@@ -372,9 +392,12 @@ class Mem:
         return embedded
 
     def settle(self) -> None:
-        """After a large write: fold its vectors into the graph now (when they are many enough), so the
-        first search after it does not pay for that."""
-        if self._embedder is not None and self.store.exists:
+        """After a large write: mark its files clean in the catalog (Catalog.settle) and fold its vectors
+        into the graph now (when they are many enough), so the first search after it pays for neither."""
+        if not self.store.exists:
+            return
+        self.catalog.settle()
+        if self._embedder is not None:
             self.vectors.maybe_fold()
 
     def reindex(self, progress=None) -> int:

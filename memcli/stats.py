@@ -18,15 +18,13 @@ def savings(memories: Iterable[Memory], count_tokens: Callable[[str], int], toke
         status = info.get("status", "none")
         by_status[status] = by_status.get(status, 0) + 1
         stored = stored_counts(memory)
-        if stored:
-            raw_tokens, read_tokens = stored
+        raw_tokens, read_tokens = stored or (count_tokens(memory.raw),) * 2
+        if memory.optimized and stored:
             method = by_method.setdefault(str(info.get("method")), {"memories": 0, "raw_tokens": 0, "tokens": 0})
             method["memories"] += 1
             method["raw_tokens"] += raw_tokens
             method["tokens"] += read_tokens
             totals["optimized"] += 1
-        else:
-            raw_tokens = read_tokens = count_tokens(memory.raw)
         totals["memories"] += 1
         totals["raw_tokens"] += raw_tokens
         totals["read_tokens"] += read_tokens
@@ -44,11 +42,11 @@ def savings(memories: Iterable[Memory], count_tokens: Callable[[str], int], toke
 
 
 def stored_counts(memory: Memory) -> tuple[int, int] | None:
-    """(raw tokens, compressed tokens) as the compressor left them, or None."""
+    """(raw tokens, tokens read by default) as the write left them, or None. A memory kept raw reads
+    its raw text, so its two counts are the same."""
     info = memory.compression or {}
-    if memory.optimized and isinstance(info.get("raw_tokens"), int) and isinstance(info.get("tokens"), int):
-        return info["raw_tokens"], info["tokens"]
-    return None
+    raw, short = info.get("raw_tokens"), info.get("tokens") if memory.optimized else info.get("raw_tokens")
+    return (raw, short) if isinstance(raw, int) and isinstance(short, int) else None
 
 
 def read_cost(memories: Iterable[Memory], count_tokens: Callable[[str], int], *, raw: bool = False) -> dict:

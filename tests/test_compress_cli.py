@@ -95,3 +95,17 @@ def test_a_missing_model_is_reported_once_and_the_memory_lands(use_providers):
     assert "mem models pull smollm2-135m-instruct-q4_1" in result.stderr
     data = status_of(result.stdout.strip())
     assert data["raw"] == LONG and data["compression"]["status"] == "failed"
+
+
+def test_an_import_stores_what_each_memory_costs_so_stats_need_no_model(use_providers):
+    notes = ["the deploy key rotates monthly", "lunch is at noon on Fridays", LONG]
+    ok("import", input="\n".join(json.dumps({"raw": note}) for note in notes))
+    counts = sorted(load_file(path)["compression"]["raw_tokens"] for path in memory_files())
+    assert counts == sorted(len(note.split()) for note in notes)
+
+    def gone(ref):
+        raise RuntimeError("the compression model is not installed")
+
+    use_providers(token_counter=gone)
+    figures = json.loads(ok("stats", "--json").stdout)
+    assert figures["memories"] == 3 and figures["raw_tokens"] == sum(counts)

@@ -31,7 +31,7 @@ def test_writes_are_deferred_and_compressed_when_idle():
             return written["id"], local["id"], pending, sent_during_write, returned_at
 
         memory_id, local_id, pending, sent_during_write, returned_at = session(scenario)
-    assert pending == {"status": "pending"} and sent_during_write == 0
+    assert pending == {"status": "pending", "raw_tokens": len(NOTE.split())} and sent_during_write == 0
     memory = stored(memory_id)
     assert memory["compressed"] == GOOD_LINE and memory["compression"]["method"] == "facts"
     assert len(server.requests) == 1  # the local-only memory never went out

@@ -67,6 +67,7 @@ class Catalog(CatalogQueries):
         self._refreshed = False
         self._seen_folders: dict[str, int | None] = {}
         self._orphans: list[str] = []  # copies of a memory whose first file just went; each is the memory now
+        self._unsettled: dict[str, str] = {}  # files this process wrote and recorded RACY: path -> sha written
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -351,13 +352,47 @@ class Catalog(CatalogQueries):
         changes.added.append(cursor.lastrowid)
 
     def record_write(self, relpath: str, memory: Memory, sha: str) -> Changes:
-        """Take in a file mem itself just wrote (caller holds the lock), without rescanning the store."""
+        """Take in a file mem itself just wrote (caller holds the lock), without rescanning the store.
+        Its ctime is always too recent to trust (RACY); `settle` marks it clean later."""
         info = self.store.file_path(relpath).stat()
         changes = Changes()
+        ctime = _settled(info.st_ctime_ns)
         with db_file.transaction(self.db):
-            self._upsert(relpath, (info.st_mtime_ns, info.st_size, _settled(info.st_ctime_ns)), sha, memory, changes)
+            self._upsert(relpath, (info.st_mtime_ns, info.st_size, ctime), sha, memory, changes)
             self._adopt_orphans(changes)
+        if ctime == RACY:
+            self._unsettled[relpath] = sha
         return changes
+
+    def settle(self) -> int:
+        """After many writes (an import, an ingest): record the real stamp of each file this process wrote
+        whose change is now older than SETTLED_NS, so that the next command does not read them all again.
+        As git does for a racily clean file, its content is checked once, now that no change can hide in
+        the same clock tick: read and hashed, and marked clean only if it is still what was written (the
+        catalog holds that). Files written within the window stay RACY, for the next look. How many were
+        marked clean."""
+        if not self._unsettled:
+            return 0
+        clean = []
+        with self.store.lock():
+            horizon = time.time_ns() - SETTLED_NS
+            for relpath, sha in list(self._unsettled.items()):
+                path = os.path.join(self.store.root, relpath)  # written by this process through file_path
+                try:
+                    info = os.stat(path)
+                    if info.st_ctime_ns >= horizon:
+                        continue
+                    with open(path, "rb") as handle:
+                        same = hashlib.sha256(handle.read()).hexdigest() == sha
+                except OSError:
+                    same = False
+                del self._unsettled[relpath]
+                if same:
+                    clean.append((info.st_mtime_ns, info.st_size, info.st_ctime_ns, relpath, sha))
+            with db_file.transaction(self.db) as db:
+                db.executemany("UPDATE memories SET mtime_ns = ?, size = ?, ctime_ns = ? WHERE path = ? AND sha = ?"
+                               f" AND ctime_ns = {RACY}", clean)
+        return len(clean)
 
     def record_delete(self, relpath: str) -> list[int]:
         changes = Changes()
