@@ -16,7 +16,7 @@ per corpus and overall.
 Questions: the first --per-note questions of every judged document (written with it, before any
 tuning).
 
-    PYTHONPATH=. python bench/reader_test.py prepare [--out /tmp/reader] [--per-note 2] [--min-chars 400]
+    PYTHONPATH=. python bench/reader_test.py prepare [--out /tmp/reader] [--per-note 2] [--min-chars N]
         [--scores FILE] [--corpus judged|tuning] [--only NAME]
     PYTHONPATH=. python bench/reader_test.py score /tmp/reader/grades.csv [--out /tmp/reader]
 """
@@ -32,6 +32,7 @@ from pathlib import Path
 
 from corpora import all_corpora
 
+from memcli.compress.methods import DEFAULT_MIN_CHARS
 from memcli.compress.pipeline import compress
 
 INSTRUCTIONS = """\
@@ -144,7 +145,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/reader"))
     parser.add_argument("--per-note", type=int, default=2)
     parser.add_argument("--model", default="smollm2-135m-instruct-q4_1")
-    parser.add_argument("--min-chars", type=int, default=400, help="compress_min_chars (mem's default: 400)")
+    parser.add_argument("--min-chars", type=int, default=DEFAULT_MIN_CHARS, help="compress_min_chars (default: mem's)")
     parser.add_argument("--scores", help="reuse the surprisals bench/compression.py --scores kept in this file")
     parser.add_argument("--corpus", choices=("judged", "tuning"), default="judged",
                         help="the judged-only corpora (default), or the development ones (e.g. LoCoMo's turns)")

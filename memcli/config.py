@@ -26,7 +26,7 @@ class Settings:
     embed_model: str = DEFAULT_EMBED_MODEL
     compress_model: str = DEFAULT_COMPRESS_MODEL
     compress_method: str = methods.DEFAULT_METHOD
-    compress_min_chars: int = 400
+    compress_min_chars: int = methods.DEFAULT_MIN_CHARS
     compress_target: float = 0.6
     compress_timeout_s: float = 30.0
     max_input_bytes: int = 1024 * 1024

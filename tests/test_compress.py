@@ -52,7 +52,7 @@ def test_a_short_memory_is_skipped_without_touching_the_model():
     result = compress("Use tabs in Go.", lm=UntouchableModel(), model="some-model")
     assert result.text is None
     assert result.info == {"method": "prune", "model": "some-model", "status": "skipped",
-                           "reason": "shorter than 400 characters"}
+                           "reason": "shorter than 50 characters"}
 
 
 def test_a_memory_made_only_of_protected_spans_is_skipped_as_not_smaller():

@@ -62,8 +62,8 @@ def test_team_store_shares_memories_through_a_bare_repository():
 
     assert [line for line in section("a bare repository").splitlines() if line.startswith(".mem/")] == [
         ".mem/.gitattributes", ".mem/.gitignore", ".mem/mem.yaml"]
-    assert "Amazon blocks IPs after about 30 requests per second" in section("bob finds alice's memory")
-    assert "Billing moved from Heroku to Fly.io in March" in section("alice pulls and finds bob's")
+    assert "Amazon blocks IPs" in section("bob finds alice's memory")  # its compressed form
+    assert "Billing moved from Heroku" in section("alice pulls and finds bob's")
     assert section("alice deletes hers").strip() == "(nothing found)"
     doctor = section("bob checks his store")
     assert "ok    git          in a git repository; .index/ is ignored and not committed" in doctor

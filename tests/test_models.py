@@ -258,10 +258,13 @@ def test_a_converted_model_refuses_weights_that_do_not_match_the_pin(monkeypatch
     assert not (tmp_path / "models" / "tiny.gguf").exists()
 
 
-def test_verify_finds_a_damaged_file_and_rm_removes_it(server, monkeypatch, tmp_path):
+def test_verify_finds_a_damaged_file_and_rm_removes_it_and_its_converted_copy(server, monkeypatch, tmp_path):
     server.routes["/tiny.gguf"] = GOOD
     use_registry(monkeypatch, spec(sources=[UrlSource(server.url + "/tiny.gguf")]))
     path = models.pull("tiny").path
+    copy = path.parent / "converted" / "tiny.0123456789ab.q8_0.gguf"  # memcli.providers.cpu_weights
+    copy.parent.mkdir()
+    copy.write_bytes(GOOD)
     damaged = bytearray(GOOD)
     damaged[-1] ^= 0xFF
     path.write_bytes(bytes(damaged))
@@ -271,7 +274,7 @@ def test_verify_finds_a_damaged_file_and_rm_removes_it(server, monkeypatch, tmp_
     assert result.exit_code == 6
     assert "BAD tiny: sha256 is" in result.output
     assert CliRunner().invoke(models_cli, ["rm", "tiny"]).exit_code == 0
-    assert not path.exists() and not models.sidecar(path).exists()
+    assert not path.exists() and not models.sidecar(path).exists() and not copy.exists()
     assert models.list_models()[0]["installed"] is False
 
 

@@ -35,8 +35,10 @@ def test_add_then_search_finds_it(mode):
     result = ok("search", "billing service Heroku", "--mode", mode, "--jsonl")
     rows = jsonl(result.stdout)
     assert rows[0]["id"] == added["billing"]
-    assert rows[0]["content"] == NOTES["billing"]
-    assert set(rows[0]) == {"id", "content", "tags", "created_at", "score"}
+    assert rows[0]["content"] == "We moved billing service from Heroku Fly.io March"  # the fake's compressed form
+    assert set(rows[0]) == {"id", "content", "optimized", "tags", "created_at", "score"}
+    raw = jsonl(ok("search", "billing service Heroku", "--mode", mode, "--jsonl", "--raw").stdout)
+    assert raw[0]["content"] == NOTES["billing"]
     assert all(rows[i]["score"] >= rows[i + 1]["score"] for i in range(len(rows) - 1))
 
 

@@ -34,7 +34,7 @@ def test_init_creates_the_layout_and_is_idempotent(tmp_path):
     assert (target / "memories").is_dir()
     assert ".index/" in (target / ".gitignore").read_text().splitlines()
     settings = yaml.safe_load((target / "mem.yaml").read_text())
-    assert settings["compress_min_chars"] == 400
+    assert settings["compress_min_chars"] == 50
     assert settings["models"] == {"embed": "all-minilm-l6-v2", "compress": "smollm2-135m-instruct-q4_1"}
     (target / "mem.yaml").write_text((target / "mem.yaml").read_text() + "# my note\n")
     again = ok("init", target)
@@ -132,7 +132,7 @@ def test_text_round_trips_byte_for_byte(text):
     memory_id = ok("add", "-", input=text.encode("utf-8")).stdout.strip()
     [path] = memory_files()
     assert load_file(path)["raw"] == text
-    assert json.loads(ok("show", memory_id, "--json").stdout)["content"] == text
+    assert json.loads(ok("show", memory_id, "--raw", "--json").stdout)["content"] == text
     assert jsonl(ok("export").stdout)[0]["raw"] == text
 
 

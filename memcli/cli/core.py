@@ -179,9 +179,9 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
     """Remember TEXT (several words are joined; `-` or a pipe reads stdin).
 
     Prints the new memory's id. If the same text is already stored, prints that id instead and
-    stores nothing but the new tags, which it adds to that memory. Long text (mem.yaml
-    compress_min_chars, 400 by default) also gets a compressed
-    form made by the local model. Secrets (keys, tokens, passwords) are replaced by
+    stores nothing but the new tags, which it adds to that memory. Text of at least 50
+    characters (mem.yaml compress_min_chars) also gets a compressed form made by the local
+    model, what a reader gets by default. Secrets (keys, tokens, passwords) are replaced by
     [REDACTED:<kind>] first; a --file or --source that .memignore names is refused (exit 7).
     A current memory that says nearly the same is named on stderr ("similar to ID (score)").
 

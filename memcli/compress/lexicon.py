@@ -2,12 +2,12 @@
 
 Questions about a memory ask for things, activities, places, foods, genres and roles ("yoga",
 "candle", "dog park", "romance"); the words that carry little are the verbs, the evaluative
-adjectives and adverbs, and abstract nouns made from them ("expressed", "amazing", "really", "determination").
+adjectives and adverbs ("expressed", "amazing", "really").
 A small causal LM finds a concrete noun predictable in context just as often as a verb, so
 surprisal alone cannot tell them apart. This module does, without a tagger: a lexicon of common
-verbs (inflections found by morphology), of evaluative adjectives, the -ly adverbs, the nouns
-derived from those words by a suffix, and the word's place in its phrase: a word after a determiner, a possessive, a
-preposition or a number is inside a noun phrase, so "the dance studio" keeps "dance" while
+verbs (inflections found by morphology), of evaluative adjectives, the -ly adverbs, and the word's
+place in its phrase: a word after a determiner, a possessive, a preposition or a number is inside a
+noun phrase, so "the dance studio" keeps "dance" while
 "they dance" may lose it. Everything else is taken for a noun and kept: an unknown word costs a
 few tokens, a dropped answer costs the memory.
 """
@@ -88,19 +88,9 @@ ADJECTIVES = frozenset(
 # Nouns that end in -ly and name things.
 _LY_NOUNS = frozenset("family jelly belly lily supply reply assembly butterfly holly rally ally italy".split())
 _ED_NOUNS = frozenset("bed shed seed speed feed weed reed breed sled hundred".split())
-# Verbs of feeling, judging and voicing an attitude: the nouns made from them name a state of mind
-# ("appreciation", "determination", "encouragement"), not a thing anyone asks about.
-ATTITUDE_VERBS = frozenset(
-    """
-    admire affirm appreciate commend determine encourage excite express inspire motivate praise
-    reassure thank urge
-    """.split()
-)
-# Abstract nouns made from an attitude verb or an evaluative adjective: "encouragement",
-# "appreciation", "happiness", "importance". A noun made from another verb names a thing or an event
-# ("payment", "connection", "migration") and stays like other nouns.
-_NOMINAL_SUFFIXES = (("ation", ("e", "ate", "")), ("ition", ("e", "")), ("ion", ("e", "")), ("ment", ("",)),
-                     ("ness", ("",)), ("ity", ("e", "")), ("ance", ("ant", "")), ("ence", ("ent", "")))
+# Nouns of attitude ("appreciation", "determination", "happiness") are not here: what a person feels
+# or shows is what questions about people ask ("What does Gina admire in Jon?" "His positivity and
+# determination"), so they stay like other nouns.
 
 
 def _bases(word: str) -> set[str]:
@@ -137,22 +127,10 @@ def is_participle(word: str) -> bool:
 
 
 def is_modifier(word: str) -> bool:
-    """An evaluative adjective, an -ly adverb of manner or an abstract noun: droppable wherever it
-    stands. The adverbs that say how often, how much or how sure (QUALIFIERS) are not modifiers."""
-    if word in ADJECTIVES or (word.endswith("ly") and len(word) > 4 and word not in _LY_NOUNS
-                              and word not in QUALIFIERS):
-        return True
-    return _nominalised(word)
-
-
-def _nominalised(word: str) -> bool:
-    for suffix, endings in _NOMINAL_SUFFIXES:
-        if word.endswith(suffix) and len(word) > len(suffix) + 2:
-            stem = word[: -len(suffix)]
-            stems = {stem, stem[:-1] + "y" if stem.endswith("i") else stem}
-            if any(s + e in ATTITUDE_VERBS or s + e in ADJECTIVES for s in stems for e in endings):
-                return True
-    return False
+    """An evaluative adjective or an -ly adverb of manner: droppable wherever it stands. The adverbs
+    that say how often, how much or how sure (QUALIFIERS) are not modifiers."""
+    return word in ADJECTIVES or (word.endswith("ly") and len(word) > 4 and word not in _LY_NOUNS
+                                  and word not in QUALIFIERS)
 
 
 def names_a_thing(word: str, in_noun_phrase: bool, first_in_run: bool, after: str = "") -> bool:

@@ -49,7 +49,7 @@ def compress(
     method: str = "prune",
     ratio: float = 0.6,
     model: str = DEFAULT_COMPRESS_MODEL,
-    min_chars: int = 400,
+    min_chars: int = methods.DEFAULT_MIN_CHARS,
     timeout_s: float = 30.0,
     lm=None,
 ) -> Compression:

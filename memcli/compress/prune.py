@@ -2,8 +2,9 @@
 
 One forward pass of a small causal LM gives each token's surprisal (Selective Context, LLMLingua):
 a word the model predicts easily adds little. The ranking (memcli.compress.ranking) orders the words
-by class first and surprisal second; words are dropped in that order until the text fits the target
-ratio of the raw token count. A text dense with spans and things ends up above the ratio: the reader
+by class first and surprisal second; the function words with no relation role go whatever the target
+(no answer needs them: a short chat turn that reaches the target early kept its "I've" and "it"),
+then words are dropped in that order until the text fits the target ratio of the raw token count. A text dense with spans and things ends up above the ratio: the reader
 keeps what it would ask about and the words that relate it.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from memcli.compress.ranking import Ranker, rank_by_surprisal, rank_combined, rank_stopwords
+from memcli.compress.ranking import Ranker, always_dropped, rank_by_surprisal, rank_combined, rank_stopwords
 from memcli.compress.units import Unit, attach_scores, render, split_units
 from memcli.providers.protocols import CompressionModel, Deadline
 
@@ -37,6 +38,10 @@ def prune(
     raw_tokens = model.count_tokens(text)
     target = math.floor(ratio * raw_tokens)
     estimate, cursor = raw_tokens, 0
+    while cursor < len(order) and always_dropped(ranks[order[cursor]]):
+        keep[order[cursor]] = False
+        estimate -= max(1, units[order[cursor]].tokens)
+        cursor += 1
     while True:
         while cursor < len(order) and estimate > target:
             unit = units[order[cursor]]

@@ -3,12 +3,13 @@
 Surprisal alone drops content words an answer needs (the predictable second half of "mental
 health"), and a list of function words alone saves too little, so `rank_combined` orders the
 candidates in tiers, dropped in this order:
-  1. function words (articles, auxiliaries, prepositions, pronouns, conjunctions), except a "to",
-     "and", "or" or "until" between two protected spans (a change or a range: "0.4% to 2.1%"),
-  2. framing words (mentioned, expressed, really, ...), evaluative adjectives, -ly adverbs of
-     manner and abstract nouns of attitude (amazing, determination), and every occurrence of a
-     repeated word but its most informative one (answers need the word once, not each time; a
-     verb said again states another event and stays),
+  1. function words (articles, auxiliaries, prepositions, pronouns, conjunctions; in chat,
+     interjections and spoken auxiliaries: "wow", "thanks", "gonna"), except a "to", "and", "or" or
+     "until" between two protected spans (a change or a range: "0.4% to 2.1%"); these go even when
+     the text already fits its target (memcli.compress.prune),
+  2. framing words (mentioned, expressed, really, ...), evaluative adjectives and -ly adverbs of
+     manner (amazing, slowly), and every occurrence of a repeated word but its most informative one
+     (answers need the word once, not each time; a verb said again states another event and stays),
   3. commas, except before a number or date,
   4. the other content words (verbs, mostly): first the verbs that frame an event (want, plan,
      feel, discuss), then the rest, by surprisal smoothed over compounds (`_phrase_scores`).
@@ -16,8 +17,9 @@ Within a tier the least surprising goes first. Never candidates: protected spans
 (memcli.compress.spans); words that name things (memcli.compress.lexicon: the nouns people ask
 about, which the model finds as predictable as verbs); the word each number or date is about and
 causal or contrastive links (memcli.compress.relations); quantifiers and the adverbs of how often,
-how much and how sure (every, only, usually, mostly); what a clause states of its subject (the
-word after a copula, "the studio looks amazing"); words in the scope of a negation or of a reason
+how much and how sure (every, only, usually, mostly); modals ("would be lost") and the prepositions
+of a specific place or share ("around the lake", "per API key"); what a clause states of its subject
+(the word after a copula, "the studio looks amazing"); words in the scope of a negation or of a reason
 ("because the driver kept crashing"). At most 60% of the tier-4 words' tokens go (the least
 informative ones): a text dense with spans and things keeps the words that relate them.
 """
@@ -34,17 +36,20 @@ from memcli.compress.wordlists import (
     CAUSAL_LINKS,
     FRAMING_WORDS,
     FUNCTION_WORDS,
+    MODALS,
     NOUN_PHRASE_OPENERS,
     QUALIFIERS,
     QUANTIFIERS,
     RELATION_LINKS,
+    SPECIFIC_PREPOSITIONS,
 )
 
 _TIER_FUNCTION, _TIER_FRAMING, _TIER_COMMA, _TIER_CONTENT = range(4)
 MAX_CONTENT_DROP = 0.6
 # Between two protected spans these words carry the relation: "0.4% to 2.1%", "3 or 4 days".
 _LINKS = frozenset({"to", "and", "or", "until", "till", "through", "vs", "versus"})
-_QUANTIFIERS = (QUANTIFIERS | QUALIFIERS) - FUNCTION_WORDS  # "about", "just" stay droppable function words
+# Never candidates; "about", "just" stay droppable function words.
+_QUANTIFIERS = (QUANTIFIERS | QUALIFIERS) - FUNCTION_WORDS | MODALS | SPECIFIC_PREPOSITIONS
 _INTENSIFIERS = frozenset("so very too really quite rather pretty just such still".split())
 _COPULAS = frozenset("am is are was were be been being do does did doing".split())
 _NOT_THINGS = FUNCTION_WORDS | FRAMING_WORDS | RELATION_LINKS | _QUANTIFIERS | NOUN_PHRASE_OPENERS | frozenset(
@@ -80,6 +85,11 @@ def rank_combined(units: Sequence[Unit]) -> list:
             ranks[i] = (_TIER_CONTENT, not is_light_verb(unit.lower), score[i])
     _keep_most_informative_content(units, ranks)
     return ranks
+
+
+def always_dropped(rank) -> bool:
+    """Whether a candidate goes even when the text already fits its target: a function word (tier 1)."""
+    return isinstance(rank, tuple) and rank[0] == _TIER_FUNCTION
 
 
 def _clitic(units: Sequence[Unit], index: int) -> bool:

@@ -17,7 +17,8 @@ NEGATIONS = frozenset(
     """.split()
 )
 
-# Articles, pronouns, auxiliaries, prepositions and conjunctions. Quantifiers and focus words
+# Articles, pronouns, auxiliaries, prepositions and conjunctions; in chat, interjections and greetings
+# ("wow", "hey", "thanks") and the spoken forms of auxiliaries ("gonna", "kinda"). Quantifiers and focus words
 # (only, all, more, still), obligation (must, should) and order (before, after, until) are left
 # out on purpose: dropping them changes the fact.
 FUNCTION_WORDS = frozenset(
@@ -38,8 +39,17 @@ FUNCTION_WORDS = frozenset(
     also too very just such
     how when where why
     s t ll re ve d m
+    oh ah aw aww wow whoa ooh hey hi hello haha lol omg hmm um uh yeah yep yup cheers bye
+    thanks thank congrats congratulations
+    gonna wanna gotta kinda sorta 'em ya lemme gimme
     """.split()
 )
+
+# Function words that still change the claim: modals of possibility and obligation ("would be lost on
+# transfer" is not "lost on transfer") and the prepositions of a specific place or share ("around the
+# lake", "per API key", "via the VPN"), unlike the common in, on, at, of, to. Never dropped.
+MODALS = frozenset("would could might may shall".split())
+SPECIFIC_PREPOSITIONS = frozenset("around across along within toward towards among amongst via per onto upon".split())
 
 # Words that frame a statement rather than state it: reporting verbs and intensifiers (not hedges:
 # "probably" changes how sure the fact is).

@@ -20,7 +20,7 @@ from typing import Callable, Iterator, Sequence
 
 from memcli.errors import ModelError
 from memcli.fsutil import sibling_temp
-from memcli.providers import registry
+from memcli.providers import cpu_weights, registry
 from memcli.providers.fetch import (
     SourceFailed,
     download,
@@ -171,6 +171,7 @@ def remove(name: str) -> bool:
     existed = path.is_file()
     for leftover in (path, sidecar(path), _part_path(path)):
         leftover.unlink(missing_ok=True)
+    cpu_weights.forget(path)
     return existed
 
 

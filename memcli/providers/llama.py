@@ -97,7 +97,7 @@ class Embedder:
     """Sentence vectors: float32, L2-normalised, one row per text."""
 
     def __init__(self, path: Path, name: str):
-        llama_cpp = _llama_cpp()
+        llama_cpp = import_llama_cpp()
         self.name = name
         self.model_id = f"{name}@{fingerprint(path)}"
         self.llama = _load(path, embedding=True, n_ctx=0, n_batch=EMBED_MAX_TOKENS, n_ubatch=EMBED_MAX_TOKENS)
@@ -144,7 +144,7 @@ class Embedder:
     def _decode(self, pending: list[tuple[int, list[int]]], out) -> None:
         import numpy as np
 
-        llama_cpp = _llama_cpp()
+        llama_cpp = import_llama_cpp()
         batch = self._batch
         n = 0
         for seq, (_, tokens) in enumerate(pending):
@@ -174,10 +174,20 @@ class LanguageModel:
     `logits(tokens)` does exactly that.
     """
 
-    def __init__(self, path: Path, name: str):
+    def __init__(self, path: Path, name: str, *, fast_weights: bool = True):
+        """fast_weights=False loads the file as it is, not its converted copy (memcli.providers.cpu_weights):
+        the baseline for measuring what the conversion gains."""
+        from memcli.providers import cpu_weights
+
         self.name = name
-        self.model_id = f"{name}@{fingerprint(path)}"
-        self.llama = _load(path, logits_all=True, n_ctx=LM_CONTEXT, n_batch=512)
+        digest = fingerprint(path)
+        self.model_id = f"{name}@{digest}"
+
+        def load(file: Path):
+            return _load(file, logits_all=True, n_ctx=LM_CONTEXT, n_batch=512)
+
+        self.llama = (cpu_weights.load(import_llama_cpp(), path, digest, load, THREADS) if fast_weights
+                      else load(path))
         _check_role(self.llama, path, "compress")
 
     def tokenize(self, text: str) -> list[int]:
@@ -215,8 +225,9 @@ def _display_name(ref: str, path: Path) -> str:
     return path.stem if _looks_like_path(ref) else ref
 
 
-def _llama_cpp():
-    """Import llama_cpp on first use and route its logging to ours."""
+def import_llama_cpp():
+    """Import llama_cpp on first use and route its logging to ours. Every import of llama_cpp goes
+    through here: OpenMP reads its settings once, when llama.cpp's library loads."""
     global _log_callback
     # llama.cpp's OpenMP threads spin between operations by default; on a 2-core machine shared with
     # anything else the spinning thread steals the core the working one needs (3-4x slower under load
@@ -241,7 +252,7 @@ def _llama_cpp():
 
 
 def _load(path: Path, **params):
-    llama_cpp = _llama_cpp()
+    llama_cpp = import_llama_cpp()
     with path.open("rb") as handle:
         if handle.read(4) != b"GGUF":
             raise ModelError(f"{path} is not a GGUF file (corrupt or wrong file); "
