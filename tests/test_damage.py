@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from helpers import add, jsonl, memory_files, ok, open_mem, run, store_root
 
-from memcli.index import catalog as catalog_module
+from memcli.index import stamps
 from memcli.index import db as db_file
 
 
@@ -104,7 +104,7 @@ def test_item2_an_edit_in_place_with_the_old_mtime_restored_is_seen():
 
 
 class Later:
-    """Stands in for the catalog's `time` module: `ahead` seconds from now (a racy window passed)."""
+    """Stands in for the `time` module of memcli.index.stamps: `ahead` seconds from now (a racy window passed)."""
 
     def __init__(self):
         self.ahead = 0
@@ -119,16 +119,17 @@ class Later:
 def test_item2_files_written_in_bulk_are_recorded_clean_once_their_racy_window_passed(monkeypatch):
     """What keeps the first search after an import from reading every imported file again."""
     clock = Later()
-    monkeypatch.setattr(catalog_module, "time", clock)
+    monkeypatch.setattr(stamps, "time", clock)
     mem = open_mem()
     mem.add_many([(f"note {n} about the billing queue", None) for n in range(5)])
     with catalog() as db:
-        assert {ctime for (ctime,) in db.execute("SELECT ctime_ns FROM memories")} == {catalog_module.RACY}
+        assert {ctime for (ctime,) in db.execute("SELECT ctime_ns FROM memories")} == {stamps.RACY}
 
     clock.ahead = 3
     mem.settle()
     with catalog() as db:
-        recorded = {path: tuple(stamp) for path, *stamp in db.execute("SELECT path, mtime_ns, size, ctime_ns FROM memories")}
+        recorded = {path: tuple(stamp)
+                    for path, *stamp in db.execute("SELECT path, mtime_ns, size, ctime_ns FROM memories")}
     on_disk = {str(p.relative_to(store_root())): (p.stat().st_mtime_ns, p.stat().st_size, p.stat().st_ctime_ns)
                for p in memory_files()}
     assert recorded == on_disk
@@ -137,7 +138,7 @@ def test_item2_files_written_in_bulk_are_recorded_clean_once_their_racy_window_p
 def test_item2_a_file_changed_right_after_mem_wrote_it_is_not_recorded_clean(monkeypatch):
     """A change in the same clock tick as the write keeps the stat; the settling reads the file again."""
     clock = Later()
-    monkeypatch.setattr(catalog_module, "time", clock)
+    monkeypatch.setattr(stamps, "time", clock)
     mem = open_mem()
     [written] = mem.add_many([("the deploy key rotates every 90 days", None)])
     path = memory_files()[0]

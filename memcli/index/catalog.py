@@ -23,7 +23,9 @@ from pathlib import Path
 from memcli.config import Settings
 from memcli.errors import InvalidMemory, StoreError, describe
 from memcli.index import db as db_file
+from memcli.index import stamps
 from memcli.index.queries import CatalogQueries
+from memcli.index.stamps import RACY, SETTLED_NS
 from memcli.progress import Progress
 from memcli.store.files import Store
 from memcli.store.memory import Memory, content_key
@@ -33,18 +35,10 @@ log = logging.getLogger("memcli")
 
 DUPLICATE = "duplicate id "  # how a file skipped because another file has its id is recorded (doctor reads it)
 
-# A folder whose mtime is this recent may change again within the same clock tick unnoticed, so it
-# is not trusted yet (as git treats a "racily clean" file).
-SETTLED_NS = 2_000_000_000
 # A file rewritten in place changes no folder's mtime; every file is looked at when the last full look is
 # older than this many times what that look cost (and at least FULL_LOOK_MIN_S).
 FULL_LOOK_EVERY = 10
 FULL_LOOK_MIN_S = 0.2
-# A file is known by its size, mtime and ctime. No tool can set a ctime back (writing the file or setting
-# its mtime moves it to now), so an edit that keeps the size and restores the mtime is still seen. A ctime
-# this recent is stored as RACY: a change within the same clock tick would leave it equal, so the next full
-# look reads the file again (its hash says whether anything changed).
-RACY = -1
 
 @dataclass
 class Changes:
@@ -207,19 +201,19 @@ class Catalog(CatalogQueries):
             "SELECT 1 FROM memories WHERE path = ? AND ctime_ns = ?", (path, RACY)).fetchone())
         return len(fresh) - settling, len(gone)
 
-    def _diff(self, folders: list[str] | None) -> tuple[list[tuple[str, int, int, int]], list[str]]:
+    def _diff(self, folders: list[str] | None) -> tuple[list[stamps.Stamped], list[str]]:
         """Files new or changed, and files gone, in the given folders (None: everywhere)."""
         self._seen_folders = {}
-        stamps = "SELECT path, mtime_ns, size, ctime_ns FROM memories{where} UNION ALL" \
-                 " SELECT path, mtime_ns, size, ctime_ns FROM broken{where}"
+        recorded = "SELECT path, mtime_ns, size, ctime_ns FROM memories{where} UNION ALL" \
+                   " SELECT path, mtime_ns, size, ctime_ns FROM broken{where}"
         if folders is None:
-            known = {path: stamp for path, *stamp in self.db.execute(stamps.format(where=""))}
+            known = {path: stamp for path, *stamp in self.db.execute(recorded.format(where=""))}
             files = self.store.scan(folders=self._seen_folders)
         else:
             known_folders = {path for (path,) in self.db.execute("SELECT path FROM folders")}
             known, files = {}, []
             for folder in folders:
-                for path, *stamp in self.db.execute(stamps.format(where=" WHERE path > ?1 AND path < ?1 || '~'"),
+                for path, *stamp in self.db.execute(recorded.format(where=" WHERE path > ?1 AND path < ?1 || '~'"),
                                                     (folder + "/",)):
                     parent = os.path.dirname(path)
                     if parent == folder or parent not in known_folders:
@@ -289,7 +283,7 @@ class Catalog(CatalogQueries):
         """Read one file into the catalog; a file that cannot be the memory it claims to be, for whatever
         reason, is recorded as broken (named by every command, skipped) and never stops the others."""
         db = self.db
-        ctime = _settled(ctime)
+        ctime = stamps.settled(ctime)
         try:
             if size > self._max_file_bytes():
                 raise InvalidMemory(f"larger than {self._max_file_bytes()} bytes; not read")
@@ -356,7 +350,7 @@ class Catalog(CatalogQueries):
         Its ctime is always too recent to trust (RACY); `settle` marks it clean later."""
         info = self.store.file_path(relpath).stat()
         changes = Changes()
-        ctime = _settled(info.st_ctime_ns)
+        ctime = stamps.settled(info.st_ctime_ns)
         with db_file.transaction(self.db):
             self._upsert(relpath, (info.st_mtime_ns, info.st_size, ctime), sha, memory, changes)
             self._adopt_orphans(changes)
@@ -365,34 +359,12 @@ class Catalog(CatalogQueries):
         return changes
 
     def settle(self) -> int:
-        """After many writes (an import, an ingest): record the real stamp of each file this process wrote
-        whose change is now older than SETTLED_NS, so that the next command does not read them all again.
-        As git does for a racily clean file, its content is checked once, now that no change can hide in
-        the same clock tick: read and hashed, and marked clean only if it is still what was written (the
-        catalog holds that). Files written within the window stay RACY, for the next look. How many were
-        marked clean."""
+        """After many writes (an import, an ingest): mark the files this process wrote clean once their
+        racy window passed (memcli.index.stamps.settle), so the next command does not read them again."""
         if not self._unsettled:
             return 0
-        clean = []
         with self.store.lock():
-            horizon = time.time_ns() - SETTLED_NS
-            for relpath, sha in list(self._unsettled.items()):
-                path = os.path.join(self.store.root, relpath)  # written by this process through file_path
-                try:
-                    info = os.stat(path)
-                    if info.st_ctime_ns >= horizon:
-                        continue
-                    with open(path, "rb") as handle:
-                        same = hashlib.sha256(handle.read()).hexdigest() == sha
-                except OSError:
-                    same = False
-                del self._unsettled[relpath]
-                if same:
-                    clean.append((info.st_mtime_ns, info.st_size, info.st_ctime_ns, relpath, sha))
-            with db_file.transaction(self.db) as db:
-                db.executemany("UPDATE memories SET mtime_ns = ?, size = ?, ctime_ns = ? WHERE path = ? AND sha = ?"
-                               f" AND ctime_ns = {RACY}", clean)
-        return len(clean)
+            return stamps.settle(self.db, self.store.root, self._unsettled)
 
     def record_delete(self, relpath: str) -> list[int]:
         changes = Changes()
@@ -409,10 +381,6 @@ class Catalog(CatalogQueries):
 
 # A version is superseded while some memory names it in `supersedes` (the newest such one is recorded).
 _MARK_SUPERSEDED = "UPDATE memories SET superseded_by = (SELECT MAX(new) FROM links WHERE old = ?1) WHERE id = ?1"
-
-
-def _settled(ctime_ns: int) -> int:
-    return RACY if ctime_ns >= time.time_ns() - SETTLED_NS else ctime_ns
 
 
 def _identity(path) -> tuple[int, int] | None:

@@ -172,6 +172,12 @@ def transaction(db: sqlite3.Connection, mode: str = "IMMEDIATE") -> Iterator[sql
         raise
 
 
+def version(db: sqlite3.Connection) -> tuple[int, int]:
+    """What changes whenever the database does, by this connection or by another process, so that what
+    was computed from it can be kept until then."""
+    return db.execute("PRAGMA data_version").fetchone()[0], db.total_changes
+
+
 def rows_in(db: sqlite3.Connection, sql: str, values: Sequence) -> Iterator[tuple]:
     """The rows of `sql` (which has one `IN ({marks})`) for any number of values, in chunks."""
     for start in range(0, len(values), IN_CHUNK):

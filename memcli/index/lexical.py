@@ -16,6 +16,7 @@ import re
 import sqlite3
 from typing import Protocol
 
+from memcli.index import db as db_file
 from memcli.index.filters import Filters
 
 SCORED = 1000  # the most memories one query's BM25 evaluates (~3 ms)
@@ -51,7 +52,7 @@ class Lexicon:
 
     def check(self) -> None:
         """Forget the counts when the index changed (this connection's writes or another process's)."""
-        state = (self.db.execute("PRAGMA data_version").fetchone()[0], self.db.total_changes)
+        state = db_file.version(self.db)
         if state != self._state:
             self._state, self._counts = state, {}
 

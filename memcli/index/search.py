@@ -88,11 +88,12 @@ def search(catalog: Catalog, query: str, *, k: int, mode: str, filters: Filters,
     cut = default if min_score is None else min_score
     if cut:
         ranked = [(label, score) for label, score in ranked if score >= cut]
-    return list(islice(distinct(hits_of(catalog, ranked)), k))
+    return list(islice(distinct(hits_of(catalog, ranked, batch=min(k, 1000))), k))
 
 
-def hits_of(catalog: Catalog, ranked: list[tuple[int, float]], batch: int = 32) -> Iterator[Hit]:
-    """The ranked labels as hits, read from the catalog a batch at a time (distinct() may need more than k)."""
+def hits_of(catalog: Catalog, ranked: list[tuple[int, float]], batch: int) -> Iterator[Hit]:
+    """The ranked labels as hits, read from the catalog `batch` at a time: the k wanted first, more only
+    when distinct() left some out (reading a record is most of what a hit costs)."""
     for start in range(0, len(ranked), batch):
         part = ranked[start:start + batch]
         memories = catalog.by_labels(label for label, _ in part)

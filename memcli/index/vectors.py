@@ -46,6 +46,7 @@ class VectorIndex:
         self.path = catalog.store.index_dir / db_file.HNSW_FILE
         self._graph = None
         self._graph_stamp = None
+        self._in_step = None  # (connection, its version, model id) when last found in step
 
     @property
     def db(self):
@@ -60,8 +61,15 @@ class VectorIndex:
     # -- keeping vectors in step with the catalog --------------------------------------------------
 
     def in_step(self, embedder) -> bool:
-        """Cheap test: same model, and a vector for every memory (vectors ⊆ memories by construction)."""
-        return self._adopted(embedder) and not self.missing()
+        """Same model, and a vector for every memory (vectors ⊆ memories by construction). A yes is kept
+        until the index changes: counting both tables is asked before every search, and costs more the
+        larger the store."""
+        state = (self.db, db_file.version(self.db), embedder.model_id)
+        if state == self._in_step:
+            return True
+        steady = self._adopted(embedder) and not self.missing()
+        self._in_step = state if steady else None
+        return steady
 
     def _adopted(self, embedder) -> bool:
         """Whether the stored vectors are this model's (its id and its dimension, which a damaged meta row
