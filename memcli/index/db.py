@@ -182,7 +182,9 @@ def rows_in(db: sqlite3.Connection, sql: str, values: Sequence) -> Iterator[tupl
     """The rows of `sql` (which has one `IN ({marks})`) for any number of values, in chunks."""
     for start in range(0, len(values), IN_CHUNK):
         chunk = list(values[start:start + IN_CHUNK])
-        yield from db.execute(sql.format(marks=",".join("?" * len(chunk))), chunk)
+        # A list, not the cursor: abandoning this generator after the database closed must not close a
+        # cursor of a closed database (an error nobody can catch, at garbage collection).
+        yield from db.execute(sql.format(marks=",".join("?" * len(chunk))), chunk).fetchall()
 
 
 def meta(db: sqlite3.Connection, key: str) -> str | None:
