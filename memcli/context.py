@@ -4,15 +4,16 @@ The block groups memories under the day they were made, days in the order of the
 memories best first within a day; each memory is one line, its text (search results and, when asked,
 a context block put its short id before it, to act on it):
 
-    29 Nov 2026:
+    29 Nov 2026
     Amazon blocks IPs after about 30 requests per second
     the scraper backs off for 10 minutes after a 429
-    3 Oct:
+    3 Oct
     proxies rotate every 50 requests
 
 A reader pays about a token per character of an id or a date, as much as a short memory's own words,
-so each day is said once (its year only when it changes), a block for reading has no ids, and an id
-shown is the shortest unique tail (see CatalogQueries.short_id).
+so each day is said once (its year only when it changes), on a line of its own with nothing else (a
+colon after it would cost a token a day), a block for reading has no ids, and an id shown is the
+shortest unique tail (see CatalogQueries.short_id).
 
 What counts toward the budget is the whole block exactly as it is printed, every newline included.
 It is counted in one piece by the compression model's tokenizer, because tokens do not add up line by
@@ -78,7 +79,7 @@ def block(memories: Sequence[Memory], short_id: Callable[[str], str] | None, *, 
         if include_raw and not raw and memory.content != memory.raw:
             line += "  raw: " + " ".join(memory.raw.split()) + "\n"
         by_day.setdefault(memory.created_at[:10], []).append(line)
-    return "".join(f"{name}:\n" + "".join(lines) for name, lines in zip(day_names(by_day), by_day.values()))
+    return "".join(f"{name}\n" + "".join(lines) for name, lines in zip(day_names(by_day), by_day.values()))
 
 
 def pack(hits: Sequence[Hit], budget: int, count: Callable[[str], int], *, raw: bool = False,

@@ -18,7 +18,7 @@ WORDS = ("rate limit proxy queue deploy billing heroku fly postgres redis cache 
          "ebay tuesday review ruff uv pytest release branch merge token budget context search index").split()
 
 
-DAY = re.compile(r"^\d{1,2} [A-Z][a-z]{2}( \d{4})?:$")
+DAY = re.compile(r"^\d{1,2} [A-Z][a-z]{2}( \d{4})?$")
 
 
 def memory_lines(text: str) -> list[str]:
@@ -92,9 +92,9 @@ def test_memories_are_grouped_by_day_under_short_ids_that_commands_take_back():
         labels[label] = days[-1]
         shown = json.loads(ok("show", label, "--json").stdout)
         assert shown["id"].endswith(label) and body == shown["content"]
-    assert sorted(days) == ["14 Nov 2023:", "4 Mar 2025:"]
-    assert {twin: labels[twin[-4:]] for twin in twins} == dict.fromkeys(twins, "4 Mar 2025:")
-    assert labels[lone[-4:]] == "14 Nov 2023:"
+    assert sorted(days) == ["14 Nov 2023", "4 Mar 2025"]
+    assert {twin: labels[twin[-4:]] for twin in twins} == dict.fromkeys(twins, "4 Mar 2025")
+    assert labels[lone[-4:]] == "14 Nov 2023"
     assert all(len(label) == 4 for label in labels)
 
 

@@ -14,7 +14,7 @@ from helpers import jsonl, ok
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"
 FAKE_MEM = f"env PYTHONPATH={ROOT} {sys.executable} {ROOT / 'tests' / 'fake_mem.py'}"
-DAY = re.compile(r"^\d{1,2} [A-Z][a-z]{2} \d{4}:$")
+DAY = re.compile(r"^\d{1,2} [A-Z][a-z]{2} \d{4}$")
 
 
 def run_example(*command, cwd: Path = ROOT) -> subprocess.CompletedProcess:

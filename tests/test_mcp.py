@@ -113,7 +113,7 @@ def test_a_client_writes_searches_lists_gets_and_deletes():
         assert tagged[0]["source"] == "notes/infra.md" and "optimized" not in tagged[0]
         lines = await text(client, "memory_search", query="Amazon proxies rate limit", limit=1)
         day, line = lines.splitlines()
-        assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} 20\d\d:", day)
+        assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} 20\d\d", day)
         handle, content = line.split(" ", 1)
         assert long["id"].endswith(handle) and len(handle) == 4 and content == found[0]["content"]
         got = (await call(client, "memory_get", id=handle.lower()))["memories"]

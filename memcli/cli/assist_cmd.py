@@ -38,7 +38,7 @@ def context(env: Env, words, budget, limit, tags, since, until, source, all_vers
     """Print the memories that best answer QUERY (several words are one query), packed into at most
     --budget tokens, ready to paste into a prompt. Exits 1 when nothing was found or nothing fits.
 
-    Each day (UTC) is said once, `29 Nov 2026:`, days in the order of their best memory; then one
+    Each day (UTC) is said once, `29 Nov 2026`, days in the order of their best memory; then one
     line per memory, best first: its text, the compressed form unless --raw, after its short id with
     --ids (the --json form always has the ids). The budget covers the whole block exactly as
     printed, day lines and every newline included. A memory that does not fit is skipped and smaller

@@ -36,7 +36,7 @@ MODULES = [memory_tools, version_tools, thread_tools]
 INSTRUCTIONS = """\
 Long-term memory shared with the user's shell (the `mem` command). Search it before answering \
 questions about the user's projects, decisions and preferences; write down durable facts worth \
-remembering (one idea per memory, with tags). Results say each day once (`8 May 2023:`), then one line \
+remembering (one idea per memory, with tags). Results say each day once (`8 May 2023`, on its own line), then one line \
 per memory: a short ID and the content, a shorter form when there is one (`raw: true` gives the full \
 prose). The ID is what memory_get, memory_update and memory_delete take. memory_context returns a block that fits a token budget. \
 When a fact changed, memory_update replaces the memory that says the old one."""
