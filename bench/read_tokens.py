@@ -125,13 +125,13 @@ def table(name: str, totals: dict[str, dict[str, int]]) -> str:
         sums = totals[tool]
         base, raw_base = sums["raw texts"] or 1, sums.get("raw-mode raw texts") or 1
         lines += [
-            f"| {tool}: the raw texts of the hits, nothing else | {sums['raw texts']:,} | 1.00 |",
+            f"| {tool}: the raw texts of the hits, nothing else | {sums['raw texts']:,} | 1.000 |",
             f"| {tool}: the compressed texts of the hits, nothing else | {sums['compressed texts']:,} | "
-            f"{sums['compressed texts'] / base:.2f} |",
-            f"| `{label}` with `raw: true` | {sums['raw text']:,} | {sums['raw text'] / raw_base:.2f} |",
-            f"| `{label}` by default | {sums['default text']:,} | {sums['default text'] / base:.2f} |",
+            f"{sums['compressed texts'] / base:.3f} |",
+            f"| `{label}` with `raw: true` | {sums['raw text']:,} | {sums['raw text'] / raw_base:.3f} |",
+            f"| `{label}` by default | {sums['default text']:,} | {sums['default text'] / base:.3f} |",
             f"| ({tool}: structuredContent as compact JSON, default / raw) | {sums['default json']:,} / "
-            f"{sums['raw json']:,} | {sums['default json'] / base:.2f} / {sums['raw json'] / raw_base:.2f} |",
+            f"{sums['raw json']:,} | {sums['default json'] / base:.3f} / {sums['raw json'] / raw_base:.3f} |",
         ]
     return "\n".join(lines)
 
