@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -134,12 +135,16 @@ def test_a_near_duplicate_is_stored_and_named_with_a_hint():
     result = ok("add", "the nightly backup job starts at three UTC on the ops host")
     new = result.stdout.strip()
     assert new != first and len(memory_files()) == 2
-    assert f"similar to {first} (" in result.stderr and f"--supersedes {first[:8]}" in result.stderr
+    assert f"similar to {first} (" in result.stderr
     unrelated = ok("add", "Maria is learning Japanese for a trip to Kyoto")
     assert "similar" not in unrelated.stderr
     as_json = json.loads(ok("add", "the nightly backup job starts at four UTC on the ops host", "--json").stdout)
     assert {s["id"] for s in as_json["similar"]} == {first, new}
     assert all(SIMILAR_AT <= s["score"] <= 1 and "backup" in s["content"] for s in as_json["similar"])
+    # The hinted id works, though the memories were made in the same second (their ids begin alike).
+    hint = re.search(r"run the same add with --supersedes (\S+)", result.stderr).group(1)
+    replaced = ok("add", "the nightly backup job starts at five UTC on the ops host", "--supersedes", hint)
+    assert f"replaces {first}" in replaced.stderr
 
 
 def test_on_similar_update_replaces_the_closest_memory():

@@ -95,8 +95,9 @@ def read_text(mem, text, file, source, no_gitignore=False):
     raise click.UsageError("nothing to add: give the text as arguments, pipe it in, or use --file")
 
 
-def say_versions(written) -> None:
-    """stderr: what a write replaced, and which current memories it is close to."""
+def say_versions(written, short_id) -> None:
+    """stderr: what a write replaced, and which current memories it is close to (the hint names the
+    short id: a beginning of the id would be ambiguous between memories made in the same second)."""
     if written.replaced:
         ids = ", ".join(m.id for m in written.replaced)
         fork = " (the fork is resolved)" if len(written.replaced) > 1 else ""
@@ -108,7 +109,7 @@ def say_versions(written) -> None:
                    f"{render.one_line(close.memory.content)[:70]}", err=True)
     if written.similar:
         click.echo(f"mem: if it replaces that memory, run the same add with --supersedes "
-                   f"{written.similar[0].memory.id[:8]} (it stores nothing twice)", err=True)
+                   f"{short_id(written.similar[0].memory.id)} (it stores nothing twice)", err=True)
 
 
 def announce_new_store(env: Env) -> None:
@@ -204,7 +205,7 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
                         confirm=_confirm_update if interactive() else None)
     announce_new_store(env)
     say_compressed(written, progress.enabled)
-    say_written(written, as_json)
+    say_written(written, as_json, mem.catalog.short_id)
 
 
 def say_compressed(written, on_a_terminal: bool) -> None:
@@ -215,7 +216,7 @@ def say_compressed(written, on_a_terminal: bool) -> None:
                    err=True)
 
 
-def say_written(written, as_json: bool) -> None:
+def say_written(written, as_json: bool, short_id) -> None:
     """What `add` and `update` print: the id (or JSON) on stdout, what happened on stderr."""
     say_redacted(written.redacted)
     if written.tags_added:
@@ -223,7 +224,7 @@ def say_written(written, as_json: bool) -> None:
                    f"{', '.join(written.tags_added)}", err=True)
     elif written.duplicate:
         click.echo(f"mem: already stored as {written.memory.id} (--allow-duplicate stores it again)", err=True)
-    say_versions(written)
+    say_versions(written, short_id)
     if as_json:
         extra = {"replaces": [m.id for m in written.replaced], "similar": [s.to_contract() for s in written.similar]}
         payload = written.memory.to_contract() | {"duplicate": written.duplicate, "redacted": written.redacted,

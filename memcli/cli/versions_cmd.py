@@ -45,7 +45,7 @@ def update(env: Env, memory_id, text, file, source, no_compress, defer, local_on
     say_compressed(written, progress.enabled)
     if written.unchanged:
         click.echo(f"mem: no change: {written.memory.id} already says that", err=True)
-    say_written(written, as_json)
+    say_written(written, as_json, mem.catalog.short_id)
 
 
 COMMANDS = [update]
