@@ -135,6 +135,12 @@ def test_an_amount_keeps_its_verb_and_a_reason_keeps_its_link(ratio):
     assert result.lower().count(" so ") + result.lower().startswith("so ") == 1  # "so simple" is no link
 
 
+def pruned_words(raw: str, ratio: float) -> tuple[str, set[str]]:
+    """The pruned text and the set of its words, lower-cased (what the class tests ask about)."""
+    result = prune(raw, FakeModel(), ratio=ratio)
+    return result, set(re.findall(r"\w+", result.lower()))
+
+
 # Short concrete nouns are the least surprising words to the fake model (surprisal = length), as
 # predictable nouns are to the real one: the pruner must keep them by their class, not their score.
 THINGS = (
@@ -147,8 +153,7 @@ THINGS = (
 
 @pytest.mark.parametrize("ratio", [0.6, 0.4])
 def test_things_activities_places_foods_genres_and_roles_survive(ratio):
-    result = prune(THINGS, FakeModel(), ratio=ratio)
-    kept = set(re.findall(r"\w+", result.lower()))
+    _, kept = pruned_words(THINGS, ratio)
     for word in ("yoga", "beach", "guitar", "omelette", "coconut", "oil", "animal", "shelter", "romance",
                  "novel", "son", "dog", "park", "nurse", "championship", "excitement"):
         assert word in kept, word
@@ -159,8 +164,7 @@ def test_things_activities_places_foods_genres_and_roles_survive(ratio):
 def test_verbs_and_evaluative_words_go_before_nouns_even_when_more_surprising():
     raw = ("Gina explained enthusiastically that the wonderful boutique downtown celebrated its anniversary "
            "with fashion shows, and she recommended the scarves.")
-    result = prune(raw, FakeModel(), ratio=0.5)
-    kept = set(re.findall(r"\w+", result.lower()))
+    _, kept = pruned_words(raw, 0.5)
     assert {"boutique", "downtown", "anniversary", "fashion", "shows", "scarves"} <= kept
     assert not kept & {"enthusiastically", "wonderful", "explained"}
 
@@ -174,8 +178,7 @@ REASONS = (
 
 @pytest.mark.parametrize("ratio", [0.6, 0.4])
 def test_a_reason_and_the_adverbs_that_qualify_a_fact_survive(ratio):
-    result = prune(REASONS, FakeModel(), ratio=ratio)
-    kept = set(re.findall(r"\w+", result.lower()))
+    result, kept = pruned_words(REASONS, ratio)
     assert {"because", "website", "charges", "booking", "fee"} <= kept, result
     assert {"usually", "weekly", "mostly", "probably"} <= kept, result
     if ratio < 0.5:
@@ -199,7 +202,6 @@ def test_function_words_and_chat_fillers_go_even_when_the_text_already_fits_its_
 def test_modals_and_the_prepositions_of_a_specific_place_or_share_survive():
     raw = ("The old pension has a guaranteed annuity rate that would be lost on transfer. Walk the dog "
            "around the lake, and use one token bucket per API key via the internal gateway.")
-    result = prune(raw, FakeModel(), ratio=0.4)
-    kept = set(re.findall(r"\w+", result.lower()))
+    result, kept = pruned_words(raw, 0.4)
     assert {"would", "around", "per", "via"} <= kept, result
     assert not kept & {"the", "has", "be", "on", "and"}, result
