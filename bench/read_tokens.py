@@ -1,7 +1,7 @@
 """What a reading model pays for its memories, end to end: tokens of MCP tool results against the raw texts.
 
     .venv/bin/python bench/read_tokens.py [--data ../shared/bench/locomo-dev/locomo-dev.json] [--questions N]
-                                          [--stores DIR] [--min-chars N]
+                                          [--stores DIR] [--min-chars N] [--no-heldout]
 
 Each LoCoMo development conversation gets its own store, filled through `mem import` with the real
 default models: its session summaries (~650 characters, compressed by the default model) and its
@@ -17,17 +17,24 @@ one per line (1.00); "compressed texts alone" is what the stored short forms of 
 nothing around them. The structured result (compact JSON, for clients that hand that to the model
 instead) is shown too. Figures per conversation and pooled; the targets of issue 12 are memory_search
 <= 0.70x and memory_context <= 0.65x, and neither above its raw: true mode.
+
+The read shape was chosen on the LoCoMo stores, so one store it was not chosen on is measured after
+them, apart from the pooled figure: the fresh notes and chat turns of bench/data/fresh_heldout.json
+(issue 18's held-out data, written with their questions), each dated one day after the one before, two
+items a day, so that hits spread over days as a person's memories do.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from itertools import zip_longest
 from pathlib import Path
 
 import anyio
@@ -39,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
+from corpora import FRESH  # noqa: E402
 from retrieval import DEFAULT_DATA, questions, session_time, turns  # noqa: E402
 
 LIMIT = 5
@@ -51,17 +59,34 @@ def summaries(conversation: dict, sample: dict):
         yield {"raw": text, "created_at": stamp, "source": f"summary:{number}", "tags": ["summary"]}
 
 
-def build(folder: Path, sample: dict, env: dict, min_chars: int | None) -> dict[str, dict]:
-    """The store of one conversation, through the real CLI (kept when --stores names a folder that has
+def locomo(sample: dict) -> tuple[list[dict], list[str]]:
+    """The records of one conversation's store and the questions asked of it."""
+    records = list(summaries(sample["conversation"], sample))
+    records += [{"raw": text, "created_at": stamp, "source": dia_id}
+                for dia_id, text, stamp in turns(sample["conversation"])]
+    known = {dia_id for dia_id, _, _ in turns(sample["conversation"])}
+    return records, [question for question, _ in questions(sample, known)]
+
+
+def heldout() -> tuple[list[dict], list[str]]:
+    """The fresh notes and turns as one store, interleaved, two a day from 3 Jan 2026."""
+    fresh = json.loads(FRESH.read_text())
+    items = [item for pair in zip_longest(fresh["notes"], fresh["turns"]) for item in pair if item]
+    start = dt.datetime(2026, 1, 3, 9, 0, tzinfo=dt.timezone.utc)
+    records = [{"raw": item["text"], "source": item["id"],
+                "created_at": (start + dt.timedelta(days=n // 2, hours=n % 2)).strftime("%Y-%m-%dT%H:%M:%SZ")}
+               for n, item in enumerate(items)]
+    return records, [qa["q"] for item in items for qa in item["qa"]]
+
+
+def build(folder: Path, records: list[dict], env: dict, min_chars: int | None) -> dict[str, dict]:
+    """The store of one set of records, through the real CLI (kept when --stores names a folder that has
     it already); returns every stored record by id."""
     mem = [sys.executable, "-m", "memcli"]
     if not folder.exists():
         if min_chars is not None:
             folder.mkdir(parents=True)
             (folder / "mem.yaml").write_text(f"compress_min_chars: {min_chars}\n")
-        records = list(summaries(sample["conversation"], sample))
-        records += [{"raw": text, "created_at": stamp, "source": dia_id}
-                    for dia_id, text, stamp in turns(sample["conversation"])]
         lines = "\n".join(json.dumps(record) for record in records)
         subprocess.run(mem + ["import"], input=lines, text=True, env=env, check=True, capture_output=True)
         subprocess.run(mem + ["reindex"], env=env, check=True, capture_output=True)
@@ -142,6 +167,7 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=0, help="At most N questions per conversation (0: all).")
     parser.add_argument("--stores", type=Path, help="Keep the built stores here and reuse them on the next run.")
     parser.add_argument("--min-chars", type=int, help="compress_min_chars of the stores built (default: mem's).")
+    parser.add_argument("--no-heldout", action="store_true", help="Leave out the held-out store (fresh notes and turns).")
     args = parser.parse_args()
     samples = json.loads(args.data.read_text())
     work = args.stores or Path(tempfile.mkdtemp(prefix="mem-bench-read-tokens-"))
@@ -152,22 +178,23 @@ def main() -> None:
     pooled: dict[str, dict[str, int]] = {}
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     try:
-        for sample in samples:
-            env = {**os.environ, "MEM_DIR": str(work / sample["sample_id"]), "PYTHONPATH": str(ROOT)}
-            stored = build(work / sample["sample_id"], sample, env, args.min_chars)
-            known = {dia_id for dia_id, _, _ in turns(sample["conversation"])}
-            asked = [question for question, _ in questions(sample, known)]
+        def measure(name: str, records: list[dict], asked: list[str], note: str = "") -> dict[str, dict[str, int]]:
+            env = {**os.environ, "MEM_DIR": str(work / name), "PYTHONPATH": str(ROOT)}
+            stored = build(work / name, records, env, args.min_chars)
             asked = asked[:args.questions] if args.questions else asked
-            rows = anyio.run(ask, env, asked)
-            totals = tally(rows, stored, count)
+            totals = tally(anyio.run(ask, env, asked), stored, count)
             optimized = sum(1 for record in stored.values() if record["compressed"])
-            print(table(f"{sample['sample_id']}: {len(stored)} memories ({optimized} compressed), {len(asked)} questions",
-                        totals))
-            for tool, sums in totals.items():
+            print(table(f"{name}{note}: {len(stored)} memories ({optimized} compressed), {len(asked)} questions", totals))
+            return totals
+
+        for sample in samples:
+            for tool, sums in measure(sample["sample_id"], *locomo(sample)).items():
                 for key, value in sums.items():
                     pooled.setdefault(tool, {}).setdefault(key, 0)
                     pooled[tool][key] += value
-        print(table("pooled", pooled))
+        print(table("pooled (the development conversations)", pooled))
+        if not args.no_heldout:
+            measure("held-out", *heldout(), note=" (fresh notes and turns, the read shape not chosen on them)")
         print(f"\nload average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     finally:
         if not args.stores:

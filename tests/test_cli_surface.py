@@ -82,7 +82,7 @@ def test_listings_show_short_ids_that_every_command_accepts():
     ids = [add(f"note {n} about the scraper") for n in range(3)]
     listed = ok("ls").stdout
     shown = [line.split()[0] for line in listed.splitlines() if not line.startswith(" ")]
-    assert len(shown) == 3 and all(4 <= len(s) < 26 for s in shown)
+    assert len(shown) == 3 and all(3 <= len(s) < 26 for s in shown)
     assert sorted(shown) == sorted(next(s for s in shown if i.endswith(s)) for i in ids)
     hits = ok("search", "scraper", "--mode", "text").stdout
     assert all(s in hits for s in shown) and not any(i in hits for i in ids)
@@ -201,7 +201,7 @@ def test_shell_completion_of_commands_flags_ids_and_tags():
         assert "--limit" in complete(shell, "mem search --l")
         assert memory_id in complete(shell, f"mem show {memory_id[:3]}")
         assert memory_id in complete(shell, f"mem rm {memory_id[:3].lower()}")
-        assert memory_id[-4:] in complete(shell, "mem show ")
+        assert memory_id[-3:] in complete(shell, "mem show ")
         assert "scraper" in complete(shell, "mem ls -t sc") and "infra" not in complete(shell, "mem ls -t sc")
         assert "+infra" in complete(shell, f"mem tag {memory_id[:8]} +")
     assert "the scraper rotates proxies" in complete("zsh", "mem show 0")

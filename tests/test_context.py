@@ -93,9 +93,9 @@ def test_memories_are_grouped_by_day_under_short_ids_that_commands_take_back():
         shown = json.loads(ok("show", label, "--json").stdout)
         assert shown["id"].endswith(label) and body == shown["content"]
     assert sorted(days) == ["14 Nov 2023", "4 Mar 2025"]
-    assert {twin: labels[twin[-4:]] for twin in twins} == dict.fromkeys(twins, "4 Mar 2025")
-    assert labels[lone[-4:]] == "14 Nov 2023"
-    assert all(len(label) == 4 for label in labels)
+    assert {twin: labels[twin[-3:]] for twin in twins} == dict.fromkeys(twins, "4 Mar 2025")
+    assert labels[lone[-3:]] == "14 Nov 2023"
+    assert all(len(label) == 3 for label in labels)
 
 
 def test_raw_packs_the_prose_and_compressed_is_the_default():

@@ -115,7 +115,7 @@ def test_a_client_writes_searches_lists_gets_and_deletes():
         day, line = lines.splitlines()
         assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} 20\d\d", day)
         handle, content = line.split(" ", 1)
-        assert long["id"].endswith(handle) and len(handle) == 4 and content == found[0]["content"]
+        assert long["id"].endswith(handle) and len(handle) == 3 and content == found[0]["content"]
         got = (await call(client, "memory_get", id=handle.lower()))["memories"]
         assert [m["id"] for m in got] == [long["id"]]
 

@@ -20,7 +20,7 @@ def test_adding_a_stored_text_with_new_tags_merges_them_and_says_so():
 
 def test_tag_adds_and_removes_by_short_id():
     memory_id = add("billing moved to fly.io", "-t", "draft,billing")
-    short = memory_id[-4:]
+    short = memory_id[-3:]
     changed = ok("tag", short, "+infra", "-draft")
     assert changed.stdout.split() == [short, "#billing", "#infra"]
     assert load_file(memory_files()[0])["tags"] == ["billing", "infra"]

@@ -43,7 +43,7 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
       mem add "Amazon blocks IPs after about 30 requests per second" -t scraper
       git log -1 --format=%B | mem add -t build
       mem ls --tag scraper
-      mem show R8ZK          (the short id listings show; full ids work too)
+      mem show 8ZK           (the short id listings show; full ids work too)
       mem export > backup.jsonl
     """
     setup_logging(verbose)

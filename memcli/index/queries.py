@@ -47,7 +47,7 @@ class CatalogQueries:
         text = " ".join(memory.raw.split())
         return f"{memory_id}  {memory.created_at[:10]}  {text[:60] + '…' if len(text) > 60 else text}"
 
-    def short_id(self, memory_id: str, min_length: int = 4) -> str:
+    def short_id(self, memory_id: str, min_length: int = 3) -> str:
         """The shortest tail of the id (at least min_length) that names only this memory today, like
         git's short hashes but from the random end: ids made close in time share long beginnings, and
         each character costs a reader about a token. `mem show`, `mem rm` and MCP accept it back."""
