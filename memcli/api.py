@@ -121,12 +121,12 @@ class Mem:
     def gate(self) -> Gate:
         return Gate(self.home, self.settings.redact, self.gitignore)
 
-    def refresh(self) -> None:
+    def refresh(self, patience: float = 1) -> None:
         """Catch up with the files. A one-shot command looks once; a long-lived process (the MCP server)
         calls this before each request so it sees what other processes, an editor or git changed
-        (Catalog.catch_up says how, and how cheaply)."""
+        (Catalog.catch_up says how, and how cheaply, and what `patience` defers)."""
         if self.store.exists:
-            self.catalog.catch_up()
+            self.catalog.catch_up(patience)
 
     def readable(self) -> bool:
         """A store that does not exist yet reads as empty, and reading it creates nothing."""

@@ -410,3 +410,34 @@ def test_a_long_lived_mem_survives_a_reindex_by_another_process(monkeypatch):
         assert mem.search(text, mode="vector", k=1)[0].memory.id == notes[text]
     later = mem.add("a note written after the reindex").memory
     assert later.id in ok("search", "written after the reindex", "--mode", "text", "--jsonl").stdout
+
+
+def test_the_server_looks_at_every_file_when_idle_not_while_answering(monkeypatch):
+    """A file rewritten in place (no folder changes) is found by the periodic look at every file, which
+    costs seconds at 100k memories: a request leaves it to the server's idle moments unless it is very late."""
+    from memcli.mcp.server import REQUEST_PATIENCE, Worker
+
+    clock = Clock()
+    monkeypatch.setattr(catalog, "time", clock)
+    memory_id = add("the cache expires after 5 minutes")
+    worker = Worker(open_mem())  # its idle thread is not started: each run_one() below is one idle moment
+
+    def read() -> str:
+        return anyio.run(worker, lambda mem: mem.get(memory_id).raw)
+
+    try:
+        settle(store_root())
+        assert read() == "the cache expires after 5 minutes"
+        edited = memory_files()[0]
+        edited.write_text(edited.read_text().replace("5 minutes", "15 minutes"))
+        clock.now += 1.0  # the full look is due (a small store's costs little: due after 0.2 s)
+        assert read() == "the cache expires after 5 minutes", "a request is answered without it"
+        assert worker.idle.run_one() is False  # an idle moment: nothing to compress, but the files were looked at
+        assert read() == "the cache expires after 15 minutes"
+
+        settle(store_root())
+        edited.write_text(edited.read_text().replace("15 minutes", "an hour"))
+        clock.now += 0.2 * REQUEST_PATIENCE + 1
+        assert read() == "the cache expires after an hour", "a server never idle still sees it, later"
+    finally:
+        worker.close()

@@ -91,15 +91,16 @@ class Catalog(CatalogQueries):
 
     # -- keeping up with the files ---------------------------------------------------------------
 
-    def catch_up(self) -> Changes:
+    def catch_up(self, patience: float = 1) -> Changes:
         """For a long-lived process (the MCP server), before each request: take in what other processes,
-        an editor or git changed since the last look (see refresh for the cost), and reopen a catalog that
-        another process rebuilt (`mem reindex`)."""
+        an editor or git changed since the last look (see refresh for the cost and `patience`), and
+        reopen a catalog that another process rebuilt (`mem reindex`)."""
         if self._db is not None and _identity(self.path) != self._identity:
             self.close()
-        return self.refresh(force=True)
+        return self.refresh(force=True, patience=patience)
 
-    def refresh(self, progress: Progress | None = None, *, force: bool = False, full: bool = False) -> Changes:
+    def refresh(self, progress: Progress | None = None, *, force: bool = False, full: bool = False,
+                patience: float = 1) -> Changes:
         """Take in what changed on disk since the last look, by any process; once per command unless `force`.
 
         Adding, deleting or renaming a file into place (git checkout and pull, other mem processes,
@@ -109,12 +110,13 @@ class Catalog(CatalogQueries):
         seen at the next full look at every file, which happens when the last one is older than
         FULL_LOOK_EVERY times what it cost (at least FULL_LOOK_MIN_S): at once in a small store, within
         a few seconds at 100k memories, where a full look costs half a second. `full` looks at every
-        file now (doctor).
+        file now (doctor). With `patience` n, the full look waits until it is n times that late: a
+        server answering a request leaves it to its idle moments, unless it is never idle.
         """
         if self._refreshed and not (force or full):
             return Changes()
         try:
-            return self._refresh(progress, full)
+            return self._refresh(progress, full, patience)
         except Exception as exc:
             if not db_file.is_damage(exc):
                 raise
@@ -142,9 +144,9 @@ class Catalog(CatalogQueries):
         self.recover(error)
         return describe(error)
 
-    def _refresh(self, progress: Progress | None, full: bool) -> Changes:
+    def _refresh(self, progress: Progress | None, full: bool, patience: float = 1) -> Changes:
         began, started_ns = time.time(), time.time_ns()
-        folders = None if full else self._changed_folders()
+        folders = None if full else self._changed_folders(patience)
         if folders == []:
             result = Changes()
         else:
@@ -161,13 +163,13 @@ class Catalog(CatalogQueries):
         self._refreshed = True
         return result
 
-    def _changed_folders(self) -> list[str] | None:
+    def _changed_folders(self, patience: float) -> list[str] | None:
         """Folders (relative to the store root) whose files need a look: None for all, [] for none."""
         try:
             at, cost = json.loads(db_file.meta(self.db, "full_look") or "null")
         except (TypeError, ValueError):  # never looked, or a meta row that does not parse
             return None
-        if time.time() - at > max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * cost):
+        if time.time() - at > patience * max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * cost):
             return None
         changed = []
         for folder, mtime in self.db.execute("SELECT path, mtime_ns FROM folders"):

@@ -30,6 +30,11 @@ except ImportError as exc:
 
 log = logging.getLogger("memcli")
 
+# A request leaves the periodic look at every file (for a file rewritten in place; 0.2-0.3 s at 10k
+# memories, seconds at 100k) to the idle moments, when the background thread's own catch-up makes it,
+# unless it is this many times late: a server that is never idle still sees such a file, later.
+REQUEST_PATIENCE = 10
+
 # Each module adds its tools with `register(box)`; a feature with tools of its own adds its module here.
 MODULES = [memory_tools, version_tools, thread_tools]
 
@@ -47,26 +52,27 @@ class Worker:
 
     Between calls, background jobs (memcli.worker: pending compression, due thread folds) run once the server has been
     idle for `idle_seconds`: their library steps go through this same thread, their slow part (a
-    request to a compression server, a local model) runs beside it, so a tool call is not held up."""
+    request to a compression server, a local model) runs beside it, so a tool call is not held up.
+    Looking for jobs goes through this thread too, and so catches up with the files: that idle
+    catch-up is the one that makes the periodic look at every file (see REQUEST_PATIENCE)."""
 
     def __init__(self, mem: Mem):
         from memcli.threads.summarize import DueFolds
-        from memcli.worker import IdleWorker
+        from memcli.worker import IdleWorker, PendingCompression
 
         self.mem = mem
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem")
         self.idle = IdleWorker(mem.settings.provider.idle_seconds)
         self.folds = DueFolds(mem, self.run_now)  # thread_append notes the threads with a fold due
+        self.idle.add_source(PendingCompression(mem, self.run_now, self.idle.idle_seconds))
+        self.idle.add_source(self.folds)
 
     def start_background(self) -> None:
-        from memcli.worker import PendingCompression
-
-        self.idle.add_source(PendingCompression(self.mem, self.run_now, self.idle.idle_seconds))
-        self.idle.add_source(self.folds)
         self.idle.start()
 
     def run_now(self, work: Callable[[], Any]) -> Any:
-        """Run `work` on the library thread and wait for it (for the background worker's thread)."""
+        """Run `work` on the library thread and wait for it (for the background worker's thread, which
+        calls it when idle: its catch-up makes the look at every file when one is due)."""
         def run():
             self.mem.refresh()
             return work()
@@ -89,7 +95,7 @@ class Worker:
         def run():
             for attempt in range(2):
                 try:
-                    self.mem.refresh()
+                    self.mem.refresh(REQUEST_PATIENCE)
                     return work(self.mem)
                 except Exception as exc:  # a damaged index is rebuilt from the files, and the call made again
                     if attempt or not is_damage(exc):
