@@ -173,6 +173,9 @@ SECRETS = [
     ("TELEGRAM={s}", rand(10, string.digits) + ":AA" + rand(33, URLSAFE), "telegram-bot-token"),
     ("STRIPE_KEY={s}", rand(32, URLSAFE), "secret"),
     ('auth = "{s}"', rand(40, B64), "secret"),
+    # Inside a sentence: the word after "password:" goes, the rest of the sentence stays.
+    ("set password: {s} then restart nginx", "hunter2", "password"),
+    ("rotated the API token: {s}, then redeployed", rand(20), "secret"),
 ]
 
 BENIGN = [
@@ -273,6 +276,9 @@ BENIGN = [
     "idempotency_key: 123e4567-e89b-12d3-a456-426614174000",
     "the key-value store is Redis",
     "SKU SK-1234 ships Monday",
+    "The session token: expires after 2h of idle time",
+    "token: 12 hours is the TTL we agreed on",
+    "the password: it must be rotated every 90 days",
 ]
 
 

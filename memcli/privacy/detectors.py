@@ -196,6 +196,22 @@ def _phrase_accept(m: re.Match) -> bool:
             and not _PHRASE_PROSE.search(value))
 
 
+# A secret-named word and a colon inside a sentence, then one generated-looking word and more of the
+# sentence: `set password: hunter2 then restart nginx`. (At the end of a line the YAML form of
+# _ASSIGNMENT takes it; a value that is a plain word, `token: see the wiki`, is prose.)
+_PROSE = re.compile(
+    rf"""(?<![\w.-])(?P<key>[\w.-]*?(?:{_SECRET_WORDS}))(?![\w-])[ \t]*:[ \t]+
+         (?P<bare1>[^\s"'`<>\[{{(,;]+?)(?=[.,;:!?)]*[ \t]+\S)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _prose_accept(m: re.Match) -> bool:
+    value = m.group("bare1")
+    return (len(value) >= 6 and _looks_random(value) and not _is_placeholder(value) and not _REFERENCE.match(value)
+            and not _CODE.match(value))
+
+
 class _PhraseDetector(Detector):
     def span(self, m: re.Match) -> tuple[int, int]:
         return _phrase_value(m)
@@ -302,6 +318,7 @@ BUILTIN: tuple[Detector, ...] = (
     _AssignmentDetector("secret", _FLAG, _assignment_accept),
     _AssignmentDetector("secret", _ASSIGNMENT, _assignment_accept),
     _AssignmentDetector("secret", _KEYED, _keyed_accept),
+    _AssignmentDetector("secret", _PROSE, _prose_accept),
 )
 
 
