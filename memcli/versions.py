@@ -141,6 +141,8 @@ def write(mem: Mem, text: str, *, supersedes: str | None = None, on_similar: str
     if on_similar not in ON_SIMILAR:
         raise InputError(f"on_similar must be one of {', '.join(ON_SIMILAR)} (got {on_similar!r})")
     tips = current(mem, supersedes)[1] if supersedes else []
+    if tips:
+        add_args["tags"] = _inherited(tips, add_args.get("tags") or ())
     result = mem.add(text, supersedes=[tip.id for tip in tips], **add_args)
     if tips or result.duplicate:
         return _linked(mem, result, tips)
@@ -148,8 +150,15 @@ def write(mem: Mem, text: str, *, supersedes: str | None = None, on_similar: str
     written = Written(result.memory, redacted=result.redacted, similar=close)
     if close and (on_similar == "update" or (on_similar == "ask" and confirm is not None and confirm(close[0]))):
         written.replaced = heads(chain(mem, close[0].memory.id))
-        written.memory = _supersede(mem, result.memory, written.replaced)
+        written.memory = _supersede(mem, result.memory, written.replaced,
+                                    tags=_inherited(written.replaced, result.memory.tags))
     return written
+
+
+def _inherited(olds: list[Memory], tags: Iterable[str]) -> list[str]:
+    """A new version written as an add (`--supersedes`, `on_similar`) keeps the tags of the versions it
+    replaces, as an update does, and adds its own: a tag filter still finds the current fact."""
+    return list(dict.fromkeys([*(tag for old in olds for tag in old.tags), *normalise_tags(list(tags))]))
 
 
 def _linked(mem: Mem, result: AddResult, tips: list[Memory]) -> Written:
@@ -166,10 +175,11 @@ def _linked(mem: Mem, result: AddResult, tips: list[Memory]) -> Written:
     return written
 
 
-def _supersede(mem: Mem, memory: Memory, olds: list[Memory]) -> Memory:
-    """Make a stored memory replace `olds` as well: its file gets the links, its text stays."""
+def _supersede(mem: Mem, memory: Memory, olds: list[Memory], tags: list[str] | None = None) -> Memory:
+    """Make a stored memory replace `olds` as well: its file gets the links (and `tags` when given), its
+    text stays."""
     links = list(dict.fromkeys(memory.supersedes + [old.id for old in olds if old.id != memory.id]))
-    return mem.relabel(memory, source=memory.source, tags=memory.tags, supersedes=links)
+    return mem.relabel(memory, source=memory.source, tags=memory.tags if tags is None else tags, supersedes=links)
 
 
 # -- near-duplicates ---------------------------------------------------------------------------------

@@ -90,6 +90,15 @@ def test_add_supersedes_and_an_exact_duplicate_becomes_the_update():
     assert len(memory_files()) == 3
 
 
+def test_a_new_version_written_as_an_add_keeps_the_tags_of_the_one_it_replaces():
+    old = add("staging Postgres listens on 5432", "-t", "db,staging")
+    new = ok("add", "staging Postgres listens on 6432", "--supersedes", old, "-t", "ports").stdout.strip()
+    assert ids_of("ls", "-t", "db") == [new]
+    assert json.loads(ok("show", new, "--json").stdout)["tags"] == ["db", "staging", "ports"]
+    closest = ok("add", "staging Postgres now listens on 6432 too", "--on-similar", "update").stdout.strip()
+    assert ids_of("ls", "-t", "staging") == [closest] and ids_of("ls", "-t", "ports") == [closest]
+
+
 def test_an_old_text_said_again_is_news_not_a_duplicate():
     old = add("the staging cluster is called kestrel")
     new = ok("update", old, "the staging cluster is called osprey").stdout.strip()
