@@ -34,13 +34,13 @@ class AmbiguousId(MemError):
 
     exit_code = 4
 
-    def __init__(self, prefix: str, matches: list[str], candidates: list[str] | None = None):
+    def __init__(self, prefix: str, matches: list[str], candidates: list[str] | None = None, more: bool = False):
         self.prefix = prefix
         self.matches = matches
         lines = candidates or matches
-        shown = "".join(f"\n  {line}" for line in lines[:10]) + ("\n  ..." if len(matches) > 10 else "")
-        super().__init__(f"id {prefix!r} is ambiguous: it matches {len(matches)} memories; "
-                         f"give more of the id{shown}")
+        shown = "".join(f"\n  {line}" for line in lines[:10]) + ("\n  ..." if more or len(matches) > 10 else "")
+        count = f"more than {len(matches)}" if more else len(matches)
+        super().__init__(f"id {prefix!r} is ambiguous: it matches {count} memories; give more of the id{shown}")
 
 
 class StoreError(MemError):

@@ -167,7 +167,8 @@ def test_errors_come_back_as_tool_errors_and_the_server_keeps_serving():
     async def scenario(client):
         assert "no memory" in await error(client, "memory_get", id="7ZZZZZZZ")
         assert "not a memory id" in await error(client, "memory_delete", ids="not-an-id!")
-        assert "ambiguous" in await error(client, "memory_get", id=first[:2])
+        assert "ambiguous" in await error(client, "memory_get", id=first[:4])
+        assert "too short" in await error(client, "memory_get", id=first[-2:])
         assert "empty" in await error(client, "memory_write", content="   ")
         assert "spaces" in await error(client, "memory_write", content="x", tags=["two words"])
         assert "empty" in await error(client, "memory_search", query=" ")

@@ -212,6 +212,18 @@ def test_show_takes_a_unique_prefix_and_refuses_ambiguous_ones():
     assert run("show", "../../etc/passwd").exit_code == 4
 
 
+def test_a_handle_shorter_than_any_short_id_is_refused_and_a_long_ambiguity_is_counted():
+    records = [{"id": ids.new_id(), "raw": f"note number {n}"} for n in range(60)]
+    ok("import", input="\n".join(json.dumps(r) for r in records))
+    last = records[-1]["id"]
+    for handle in (last[-1:], last[-2:]):  # the end of one id, maybe of no other: still no guess
+        refused = run("rm", "-y", handle)
+        assert refused.exit_code == 4 and "too short" in refused.stderr
+    assert len(memory_files()) == 60
+    crowded = run("show", os.path.commonprefix([r["id"] for r in records]))
+    assert crowded.exit_code == 4 and "matches more than 50 memories" in crowded.stderr
+
+
 def test_show_human_output_names_the_fields():
     memory_id = add("Deploy with fly deploy --remote-only", "-t", "ops", "--source", "runbook.md")
     text = ok("show", memory_id).stdout

@@ -17,6 +17,9 @@ from memcli.index.filters import Filters
 from memcli.store.ids import normalise_prefix
 from memcli.store.memory import KEY_ORDER, Memory
 
+MIN_HANDLE = 3  # the shortest short id shown, and so the shortest handle taken back
+MAX_MATCHES = 50  # an ambiguous handle names this many at most ("more than 50")
+
 
 class CatalogQueries:
     """Reads over `db`, the catalog's connection; `recover` rebuilds a catalog found damaged midway."""
@@ -31,15 +34,19 @@ class CatalogQueries:
         norm = normalise_prefix(handle)
         if norm is None:
             raise NotFound(f"{handle!r} is not a memory id (ids are 26 letters and digits, like 01JDQ4R8ZK...)")
+        if len(norm) < MIN_HANDLE:  # shorter than any short id shown: `mem rm 1 -y` must not pick a memory
+            raise NotFound(f"{handle!r} is too short to name a memory: give at least {MIN_HANDLE} characters "
+                           "of its id (listings show a short id)")
         rows = self.db.execute(
             "SELECT id, path FROM memories WHERE id >= ?1 AND id < ?1 || '~'"
-            " UNION SELECT id, path FROM memories WHERE tail >= ?2 AND tail < ?2 || '~' LIMIT 50",
-            (norm, norm[::-1])).fetchall()
+            " UNION SELECT id, path FROM memories WHERE tail >= ?2 AND tail < ?2 || '~' LIMIT ?3",
+            (norm, norm[::-1], MAX_MATCHES + 1)).fetchall()
         if not rows:
             raise NotFound(f"no memory with id {handle!r}")
         if len(rows) > 1:
-            matches = sorted(r[0] for r in rows)
-            raise AmbiguousId(handle, matches, [self._describe(m) for m in matches[:10]])
+            matches = sorted(r[0] for r in rows)[:MAX_MATCHES]
+            raise AmbiguousId(handle, matches, [self._describe(m) for m in matches[:10]],
+                              more=len(rows) > MAX_MATCHES)
         return rows[0]
 
     def _describe(self, memory_id: str) -> str:
@@ -47,7 +54,7 @@ class CatalogQueries:
         text = " ".join(memory.raw.split())
         return f"{memory_id}  {memory.created_at[:10]}  {text[:60] + '…' if len(text) > 60 else text}"
 
-    def short_id(self, memory_id: str, min_length: int = 3) -> str:
+    def short_id(self, memory_id: str, min_length: int = MIN_HANDLE) -> str:
         """The shortest tail of the id (at least min_length) that names only this memory today, like
         git's short hashes but from the random end: ids made close in time share long beginnings, and
         each character costs a reader about a token. `mem show`, `mem rm` and MCP accept it back."""
