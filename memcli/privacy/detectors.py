@@ -198,18 +198,25 @@ def _phrase_accept(m: re.Match) -> bool:
 
 # A secret-named word and a colon inside a sentence, then one generated-looking word and more of the
 # sentence: `set password: hunter2 then restart nginx`. (At the end of a line the YAML form of
-# _ASSIGNMENT takes it; a value that is a plain word, `token: see the wiki`, is prose.)
-_PROSE = re.compile(
-    rf"""(?<![\w.-])(?P<key>[\w.-]*?(?:{_SECRET_WORDS}))(?![\w-])[ \t]*:[ \t]+
-         (?P<bare1>[^\s"'`<>\[{{(,;]+?)(?=[.,;:!?)]*[ \t]+\S)""",
-    re.IGNORECASE | re.VERBOSE,
-)
+# _ASSIGNMENT takes it; a value that is a plain word, `token: see the wiki`, is prose.) The pattern
+# starts at the colon, which the regex engine finds fast; the name before it is checked after.
+_PROSE = re.compile(r""":[ \t]+(?P<secret>[^\s"'`<>\[{(,;]+?)(?=[.,;:!?)]*[ \t]+\S)""")
+_PROSE_KEY = re.compile(rf"(?<![\w-])[\w.-]*?(?P<key>{_SECRET_WORDS})[ \t]*\Z", re.IGNORECASE)
+
+
+def _prose_key(m: re.Match) -> re.Match | None:
+    return _PROSE_KEY.search(m.string, max(0, m.start() - 64), m.start())
 
 
 def _prose_accept(m: re.Match) -> bool:
-    value = m.group("bare1")
+    value = m.group("secret")
     return (len(value) >= 6 and _looks_random(value) and not _is_placeholder(value) and not _REFERENCE.match(value)
-            and not _CODE.match(value))
+            and not _CODE.match(value) and _prose_key(m) is not None)
+
+
+class _ProseDetector(Detector):
+    def kind_of(self, m: re.Match) -> str:
+        return "password" if _PASSWORD_WORD.search(_prose_key(m).group("key")) else "secret"
 
 
 class _PhraseDetector(Detector):
@@ -318,7 +325,7 @@ BUILTIN: tuple[Detector, ...] = (
     _AssignmentDetector("secret", _FLAG, _assignment_accept),
     _AssignmentDetector("secret", _ASSIGNMENT, _assignment_accept),
     _AssignmentDetector("secret", _KEYED, _keyed_accept),
-    _AssignmentDetector("secret", _PROSE, _prose_accept),
+    _ProseDetector("secret", _PROSE, _prose_accept),
 )
 
 
