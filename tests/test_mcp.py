@@ -219,6 +219,7 @@ def test_the_default_read_costs_less_than_the_raw_one():
         raw = await client.call_tool("memory_search", {"query": "scraper proxies", "limit": 5, "raw": True})
         words = [len(result.content[0].text.split()) for result in (default, raw)]
         assert words[0] < words[1]
+        assert default.content[0].text == default.content[0].text.strip()  # not a token spent on blanks
         assert default.structured_content["tokens"] < default.structured_content["raw_tokens"]
         assert raw.structured_content["tokens"] == raw.structured_content["raw_tokens"] \
             == default.structured_content["raw_tokens"]

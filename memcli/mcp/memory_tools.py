@@ -121,7 +121,7 @@ def listing(mem, memories, *, raw: bool, include_raw: bool, scores=None, empty: 
     count = counter(mem)
     if count is not None:
         structured |= read_cost(memories, count, raw=raw)
-    return structured, block(memories, mem.catalog.short_id, raw=raw, include_raw=include_raw) or empty
+    return structured, block(memories, mem.catalog.short_id, raw=raw, include_raw=include_raw).rstrip("\n") or empty
 
 
 def register(box: Toolbox) -> None:
