@@ -30,8 +30,8 @@ except ImportError as exc:
 
 log = logging.getLogger("memcli")
 
-# A request leaves the periodic look at every file (for a file rewritten in place; 0.2-0.3 s at 10k
-# memories, seconds at 100k) to the idle moments, when the background thread's own catch-up makes it,
+# A request leaves the periodic look at every file (for a file rewritten in place; 0.1-0.3 s at 10k
+# memories, 1.4 s at 100k) to the idle moments, when the background thread's own catch-up makes it,
 # unless it is this many times late: a server that is never idle still sees such a file, later.
 REQUEST_PATIENCE = 10
 
