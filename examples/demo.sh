@@ -36,8 +36,8 @@ $MEM ls
 step "mem show $SCRAPER        # the compressed form a reading model gets"
 $MEM show "$SCRAPER"
 
-step "mem show ${SCRAPER: -4} --raw   # the short id, the id's last characters; --raw gives the prose"
-$MEM show "${SCRAPER:0:12}" --raw | tail -n 1
+step "mem show ${SCRAPER: -3} --raw    # the short id, the id's last characters; --raw gives the prose"
+$MEM show "${SCRAPER: -3}" --raw | tail -n 1
 
 step 'mem search "how do we avoid getting blocked" -n 2'
 $MEM search "how do we avoid getting blocked" -n 2
