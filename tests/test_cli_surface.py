@@ -202,6 +202,7 @@ def test_shell_completion_of_commands_flags_ids_and_tags():
         assert memory_id in complete(shell, f"mem show {memory_id[:3]}")
         assert memory_id in complete(shell, f"mem rm {memory_id[:3].lower()}")
         assert memory_id[-3:] in complete(shell, "mem show ")
+        assert memory_id[-3:] in complete(shell, f"mem show {memory_id[-3:-1].lower()}")  # a short id typed in part
         assert "scraper" in complete(shell, "mem ls -t sc") and "infra" not in complete(shell, "mem ls -t sc")
         assert "+infra" in complete(shell, f"mem tag {memory_id[:8]} +")
     assert "the scraper rotates proxies" in complete("zsh", "mem show 0")

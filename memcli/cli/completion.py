@@ -25,16 +25,18 @@ def _catalog(ctx):
 
 def ids(ctx, param, incomplete: str) -> list[CompletionItem]:
     """The newest memories with their first words: as short ids when nothing is typed yet, else the
-    ids that begin with what is typed, in full (a short id is the id's end, not its beginning)."""
+    short ids and the full ids that begin with what is typed (a short id is the id's end)."""
     try:
         catalog = _catalog(ctx)
         if catalog is None:
             return []
-        items = []
-        for memory_id in catalog.ids_starting(incomplete, limit=50):
-            text = " ".join(catalog.get(memory_id).raw.split())
-            items.append(CompletionItem(memory_id if incomplete else catalog.short_id(memory_id), help=text[:60]))
-        return items
+        if incomplete:
+            shown = catalog.short_ids_starting(incomplete, limit=50)
+            shown += [(memory_id, memory_id) for memory_id in catalog.ids_starting(incomplete, limit=50)]
+        else:
+            shown = [(catalog.short_id(memory_id), memory_id) for memory_id in catalog.ids_starting("", limit=50)]
+        return [CompletionItem(handle, help=" ".join(catalog.get(memory_id).raw.split())[:60])
+                for handle, memory_id in shown]
     except Exception:  # completion must never break the shell
         return []
 

@@ -165,6 +165,23 @@ class CatalogQueries:
                                (norm, norm + "~", limit)).fetchall()
         return [row[0] for row in rows]
 
+    def short_ids_starting(self, typed: str, limit: int) -> list[tuple[str, str]]:
+        """(short id, id) of the memories whose short id, as listings show it, begins with `typed` (a short
+        id typed in part), newest first."""
+        norm = normalise_prefix(typed)
+        if not norm:
+            return []
+        found = []
+        # A short id is an id's last few characters (8 covers any store of fewer than 32**7 memories).
+        for (memory_id,) in self.db.execute(
+                "SELECT id FROM memories WHERE instr(substr(id, -8), ?) ORDER BY id DESC", (norm,)):
+            short = self.short_id(memory_id)
+            if short.startswith(norm):
+                found.append((short, memory_id))
+                if len(found) == limit:
+                    break
+        return found
+
     def tag_counts(self, filters: Filters) -> list[tuple[str, int]]:
         where, params = filters.sql()
         return self.db.execute(
