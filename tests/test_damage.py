@@ -698,3 +698,31 @@ def test_a_batch_search_names_a_query_line_that_is_not_utf8_and_runs_the_others(
     assert result.exit_code == 0
     assert "query line 2: not valid UTF-8" in result.stderr
     assert [row["query"] for row in jsonl(result.stdout) if row["id"] == memory_id] == ["kiwi", "harvest"]
+
+
+def test_files_that_change_between_the_look_and_the_lock_are_taken_as_they_are_then(monkeypatch):
+    """A look finds changes without the store's lock, then takes them in under it; whatever another
+    process did in between (here: removed one new file and rewrote the other) is what gets recorded."""
+    import contextlib
+
+    kept = add("the first note")
+    mem = open_mem()
+    mem.refresh()
+    vanishing, rewritten = hand_made(), hand_made().with_name("01JDQ4R8ZK3M5N7P9Q1S3T5V7Y.yaml")
+    vanishing.write_text(f"id: {VALID_ID}\ncreated_at: '2026-11-02T03:04:05Z'\nraw: pulled then deleted\n")
+    rewritten.write_text("id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7Y\ncreated_at: '2026-11-02T03:04:05Z'\nraw: first words\n")
+    real_lock = mem.store.lock
+
+    @contextlib.contextmanager
+    def after_another_process():
+        vanishing.unlink()
+        rewritten.write_text(rewritten.read_text().replace("first words", "second words, longer"))
+        with real_lock():
+            yield
+
+    monkeypatch.setattr(mem.store, "lock", after_another_process)
+    mem.refresh()
+    monkeypatch.undo()
+    assert {m.id: m.raw for m in mem.list()} == {kept: "the first note",
+                                                  "01JDQ4R8ZK3M5N7P9Q1S3T5V7Y": "second words, longer"}
+    assert "unreadable" not in run("ls").stderr

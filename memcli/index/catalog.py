@@ -154,7 +154,7 @@ class Catalog(CatalogQueries):
             cost = time.time() - began
             if fresh or gone:
                 with self.store.lock():
-                    result = self._apply(*self._diff(folders), progress)
+                    result = self._apply(*self._as_they_are_now(fresh, gone), progress)
             else:
                 result = Changes()
             self._remember_folders(folders, began, cost, started_ns)
@@ -227,6 +227,21 @@ class Catalog(CatalogQueries):
             if known.pop(path, None) != [mtime, size, ctime]:
                 fresh.append((path, mtime, size, ctime))
         return fresh, list(known)
+
+    def _as_they_are_now(self, fresh: list[stamps.Stamped], gone: list[str]) -> tuple[list[stamps.Stamped], list[str]]:
+        """The files a look found new, changed or gone, stat'ed again under the store's lock (a mem writer
+        may have finished with them meanwhile). Only these: looking at their folders again would read
+        every file of a large import's folder twice, and whatever else changed since the look moved a
+        folder's mtime after the one the look recorded, so the next look finds it."""
+        now, vanished = [], []
+        for path in [path for path, *_ in fresh] + gone:
+            try:
+                info = os.stat(self.store.file_path(path))
+            except (OSError, StoreError):
+                vanished.append(path)
+                continue
+            now.append((path, info.st_mtime_ns, info.st_size, info.st_ctime_ns))
+        return now, vanished
 
     def _apply(self, fresh, gone, progress: Progress | None) -> Changes:
         changes = Changes()
