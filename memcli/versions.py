@@ -125,7 +125,7 @@ def update(mem: Mem, prefix: str, text: str, *, tags: Iterable[str] | None = Non
     if len(tips) == 1 and same_text and (tags is None or normalise_tags(list(tags)) == tips[0].tags):
         return Written(tips[0], unchanged=True)
     if tags is None:
-        tags = list(dict.fromkeys(tag for tip in tips for tag in tip.tags))
+        tags = _inherited(tips, ())
     result = mem.add(text, tags=tags, source=source if source is not None else tips[0].source,
                      written_by=written_by, compressing=compressing or Compressing(), allow_duplicate=bool(same_text),
                      local_only=local_only or any(tip.extra.get("send_to_remote") is False for tip in tips),
