@@ -392,13 +392,14 @@ class Mem:
         return embedded
 
     def settle(self) -> None:
-        """After a large write: mark its files clean in the catalog (Catalog.settle) and fold its vectors
-        into the graph now (when they are many enough), so the first search after it pays for neither."""
+        """After a large write: fold its vectors into the graph now (when they are many enough), then leave
+        the catalog up to date with its files (Catalog.settle), so the first search after it pays for
+        neither. The fold goes first: its time counts towards the racy window the settling waits out."""
         if not self.store.exists:
             return
-        self.catalog.settle()
         if self._embedder is not None:
             self.vectors.maybe_fold()
+        self.catalog.settle()
 
     def reindex(self, progress=None) -> int:
         """Rebuild every cache from the files alone: catalog, vectors, graph."""
@@ -408,5 +409,6 @@ class Mem:
         self._vectors = None
         self.vectors.sync(self.embedder(), progress)
         self.vectors.fold(progress)
+        self.catalog.settle(look=True)  # the rebuild's look at every file is as old as the embedding
         return self.catalog.count()
 

@@ -40,6 +40,10 @@ DUPLICATE = "duplicate id "  # how a file skipped because another file has its i
 FULL_LOOK_EVERY = 10
 FULL_LOOK_MIN_S = 0.2
 
+# A writer of at least this many files (seconds of embedding at least) waits at its end for the racy window
+# of its last write to pass, then looks at every file itself: the next command finds nothing to look at.
+SETTLE_WAIT_FILES = 200
+
 @dataclass
 class Changes:
     """What one refresh took in; labels let the vector index follow."""
@@ -62,6 +66,8 @@ class Catalog(CatalogQueries):
         self._seen_folders: dict[str, int | None] = {}
         self._orphans: list[str] = []  # copies of a memory whose first file just went; each is the memory now
         self._unsettled: dict[str, str] = {}  # files this process wrote and recorded RACY: path -> sha written
+        self._written = 0  # files written since the last settle
+        self._last_write_ns = 0  # when this process last wrote or deleted a memory file
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -145,6 +151,13 @@ class Catalog(CatalogQueries):
         return describe(error)
 
     def _refresh(self, progress: Progress | None, full: bool, patience: float = 1) -> Changes:
+        result = self._look(progress, full, patience)
+        for path, error in self.db.execute("SELECT path, error FROM broken ORDER BY path"):
+            log.warning("skipped unreadable memory file %s: %s", path, error)
+        self._refreshed = True
+        return result
+
+    def _look(self, progress: Progress | None, full: bool, patience: float = 1) -> Changes:
         began, started_ns = time.time(), time.time_ns()
         folders = None if full else self._changed_folders(patience)
         if folders == []:
@@ -158,9 +171,6 @@ class Catalog(CatalogQueries):
             else:
                 result = Changes()
             self._remember_folders(folders, began, cost, started_ns)
-        for path, error in self.db.execute("SELECT path, error FROM broken ORDER BY path"):
-            log.warning("skipped unreadable memory file %s: %s", path, error)
-        self._refreshed = True
         return result
 
     def _changed_folders(self, patience: float) -> list[str] | None:
@@ -373,17 +383,30 @@ class Catalog(CatalogQueries):
             self._adopt_orphans(changes)
         if ctime == RACY:
             self._unsettled[relpath] = sha
+        self._written += 1
+        self._last_write_ns = time.time_ns()
         return changes
 
-    def settle(self) -> int:
+    def settle(self, *, look: bool = False) -> Changes:
         """After many writes (an import, an ingest): mark the files this process wrote clean once their
-        racy window passed (memcli.index.stamps.settle), so the next command does not read them again."""
-        if not self._unsettled:
-            return 0
-        with self.store.lock():
-            return stamps.settle(self.db, self.store.root, self._unsettled)
+        racy window passed (memcli.index.stamps.settle), so the next command does not read them again.
+
+        After SETTLE_WAIT_FILES files or more (or when asked to `look`: a reindex), first wait for what is
+        left of the window after the last write, then look at every file: the import's folders moved and
+        the last full look is as old as the write, so the next command would look at every file of them;
+        now it finds the folders as recorded and the full look fresh. What that look took in (another
+        process's changes) is returned."""
+        wait = self._written >= SETTLE_WAIT_FILES
+        self._written = 0
+        if wait:
+            time.sleep(max(0, self._last_write_ns + SETTLED_NS - time.time_ns()) / 1e9)
+        if self._unsettled:
+            with self.store.lock():
+                stamps.settle(self.db, self.store.root, self._unsettled)
+        return self._look(None, True) if wait or look else Changes()
 
     def record_delete(self, relpath: str) -> list[int]:
+        self._last_write_ns = time.time_ns()
         changes = Changes()
         with db_file.transaction(self.db):
             changes.removed += self._forget(relpath)
