@@ -39,7 +39,8 @@ def main() -> None:
     figures = {name: {"import": [], "first": [], "second": []} for name in codes}
     for run in range(args.runs):
         for name, code in codes.items():
-            env = dict(os.environ, MEM_DIR=str(args.store.resolve()), PYTHONPATH=str(code))
+            env = dict(os.environ, MEM_DIR=str(args.store.resolve()), PYTHONPATH=str(code),
+                       PYTHONSAFEPATH="1")  # not the code in the current folder
             mem = [sys.executable, "-m", "memcli"]
             lines = "".join(json.dumps({"raw": f"{next(fresh)} ({name} {run})"}) + "\n" for _ in range(args.batch))
             figures[name]["import"].append(timed(mem + ["import", "--no-compress", "-"], env, lines))
