@@ -173,7 +173,7 @@ def test_item2_the_first_search_after_a_large_import_reads_no_file(monkeypatch):
 
     looked_at, read = [], []
     scan, take_in = Store.scan, Catalog._take_in
-    monkeypatch.setattr(Store, "scan", lambda self, *a, **k: (looked_at.append(f[0]) or f for f in scan(self, *a, **k)))
+    monkeypatch.setattr(Store, "scan", lambda self, *a, **k: [looked_at.append(f[0]) or f for f in scan(self, *a, **k)])
     monkeypatch.setattr(Catalog, "_take_in", lambda self, path, *a: read.append(path) or take_in(self, path, *a))
     assert "note 7 about the billing queue" in ok("search", "billing queue note 7", "--mode", "text").stdout
     assert (looked_at, read) == ([], [])
@@ -761,3 +761,18 @@ def test_files_that_change_between_the_look_and_the_lock_are_taken_as_they_are_t
     assert {m.id: m.raw for m in mem.list()} == {kept: "the first note",
                                                   "01JDQ4R8ZK3M5N7P9Q1S3T5V7Y": "second words, longer"}
     assert "unreadable" not in run("ls").stderr
+
+
+def test_a_catalog_made_before_the_stamp_index_gets_it_in_place_and_keeps_its_memories():
+    """The index a look at every file reads is added to an older catalog when it is opened; nothing is
+    rebuilt (a rebuild would embed every memory again)."""
+    memory_id = add("the deploy key rotates every 90 days")
+    with catalog() as db:
+        db.execute("DROP INDEX memories_stamp")
+        labels = db.execute("SELECT label FROM vectors").fetchall()
+    result = ok("search", "deploy key", "--jsonl")
+    assert memory_id in result.stdout and "rebuilding" not in result.stderr
+    with catalog() as db:
+        plan = db.execute("EXPLAIN QUERY PLAN SELECT path, mtime_ns, size, ctime_ns FROM memories").fetchall()
+        assert "COVERING INDEX memories_stamp" in str(plan)
+        assert db.execute("SELECT label FROM vectors").fetchall() == labels != []

@@ -11,7 +11,6 @@ the cache are memcli.index.queries.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import logging
 import os
@@ -214,29 +213,30 @@ class Catalog(CatalogQueries):
         return len(fresh) - settling, len(gone)
 
     def _diff(self, folders: list[str] | None) -> tuple[list[stamps.Stamped], list[str]]:
-        """Files new or changed, and files gone, in the given folders (None: everywhere)."""
+        """Files new or changed, and files gone, in the given folders (None: everywhere). A file is as
+        recorded when its (path, mtime, size, ctime) is one of the catalog's: one set of those tuples,
+        probed once a file (no list or dict entry built per file)."""
         self._seen_folders = {}
         recorded = "SELECT path, mtime_ns, size, ctime_ns FROM memories{where} UNION ALL" \
                    " SELECT path, mtime_ns, size, ctime_ns FROM broken{where}"
         if folders is None:
-            known = {path: stamp for path, *stamp in self.db.execute(recorded.format(where=""))}
+            known = set(self.db.execute(recorded.format(where="")))
             files = self.store.scan(folders=self._seen_folders)
         else:
             known_folders = {path for (path,) in self.db.execute("SELECT path FROM folders")}
-            known, files = {}, []
+            known, files = set(), []
             for folder in folders:
-                for path, *stamp in self.db.execute(recorded.format(where=" WHERE path > ?1 AND path < ?1 || '~'"),
-                                                    (folder + "/",)):
-                    parent = os.path.dirname(path)
+                for row in self.db.execute(recorded.format(where=" WHERE path > ?1 AND path < ?1 || '~'"),
+                                           (folder + "/",)):
+                    parent = os.path.dirname(row[0])
                     if parent == folder or parent not in known_folders:
-                        known[path] = stamp
-                files = itertools.chain(files, self.store.scan(folder, folders=self._seen_folders,
-                                                               descend=lambda sub: sub not in known_folders))
-        fresh = []
-        for path, mtime, size, ctime in files:
-            if known.pop(path, None) != [mtime, size, ctime]:
-                fresh.append((path, mtime, size, ctime))
-        return fresh, list(known)
+                        known.add(row)
+                files += self.store.scan(folder, folders=self._seen_folders,
+                                         descend=lambda sub: sub not in known_folders)
+        fresh = [stamp for stamp in files if stamp not in known]
+        if len(files) - len(fresh) == len(known):  # every file the catalog holds was found as recorded
+            return fresh, []
+        return fresh, sorted({path for path, *_ in known} - {path for path, *_ in files})
 
     def _as_they_are_now(self, fresh: list[stamps.Stamped], gone: list[str]) -> tuple[list[stamps.Stamped], list[str]]:
         """The files a look found new, changed or gone, stat'ed again under the store's lock (a mem writer

@@ -61,6 +61,9 @@ CREATE INDEX vectors_delta ON vectors (in_hnsw);
 CREATE TABLE hnsw_dead (label INTEGER PRIMARY KEY);
 CREATE TABLE folders (path TEXT PRIMARY KEY, mtime_ns INTEGER);
 """
+# What a look at every file reads of every memory: from this index it reads a tenth of the pages the
+# table takes. Added after schema 6 shipped, so a catalog that lacks it gets it when opened (open_db).
+STAMP_INDEX = "CREATE INDEX IF NOT EXISTS memories_stamp ON memories (path, mtime_ns, size, ctime_ns);"
 
 
 class Damaged(Exception):
@@ -97,12 +100,13 @@ def open_db(index_dir: Path, lock) -> sqlite3.Connection:
             db.execute("PRAGMA synchronous = NORMAL")
             version = _schema_version(db)
             if version == SCHEMA_VERSION:
+                _add_index(db)
                 return db
             if version is None:
                 with lock():
                     if _schema_version(db) is None:
                         remove(index_dir / HNSW_FILE)
-                        db.executescript("BEGIN;" + SCHEMA + "COMMIT;")
+                        db.executescript("BEGIN;" + SCHEMA + STAMP_INDEX + "COMMIT;")
                         db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
                 return db
         except sqlite3.DatabaseError as exc:
@@ -114,6 +118,17 @@ def open_db(index_dir: Path, lock) -> sqlite3.Connection:
         if attempt == 0:
             discard(index_dir, lock)
     raise StoreError(f"cannot open or rebuild the index at {path}")
+
+
+def _add_index(db: sqlite3.Connection) -> None:
+    """STAMP_INDEX in a catalog made before it (a no-op, without a lock, when it is there); a catalog that
+    cannot take it now (read-only, or locked for long) goes on without it: it only makes a look faster."""
+    try:
+        db.execute(STAMP_INDEX)
+    except sqlite3.OperationalError as exc:
+        if is_damage(exc):
+            raise
+        log.debug("the catalog goes on without its stamp index: %s", exc)
 
 
 def _is_cantopen(exc: sqlite3.Error) -> bool:
