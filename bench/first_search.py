@@ -11,7 +11,6 @@ the ratio of the first searches and the load average. The store grows by 2 x run
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -21,16 +20,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from search_latency import corpus, texts  # noqa: E402
-from store import timed  # noqa: E402
+from store import code_env, timed, two_checkouts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("store", type=Path)
-    parser.add_argument("--against", type=Path, required=True, help="another checkout, e.g. a worktree at main")
-    parser.add_argument("--runs", type=int, default=7)
+    parser = two_checkouts(__doc__, runs=7)
     parser.add_argument("--batch", type=int, default=300, help="memories per import")
     args = parser.parse_args()
     writer, queries = corpus("locomo")
@@ -39,8 +35,7 @@ def main() -> None:
     figures = {name: {"import": [], "first": [], "second": []} for name in codes}
     for run in range(args.runs):
         for name, code in codes.items():
-            env = dict(os.environ, MEM_DIR=str(args.store.resolve()), PYTHONPATH=str(code),
-                       PYTHONSAFEPATH="1")  # not the code in the current folder
+            env = code_env(code, MEM_DIR=str(args.store.resolve()))
             mem = [sys.executable, "-m", "memcli"]
             lines = "".join(json.dumps({"raw": f"{next(fresh)} ({name} {run})"}) + "\n" for _ in range(args.batch))
             figures[name]["import"].append(timed(mem + ["import", "--no-compress", "-"], env, lines))

@@ -63,6 +63,20 @@ def timed(cmd: list[str], env: dict, stdin: str | None = None) -> float:
     return time.perf_counter() - began
 
 
+def two_checkouts(doc: str, runs: int) -> argparse.ArgumentParser:
+    """The arguments of a bench that runs this checkout against another on a store: STORE, --against, --runs."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("store", type=Path)
+    parser.add_argument("--against", type=Path, required=True, help="another checkout, e.g. a worktree at main")
+    parser.add_argument("--runs", type=int, default=runs)
+    return parser
+
+
+def code_env(code: Path, **extra: str) -> dict:
+    """An environment whose `python -m memcli` runs the memcli of checkout `code`, not one in the current folder."""
+    return dict(os.environ, PYTHONPATH=str(code), PYTHONSAFEPATH="1", **extra)
+
+
 def median_of(runs: int, cmd, env: dict, prepare=None) -> float:
     """cmd is an argv list, or a function of the run number returning one (to vary the input)."""
     samples = []
