@@ -216,3 +216,19 @@ def test_shell_completion_of_commands_flags_ids_and_tags():
 
 def test_completion_on_a_store_that_does_not_exist_completes_nothing_quietly(tmp_path):
     assert complete("bash", "mem show 01").strip() == ""
+
+
+def test_every_command_a_module_defines_is_listed_and_answers():
+    """The CLI imports a command's module only when the command is named (memcli.cli.COMMANDS), so a
+    command missing from that table would be unreachable: each one is in `mem --help` and runs."""
+    import importlib
+    import pkgutil
+
+    import memcli.cli
+
+    defined = {command.name for info in pkgutil.iter_modules(memcli.cli.__path__)
+               for command in getattr(importlib.import_module(f"memcli.cli.{info.name}"), "COMMANDS", [])}
+    listed = ok("--help").stdout.split("Commands:")[1]
+    assert {line.split()[0] for line in listed.splitlines() if line.strip()} == defined
+    for name in sorted(defined):
+        assert ok(name, "--help").stdout.split()[:3] == ["Usage:", "main", name]  # CliRunner names the program main

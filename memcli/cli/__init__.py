@@ -7,25 +7,28 @@ from pathlib import Path
 import click
 
 from memcli import __version__
-from memcli.cli import (
-    assist_cmd,
-    compress_cmd,
-    core,
-    doctor_cmd,
-    edit_cmd,
-    ingest_cmd,
-    search_cmd,
-    status_cmd,
-    tag_cmd,
-    thread_cmd,
-    transfer_cmd,
-    versions_cmd,
-)
-from memcli.cli.common import Env, MemGroup, setup_logging
-from memcli.cli.models_cmd import models
+from memcli.cli.common import Env, LazyGroup, setup_logging
+
+# The module (under memcli.cli, in its COMMANDS) of each command: only the one a command line names is
+# imported, so `mem search` does not import what `mem thread`, `mem ingest` or `mem mcp` need.
+COMMANDS = {
+    **dict.fromkeys(["init", "path", "add", "show", "ls", "rm"], "core"),
+    "edit": "edit_cmd",
+    **dict.fromkeys(["export", "import"], "transfer_cmd"),
+    **dict.fromkeys(["search", "reindex"], "search_cmd"),
+    **dict.fromkeys(["compress", "stats"], "compress_cmd"),
+    **dict.fromkeys(["context", "mcp"], "assist_cmd"),
+    "doctor": "doctor_cmd",
+    **dict.fromkeys(["ingest", "ignore"], "ingest_cmd"),
+    **dict.fromkeys(["tag", "tags"], "tag_cmd"),
+    "thread": "thread_cmd",
+    "status": "status_cmd",
+    "update": "versions_cmd",
+    "models": "models_cmd",
+}
 
 
-@click.group(cls=MemGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, modules=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--dir", "store_dir", type=click.Path(path_type=Path), metavar="PATH",
               help="Use the store at PATH (default: $MEM_DIR, then the nearest .mem/ or mem.yaml upward, "
                    "then the user store).")
@@ -49,9 +52,3 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
     setup_logging(verbose)
     # `main(obj=providers)` runs the CLI on other providers (tests pass fakes this way).
     ctx.obj = Env(store_dir, verbose, providers=ctx.obj)
-
-
-for command in (core.COMMANDS + edit_cmd.COMMANDS + transfer_cmd.COMMANDS + search_cmd.COMMANDS
-                + compress_cmd.COMMANDS + assist_cmd.COMMANDS + doctor_cmd.COMMANDS + ingest_cmd.COMMANDS + tag_cmd.COMMANDS + thread_cmd.COMMANDS
-                + status_cmd.COMMANDS + versions_cmd.COMMANDS + [models]):
-    main.add_command(command)

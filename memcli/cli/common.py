@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import sys
@@ -43,6 +44,25 @@ class MemGroup(click.Group):
             click.echo("mem: error: the index was damaged and has been rebuilt from the memory files; "
                        "run the command again", err=True)
             ctx.exit(StoreError.exit_code)
+
+
+class LazyGroup(MemGroup):
+    """A group whose commands are imported when one is looked up (`modules`: command name -> module under
+    memcli.cli whose COMMANDS holds it), not all of them when the CLI is: a one-shot command starts faster.
+    Help and completion list every name, and import every module then."""
+
+    def __init__(self, *args, modules: dict[str, str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.modules = modules
+
+    def list_commands(self, ctx) -> list[str]:
+        return sorted(self.modules)
+
+    def get_command(self, ctx, name: str):
+        if name not in self.modules:
+            return None
+        module = importlib.import_module(f"memcli.cli.{self.modules[name]}")
+        return next(command for command in module.COMMANDS if command.name == name)
 
 
 class StderrHandler(logging.Handler):

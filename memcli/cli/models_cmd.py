@@ -123,3 +123,6 @@ def convert(src, out, out_type):
     from memcli.providers.bert_gguf import convert_bert
 
     click.echo(convert_bert(src, out, out_type))
+
+
+COMMANDS = [models]

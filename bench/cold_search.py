@@ -1,0 +1,51 @@
+"""A cold `mem search` process for two checkouts, alternating, against its floor measured in the same run.
+
+    .venv/bin/python bench/cold_search.py STORE --against CHECKOUT [--runs 10]
+
+STORE is a store with vectors (e.g. 10,000 memories from `mem import --no-compress`). Each run times one
+`mem search QUERY --json` process with this checkout's code and one with the other's (in turn first), and one process of
+bench/floor.py (import llama_cpp and hnswlib, load the model and the graph, answer one query), with the
+LoCoMo questions of bench/search_latency.py as queries. Medians, the ratios and the load average are
+printed. Compile both checkouts' .pyc files first (python -m compileall memcli), as an install does.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from search_latency import corpus  # noqa: E402
+from store import code_env, timed, two_checkouts  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    args = two_checkouts(__doc__, runs=10).parse_args()
+    _, queries = corpus("locomo")
+    codes = {"this": ROOT, "other": args.against.resolve()}
+    samples: dict[str, list[float]] = {"this": [], "other": [], "floor": []}
+    for run in range(args.runs):
+        query = queries[run % len(queries)]
+        # Which one goes first alternates: the first after the floor's process pays the periodic look at
+        # every file (its last one is then older than ten times its cost) more often than the second.
+        for name, code in list(codes.items())[:: 1 if run % 2 == 0 else -1]:
+            samples[name].append(timed([sys.executable, "-m", "memcli", "search", query, "--json"],
+                                       code_env(code, MEM_DIR=str(args.store.resolve()))))
+        samples["floor"].append(timed([sys.executable, str(ROOT / "bench" / "floor.py"), "cold", str(args.store), query],
+                                      code_env(ROOT)))
+    median = {name: statistics.median(values) for name, values in samples.items()}
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    for name in ("this", "other"):
+        print(f"{str(codes[name]):<24} cold `mem search`: {median[name] * 1000:6.1f} ms, {median[name] / median['floor']:.2f}x"
+              f" the floor")
+    print(f"floor (bench/floor.py cold): {median['floor'] * 1000:6.1f} ms; this / other: {median['this'] / median['other']:.2f}"
+          f" (medians of {args.runs}); load average at the end: {load}")
+
+
+if __name__ == "__main__":
+    main()
