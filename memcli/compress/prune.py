@@ -37,11 +37,11 @@ def prune(
     keep = [True] * len(units)
     raw_tokens = model.count_tokens(text)
     target = math.floor(ratio * raw_tokens)
-    estimate, cursor = raw_tokens, 0
+    cursor = 0
     while cursor < len(order) and always_dropped(ranks[order[cursor]]):
         keep[order[cursor]] = False
-        estimate -= max(1, units[order[cursor]].tokens)
         cursor += 1
+    estimate = model.count_tokens(render(units, keep))  # the marks render leaves out count too
     while True:
         while cursor < len(order) and estimate > target:
             unit = units[order[cursor]]

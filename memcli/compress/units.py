@@ -79,10 +79,13 @@ def neighbour(units: Sequence[Unit], index: int, step: int) -> Unit | None:
 
 def render(units: Sequence[Unit], keep: Sequence[bool]) -> str:
     """Join the kept units so the result reads cleanly: one space between words, line breaks kept,
-    no comma left dangling or doubled, every sentence that keeps a word keeps its final mark and
-    starts with a capital."""
+    no comma left dangling or doubled, every sentence that keeps a word starts with a capital.
+    A full stop or a semicolon is a token that tells the reader only where a clause ends; the
+    capital of the next one (or a line break, or the end of the text) tells it as well, so the mark
+    goes there. It stays before a name or a number, whose capital or digit would not show the break,
+    and "!", "?" and "…" always stay: they say more than where a sentence ends."""
     out: list[str] = []
-    kinds: list[str] = []  # word | open | bullet | clause | end
+    kinds: list[str] = []  # word | open | bullet | clause | end | stop (an end whose mark may go)
     runs: list[str] = []  # whitespace runs since the last kept unit ("" marks a dropped unit)
     words_in_sentence = 0
 
@@ -102,9 +105,11 @@ def render(units: Sequence[Unit], keep: Sequence[bool]) -> str:
         sep = _separator(runs, kinds[-1] if kinds else None)
         runs = []
         mark = unit.text
+        if unit.kind == "word" and not words_in_sentence and (not kinds or kinds[-1] in ("end", "stop")):
+            mark = mark[0].upper() + mark[1:]  # the sentence's first word may have been dropped
+        if kinds and kinds[-1] == "stop" and ("\n" in sep or unit.kind == "word" and mark[0] != mark[0].lower()):
+            out[-1] = ""
         if unit.kind != "punct":
-            if unit.kind == "word" and not words_in_sentence and (not kinds or kinds[-1] == "end"):
-                mark = mark[0].upper() + mark[1:]  # the sentence's first word may have been dropped
             emit(sep + mark, "word")
             words_in_sentence += 1
         elif mark in _DASHES and (not out or "\n" in sep):
@@ -115,8 +120,11 @@ def render(units: Sequence[Unit], keep: Sequence[bool]) -> str:
                 continue
             drop_trailing_clause()
             if words_in_sentence:
-                emit(mark, "end")
+                emit(mark, "stop" if mark == "." else "end")
                 words_in_sentence = 0
+        elif mark == ";" and kinds and kinds[-1] == "word":
+            emit(mark, "stop")
+            words_in_sentence = 0
         elif mark in _CLAUSE or mark in _DASHES:
             if kinds and kinds[-1] == "word":
                 emit(mark if mark in _CLAUSE else " " + mark, "clause")
@@ -131,6 +139,8 @@ def render(units: Sequence[Unit], keep: Sequence[bool]) -> str:
         else:
             emit(sep + mark, "word")
     drop_trailing_clause()
+    if kinds and kinds[-1] == "stop":
+        out.pop()
     return "".join(out).strip()
 
 
