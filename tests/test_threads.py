@@ -161,6 +161,23 @@ def test_when_summaries_do_not_all_fit_every_stretch_keeps_its_facts_and_filler_
     assert "lovely" in lines[-1] and not any("lovely" in line for line in lines[1:-1]), "at equal worth the newer wins"
 
 
+def test_each_summarised_sentence_keeps_its_end_though_the_compressor_drops_full_stops(use_providers):
+    from fakes import FakeCompressor
+
+    def stopless(raw, **options):  # as prune does where a capital shows the break
+        result = FakeCompressor()(raw, **options)
+        result.text = result.text.replace(".", "")
+        return result
+
+    use_providers(compressor=stopless)
+    thread_id = new_thread()
+    replay(thread_id, [{"role": "user", "name": "Ana", "content": "Book the Sintra hotel for 2 nights. Pack the green bag."},
+                       {"role": "assistant", "content": "Done. The train leaves Rossio at nine."}])
+    ok("thread", "summarize", thread_id, "--force")
+    summary = [row for row in jsonl(ok("thread", "show", thread_id, "--jsonl").stdout) if "summary" in row][0]["summary"]
+    assert "Ana: Book Sintra hotel 2 nights. Pack green bag." in summary, "a digest chooses among these sentences"
+
+
 def test_a_failing_summariser_leaves_the_thread_whole(use_providers):
     def broken(ref):
         raise RuntimeError("embedding model exploded")

@@ -127,12 +127,13 @@ def summary_text(mem: Mem, span: Sequence[Message]) -> str:
     picked = pick(sentences, mem.embedder(), count, target)
     lines, speaker = [], None
     for name, sentence in picked:
+        sentence = _pruned(mem, sentence)
         if name != speaker:
             lines.append(f"{name}: {sentence}")
             speaker = name
         else:
             lines[-1] += f" {sentence}"
-    return "\n".join([f"[{_dates(span)}]", *(_pruned(mem, line) for line in lines)])
+    return "\n".join([f"[{_dates(span)}]", *lines])
 
 
 def abstractive(mem: Mem, span: Sequence[Message], target: int) -> str | None:
@@ -203,8 +204,9 @@ def who(message: Message) -> str:
 
 
 def _pruned(mem: Mem, text: str) -> str:
-    """A speaker's picked sentences through the compressor's prune and guard (a line at a time, so the
-    lines stay whole whatever the compressor does with line breaks); as they are if that fails."""
+    """A picked sentence through the compressor's prune and guard; as it is if that fails. One sentence
+    at a time, ended with its mark: prune leaves out a full stop that a capital shows, but a digest
+    (memcli.threads.digest) chooses among a summary's sentences by their marks."""
     settings = mem.settings
     try:
         result = mem.providers.compressor(text, method="prune", ratio=PRUNE_RATIO, model=settings.compress_model,
@@ -212,7 +214,8 @@ def _pruned(mem: Mem, text: str) -> str:
     except Exception as exc:  # a summary must not be lost to a model problem
         log.info("summary left unpruned: %s", describe(exc))
         return text
-    return result.text or text
+    pruned = result.text or text
+    return pruned if pruned.endswith((".", "!", "?", "…")) else pruned + "."
 
 
 def _dates(span: Sequence[Message]) -> str:
