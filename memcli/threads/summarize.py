@@ -25,7 +25,7 @@ import re
 from typing import TYPE_CHECKING, Sequence
 
 from memcli.errors import describe
-from memcli.threads.digest import SENTENCE
+from memcli.threads.digest import ENDS, SENTENCE
 from memcli.threads.files import Fold, Threads, summary_source
 from memcli.threads.records import Message
 
@@ -215,7 +215,7 @@ def _pruned(mem: Mem, text: str) -> str:
         log.info("summary left unpruned: %s", describe(exc))
         return text
     pruned = result.text or text
-    return pruned if pruned.endswith((".", "!", "?", "…")) else pruned + "."
+    return pruned if pruned.endswith(tuple(ENDS)) else pruned + "."
 
 
 def _dates(span: Sequence[Message]) -> str:
