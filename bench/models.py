@@ -4,7 +4,9 @@
 
 Load times are medians over fresh processes (cold Python, warm page cache), split into
 `import llama_cpp` and the model load itself. Embedding throughput is measured for 1, 32 and 256
-short texts, against llama-cpp-python's own `Llama.embed` on the same model as the baseline.
+short texts, against llama-cpp-python's own `Llama.embed` on the same model as the baseline; and for
+the memories of bench/search_latency.py (two LoCoMo turns each), what a memory's vector costs
+(memcli/index/sentence_vectors: its sentences embedded apart) against embedding each text whole.
 """
 
 from __future__ import annotations
@@ -116,6 +118,16 @@ def main() -> None:
         theirs = median_time(lambda batch=batch: baseline.embed(batch, normalize=True), args.runs)
         print(f"embed {n:>3} short texts   {n / ours:8.1f} texts/s   ({ours * 1000:7.1f} ms; "
               f"llama-cpp-python Llama.embed {n / theirs:7.1f} texts/s, ratio {theirs / ours:4.2f}x)")
+
+    from memcli.index.sentence_vectors import MemoryEmbedder, units
+    from search_latency import corpus, texts as memory_texts
+
+    memories = memory_texts(512, corpus("locomo")[0])
+    sentences = sum(len(units(text)) for text in memories) / len(memories)
+    whole = median_time(lambda: embedder.embed(memories), args.runs)
+    split = median_time(lambda: MemoryEmbedder(embedder).embed(memories), args.runs)
+    print(f"memory vectors of 512 LoCoMo memories ({sentences:.1f} sentences each): {len(memories) / split:7.1f}"
+          f" memories/s, whole texts {len(memories) / whole:7.1f}/s (ratio {whole / split:4.2f}x)")
 
     active, passive = policy_rate("ACTIVE", args.runs), policy_rate("PASSIVE", args.runs)
     print(f"embed  32 texts, OpenMP threads spinning {active:7.1f} texts/s, sleeping {passive:7.1f} texts/s "

@@ -39,8 +39,9 @@ def cosines(pairs: list[dict]) -> list[float]:
 
     from memcli import engines
     from memcli.config import Settings
+    from memcli.index.sentence_vectors import MemoryEmbedder
 
-    embedder = engines.local().embedder(Settings().embed_model)
+    embedder = MemoryEmbedder(engines.local().embedder(Settings().embed_model))  # as a write embeds
     left = embedder.embed([p["a"] for p in pairs])
     right = embedder.embed([p["b"] for p in pairs])
     return [float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))) for a, b in zip(left, right)]

@@ -88,9 +88,12 @@ class Mem:
         return self._vectors
 
     def embedder(self):
-        """The embedding model, loaded once per process (MCP and `mem search -` reuse it)."""
+        """The embedding model, loaded once per process (MCP and `mem search -` reuse it), as it embeds
+        memories (memcli.index.sentence_vectors) and queries."""
         if self._embedder is None:
-            self._embedder = self.providers.embedder(self.settings.embed_model)
+            from memcli.index.sentence_vectors import MemoryEmbedder
+
+            self._embedder = MemoryEmbedder(self.providers.embedder(self.settings.embed_model))
         return self._embedder
 
     def token_counter(self):
@@ -383,7 +386,7 @@ class Mem:
         self.index_vectors(progress)
         allowed = self.catalog.labels(filters) if filters else None
         skip = set() if filters.all_versions else self.catalog.superseded_labels()
-        return self.vectors.query(embedder.embed([query])[0], limit, allowed, skip)
+        return self.vectors.query(embedder.query(query), limit, allowed, skip)
 
     def index_vectors(self, progress=None) -> int:
         """Embed whatever has no vector yet and fold a large delta into the graph; cheap when in step."""

@@ -167,7 +167,7 @@ def test_a_different_embedding_model_means_a_full_rebuild(use_providers, fakes):
 
     use_providers(embedder=lambda ref: Other())
     result = ok("search", "billing Heroku", "--mode", "vector", "--jsonl")
-    assert "embedding model changed" in result.stderr
+    assert "embedding changed" in result.stderr
     assert ids_of(result.stdout)[0] == added["billing"]
 
 

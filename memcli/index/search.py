@@ -1,5 +1,7 @@
 """Hybrid search: BM25 over the raw text (SQLite FTS5) and cosine over embeddings, blended.
 
+A memory's embedding is the mean of its sentences' (memcli.index.sentence_vectors); a query is embedded whole.
+
 Words find what meaning misses (names, numbers, identifiers) and meaning finds what words miss
 (paraphrase). The blend is the weighted mean `0.5 x cosine + 0.5 x BM25 / best BM25` over 100
 candidates a side; bench/retrieval.py measures it against each side alone, per dev conversation, and
@@ -37,7 +39,7 @@ MODES = ("hybrid", "vector", "text")
 # the score scale changes. A higher cut silences no more nonsense (what shares a word is a word match)
 # and only drops relevant results. A caller's min_score replaces it; 0 turns it off. The single-sided
 # modes have no default cut: a cosine's scale belongs to the embedding model, and BM25 has no absolute scale.
-MIN_SCORE = 0.19
+MIN_SCORE = 0.20
 ALPHA = 0.5
 CANDIDATES = 100
 MAX_K = 1 << 31  # more than any store holds; a larger -k means "all" and must not overflow SQLite's LIMIT

@@ -111,7 +111,7 @@ class VectorIndex:
         if self._adopted(embedder):
             return
         if self._meta("embed_model") not in (None, embedder.model_id):
-            log.warning("the embedding model changed (%s → %s); re-embedding every memory",
+            log.warning("the embedding changed (%s → %s); re-embedding every memory",
                         self._meta("embed_model"), embedder.model_id)
         self._drop_all()
         self._set_meta("embed_model", embedder.model_id)

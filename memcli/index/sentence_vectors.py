@@ -1,0 +1,94 @@
+"""A memory's vector: the mean of its sentences' vectors, each sentence embedded with the label it is under.
+
+MiniLM is a sentence model, and one mean-pooled vector of a whole multi-sentence text blurs its
+sentences together, most of all the words said once, such as the speaker's name at the start of a
+chat turn ("Caroline: Thanks! ... I moved from Sweden ..."), which is what a question names ("Where
+did Caroline move from?"). So each sentence is embedded on its own, carrying the label that the
+text, or its line, opens with ("Caroline:", "Decision:"), as a chunk carries its document's title,
+and the memory's vector is the normalised mean of those vectors: every sentence counts alike,
+whatever its length, and the label counts in each. A fragment of one or two words ("Wow!",
+"Thanks, Mel!") joins the next sentence: alone it is little more than its label. A text of one
+sentence is embedded as it is. Queries are embedded whole, as before.
+
+Measured with `bench/retrieval.py` on each LoCoMo development conversation (README, "How search
+works"); the same sentences without their label did worse than the whole text, so the label is the
+point, not the splitting.
+"""
+
+from __future__ import annotations
+
+import re
+
+METHOD = "sentences-1"  # part of the model id the catalog records: a change here re-embeds every memory
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")  # a mark and a space: "3.5 GB" and "v1.2" stay whole
+LABEL = re.compile(r"([^\s:.!?][^:.!?\n]{0,39}):\s+")
+LABEL_WORDS = 5
+FRAGMENT_WORDS = 3  # fewer words than this join the next sentence
+
+
+def label_of(line: str) -> tuple[str | None, str]:
+    """(label, the rest) when a line opens with a short label and a colon ("Caroline: ..."), else (None, line)."""
+    found = LABEL.match(line)
+    if found and len(found.group(1).split()) <= LABEL_WORDS:
+        return found.group(1), line[found.end():]
+    return None, line
+
+
+def units(text: str) -> list[str]:
+    """The texts a memory's vector is the mean of: its sentences, each prefixed with the label in force
+    (that of its line, else the last one above it). A fragment joins the next sentence under the same
+    label, or the one before it where there is none."""
+    pairs: list[list] = []  # [label, sentence]
+    label, carry = None, ""
+    for line in text.splitlines():
+        own, rest = label_of(line.strip())
+        if own is not None and own != label:
+            _attach(pairs, label, carry)
+            label, carry = own, ""
+        for sentence in SENTENCE_END.split(rest):
+            sentence = f"{carry} {sentence}".strip()
+            carry = ""
+            if len(sentence.split()) < FRAGMENT_WORDS:
+                carry = sentence
+            else:
+                pairs.append([label, sentence])
+    _attach(pairs, label, carry)
+    if len(pairs) < 2:
+        return [text]
+    return [f"{label}: {sentence}" if label else sentence for label, sentence in pairs]
+
+
+def _attach(pairs: list[list], label: str | None, fragment: str) -> None:
+    if not fragment:
+        return
+    if pairs and pairs[-1][0] == label:
+        pairs[-1][1] = f"{pairs[-1][1]} {fragment}"
+    else:
+        pairs.append([label, fragment])
+
+
+class MemoryEmbedder:
+    """An Embedder (memcli.providers.protocols) whose `embed` gives memory vectors as above; `query`
+    embeds a search query whole. Its `model_id` names the method too, so vectors made another way are
+    never mixed with these."""
+
+    def __init__(self, model):
+        self.model = model
+        self.model_id = f"{model.model_id}+{METHOD}"
+        self.dim = model.dim
+
+    def embed(self, texts: list[str]):
+        import numpy as np
+
+        split = [units(text) for text in texts]
+        vectors = self.model.embed([unit for parts in split for unit in parts])
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        start = 0
+        for row, parts in enumerate(split):
+            out[row] = vectors[start:start + len(parts)].mean(axis=0)
+            start += len(parts)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.maximum(norms, 1e-12)
+
+    def query(self, text: str):
+        return self.model.embed([text])[0]

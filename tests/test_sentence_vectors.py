@@ -1,0 +1,67 @@
+"""A memory's vector is the mean of its sentences', each embedded with the label it is under."""
+
+from __future__ import annotations
+
+from helpers import add, jsonl, ok, open_mem
+
+from memcli.index import db as db_file
+from memcli.index.sentence_vectors import units
+
+TRIP = ("Caroline: Thanks so much for asking about the trip. The weather was grey most days and the hotel "
+        "was fine. My necklace came from my grandma in Sweden. We ate far too much cake at the market.")
+SCARF = "Melanie: Where did you get that lovely scarf from, the market?"
+
+
+def test_each_sentence_carries_the_label_its_text_opens_with():
+    assert units(TRIP) == [
+        "Caroline: Thanks so much for asking about the trip.",
+        "Caroline: The weather was grey most days and the hotel was fine.",
+        "Caroline: My necklace came from my grandma in Sweden.",
+        "Caroline: We ate far too much cake at the market.",
+    ]
+
+
+def test_a_line_with_its_own_label_starts_a_new_speaker():
+    assert units("Ana: Are you coming on Friday?\nBen: Yes. I booked the 6 pm train.\nIt gets in at nine.") == [
+        "Ana: Are you coming on Friday?",
+        "Ben: Yes. I booked the 6 pm train.",
+        "Ben: It gets in at nine.",
+    ]
+
+
+def test_fragments_join_a_sentence_and_marks_inside_words_do_not_split():
+    assert units("Wow! The cache grew to 3.5 GB after v1.2 shipped. We should cap it. Agreed.") == [
+        "Wow! The cache grew to 3.5 GB after v1.2 shipped.",
+        "We should cap it. Agreed.",
+    ]
+
+
+def test_a_long_phrase_before_a_colon_is_not_a_label():
+    text = "My grandmother's lentil soup, as she dictated it over the phone: soften one onion. Then add the lentils."
+    assert units(text) == ["My grandmother's lentil soup, as she dictated it over the phone: soften one onion.",
+                           "Then add the lentils."]
+
+
+def test_a_text_of_one_sentence_is_embedded_as_it_is():
+    assert units("Caroline: Wow, nice!") == ["Caroline: Wow, nice!"]
+    assert units("") == [""]
+
+
+def test_meaning_search_finds_the_sentence_a_question_names_in_a_long_turn():
+    # The question's words are a small share of the long turn's, so its whole-text vector is further from
+    # the question than the short turn's (0.21 against 0.25 with the fake embedder); its sentence about
+    # the necklace, carrying "Caroline", is closer than either.
+    trip, scarf = add(TRIP), add(SCARF)
+    rows = jsonl(ok("search", "Where is Caroline's necklace from?", "--mode", "vector", "--jsonl").stdout)
+    assert [row["id"] for row in rows][:2] == [trip, scarf]
+
+
+def test_vectors_made_by_an_older_mem_are_made_again(fakes):
+    _, embedder = fakes
+    trip = add(TRIP)
+    mem = open_mem()
+    with db_file.transaction(mem.catalog.db):  # what a mem that embedded whole texts recorded
+        db_file.set_meta(mem.catalog.db, "embed_model", embedder.model_id)
+    result = ok("search", "Where is Caroline's necklace from?", "--mode", "vector", "--jsonl")
+    assert "embedding changed" in result.stderr
+    assert jsonl(result.stdout)[0]["id"] == trip
