@@ -8,7 +8,9 @@ through `mem search -` (one process per mode and conversation); recall@k is the 
 evidence turns found in its top k, averaged over questions (the metric in the data's README).
 Every figure is printed per conversation as well as overall, so a change that helps one conversation
 and hurts the other shows. `--before REF` runs the hybrid search of that git revision of this
-repository (its own store, built the same way) in the same run, as the "before" row.
+repository (its own store, built the same way) in the same run, as the "before" row. `--held-out` also
+measures R@1 and R@5 on bench/data/fresh_heldout.json (notes and chat turns written for issue 18, never
+tuned on): one store of its 120 texts, each question's evidence its own text.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = next((p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json" for p in ROOT.parents
                      if (p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json").is_file()), None)
 EVIDENCE = re.compile(r"D(\d+):(\d+)")
+HELD_OUT = ROOT / "bench" / "data" / "fresh_heldout.json"
 
 
 def session_time(text: str) -> str:
@@ -83,37 +86,67 @@ def checkout(ref: str, into: Path) -> Path:
     return into
 
 
-def conversation(sample: dict, work: Path, versions: dict[str, Path], modes: dict[str, list[str]]):
-    """{(version, mode): (sum of R@5, sum of R@10, seconds)} and the number of questions."""
+def measure(name: str, items: list[tuple[str, str, str | None]], asked: list[tuple[str, set[str]]], work: Path,
+            versions: dict[str, Path], modes: dict[str, list[str]], ks: tuple[int, int]):
+    """{(version, mode): (sum of R@ks[0], sum of R@ks[1], seconds)} over `asked` (question, evidence keys),
+    each version searching its own store of `items` (key, text, created_at or None)."""
     figures = {}
-    asked = []
     for version, code in versions.items():
-        env = dict(os.environ, MEM_DIR=str(work / version / sample["sample_id"]), PYTHONPATH=str(code))
-        records, by_id = [], {}
-        for dia_id, text, stamp in turns(sample["conversation"]):
-            records.append(json.dumps({"raw": text, "created_at": stamp, "tags": [sample["sample_id"]],
-                                       "source": f"locomo/{sample['sample_id']}#{dia_id}"}))
+        env = dict(os.environ, MEM_DIR=str(work / version / name), PYTHONPATH=str(code))
+        records = [json.dumps({"raw": text, "tags": [name], "source": f"{name}#{key}",
+                               **({"created_at": stamp} if stamp else {})}) for key, text, stamp in items]
         run_mem(["import", "--no-compress", "-"], env, "\n".join(records))
         run_mem(["reindex"], env)
-        for row in json.loads(run_mem(["ls", "--json"], env)):
-            by_id[row["id"]] = row["source"].split("#")[1]
-        asked = list(questions(sample, set(by_id.values())))
+        by_id = {row["id"]: row["source"].split("#")[1] for row in json.loads(run_mem(["ls", "--json"], env))}
         queries = "\n".join(" ".join(q.split()) for q, _ in asked) + "\n"
         for mode in modes[version]:
             began = time.perf_counter()
-            out = run_mem(["search", "-", "-k", "10", "--mode", mode], env, queries)
+            out = run_mem(["search", "-", "-k", str(max(ks)), "--mode", mode], env, queries)
             seconds = time.perf_counter() - began
             found: dict[str, list[str]] = {}
             for line in out.splitlines():
                 row = json.loads(line)
                 found.setdefault(row["query"], []).append(by_id[row["id"]])
-            sums = {5: 0.0, 10: 0.0}
+            sums = dict.fromkeys(ks, 0.0)
             for question, evidence in asked:
                 ranked = found.get(" ".join(question.split()), [])
-                for k in sums:
+                for k in ks:
                     sums[k] += len(evidence & set(ranked[:k])) / len(evidence)
-            figures[version, mode] = (sums[5], sums[10], seconds)
-    return figures, len(asked)
+            figures[version, mode] = (*(sums[k] for k in ks), seconds)
+    return figures
+
+
+def conversation(sample: dict, work: Path, versions: dict[str, Path], modes: dict[str, list[str]]):
+    """measure() of one LoCoMo conversation at R@5 and R@10, and its number of questions."""
+    items = list(turns(sample["conversation"]))
+    asked = list(questions(sample, {key for key, _, _ in items}))
+    return measure(sample["sample_id"], items, asked, work, versions, modes, (5, 10)), len(asked)
+
+
+def held_out(work: Path, versions: dict[str, Path], modes: dict[str, list[str]]):
+    """measure() of the held-out notes and chat turns (bench/data/fresh_heldout.json, one store holding
+    both), each question's evidence being its own text, at R@1 and R@5; and the number of questions."""
+    data = json.loads(HELD_OUT.read_text())
+    records = data["notes"] + data["turns"]
+    items = [(item["id"], item["text"], None) for item in records]
+    asked = [(qa["q"], {item["id"]}) for item in records for qa in item["qa"]]
+    return measure("held-out", items, asked, work, versions, modes, (1, 5)), len(asked)
+
+
+def table(results: dict, counts: dict, versions: dict, modes: dict, ks: tuple[int, int]) -> None:
+    total = sum(counts.values())
+    names = list(results)
+    print(f"{'code':<10} {'mode':<7} " + " ".join(f"{f'{name} R@{ks[0]}':>12} {f'R@{ks[1]}':>5}"
+                                                   for name in names + ["all"]) + f" {'s/query':>8}")
+    for version in versions:
+        for mode in modes[version]:
+            cells = [(results[n][version, mode][0] / counts[n], results[n][version, mode][1] / counts[n])
+                     for n in names]
+            cells.append((sum(results[n][version, mode][0] for n in names) / total,
+                          sum(results[n][version, mode][1] for n in names) / total))
+            seconds = sum(results[n][version, mode][2] for n in names) / total
+            print(f"{version:<10} {mode:<7} " + " ".join(f"{a:12.3f} {b:5.3f}" for a, b in cells)
+                  + f" {seconds:8.4f}")
 
 
 def main() -> None:
@@ -121,6 +154,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--modes", nargs="+", default=["text", "vector", "hybrid"])
     parser.add_argument("--before", metavar="REF", help="also run the hybrid search of this git revision")
+    parser.add_argument("--held-out", action="store_true",
+                        help="also the held-out notes and turns (judged only: never tune on them)")
     args = parser.parse_args()
     if args.data is None:
         raise SystemExit("no LoCoMo data found beside the repository; give --data")
@@ -135,23 +170,16 @@ def main() -> None:
         for sample in samples:
             results[sample["sample_id"]], counts[sample["sample_id"]] = conversation(sample, work, versions, modes)
             print(f"{sample['sample_id']}: {counts[sample['sample_id']]} questions", file=sys.stderr)
+        if args.held_out:
+            judged, asked = held_out(work, versions, modes)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    total = sum(counts.values())
-    print(f"LoCoMo dev ({len(samples)} conversations, {total} questions of categories 1-4); "
+    print(f"LoCoMo dev ({len(samples)} conversations, {sum(counts.values())} questions of categories 1-4); "
           f"load average {os.getloadavg()[0]:.1f}")
-    names = list(results)
-    print(f"{'code':<10} {'mode':<7} " + " ".join(f"{name + ' R@5':>12} {'R@10':>5}" for name in names + ["all"])
-          + f" {'s/query':>8}")
-    for version in versions:
-        for mode in modes[version]:
-            cells = [(results[n][version, mode][0] / counts[n], results[n][version, mode][1] / counts[n])
-                     for n in names]
-            cells.append((sum(results[n][version, mode][0] for n in names) / total,
-                          sum(results[n][version, mode][1] for n in names) / total))
-            seconds = sum(results[n][version, mode][2] for n in names) / total
-            print(f"{version:<10} {mode:<7} " + " ".join(f"{r5:12.3f} {r10:5.3f}" for r5, r10 in cells)
-                  + f" {seconds:8.4f}")
+    table(results, counts, versions, modes, (5, 10))
+    if args.held_out:
+        print(f"\nheld-out notes and chat turns ({HELD_OUT.name}: one store, {asked} questions, each about its own text)")
+        table({"held-out": judged}, {"held-out": asked}, versions, modes, (1, 5))
 
 
 if __name__ == "__main__":
