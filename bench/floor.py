@@ -71,13 +71,17 @@ def per_query(store: Path, queries: list[str]) -> float:
     return statistics.median(samples)
 
 
-def embed_rate(texts: list[str], batch: int = 32) -> float:
-    """Texts per second of plain `Llama.embed` in batches of `batch`."""
+def embed_rate(texts: list[str], batch: int = 32, *, sentences: bool = False) -> float:
+    """Texts per second of plain `Llama.embed` in batches of `batch`: of each text whole, or (`sentences`)
+    of the sentences a memory's vector is made of (memcli.index.sentence_vectors), the work a write does."""
+    from memcli.index.sentence_vectors import units
+
+    inputs = [unit for text in texts for unit in units(text)] if sentences else texts
     llama = load_embedder()
-    llama.embed(texts[:batch])
+    llama.embed(inputs[:batch])
     began = time.perf_counter()
-    for start in range(0, len(texts), batch):
-        llama.embed(texts[start:start + batch])
+    for start in range(0, len(inputs), batch):
+        llama.embed(inputs[start:start + batch])
     rate = len(texts) / (time.perf_counter() - began)
     llama.close()
     return rate

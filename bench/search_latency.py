@@ -3,7 +3,8 @@
     .venv/bin/python bench/search_latency.py [--sizes 10000 100000] [--runs 7] [--mcp-runs 100] [--corpus locomo|words]
 
 For each size, in one run: `mem import --no-compress` of that many memories (memories/s, against plain
-`Llama.embed` in batches of 32 on the same texts), the first `mem search` after it, a cold `mem search`
+`Llama.embed` in batches of 32 on the same texts' sentences, which a write embeds, with the rate of the
+whole texts beside it), the first `mem search` after it, a cold `mem search`
 process (against a process that only imports llama_cpp and hnswlib, loads the model and the graph and
 answers one query), one query inside `mem search -` (150 queries minus 50 in one process, per query),
 and `memory_search` through one `mem mcp` server spoken to by the MCP package's stdio client (p50 and
@@ -150,9 +151,11 @@ def main() -> None:
             corpus_texts = texts(size, writer)
             lines = "\n".join(json.dumps({"raw": text}) for text in corpus_texts) + "\n"
             imported = wall(mem + ["import", "--no-compress", "-"], env, lines)
-            plain = floor.embed_rate(corpus_texts[: min(size, 1000)])
+            plain = floor.embed_rate(corpus_texts[: min(size, 1000)], sentences=True)
+            whole = floor.embed_rate(corpus_texts[: min(size, 1000)])
             row(size, "import --no-compress", size / imported, plain, "/s",
-                f"{imported:.0f} s; load {os.getloadavg()[0]:.1f}")
+                f"{imported:.0f} s; floor: its sentences embedded; whole texts {whole:.0f}/s; "
+                f"load {os.getloadavg()[0]:.1f}")
             first = wall(mem + ["search", queries[0], "--json"], env)
             cold = statistics.median(wall(mem + ["search", q, "--json"], env) for q in queries[1: args.runs + 1])
             cold_floor = statistics.median(wall([sys.executable, str(ROOT / "bench" / "floor.py"), "cold", str(root), q],
