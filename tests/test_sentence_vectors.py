@@ -65,3 +65,9 @@ def test_vectors_made_by_an_older_mem_are_made_again(fakes):
     result = ok("search", "Where is Caroline's necklace from?", "--mode", "vector", "--jsonl")
     assert "embedding changed" in result.stderr
     assert jsonl(result.stdout)[0]["id"] == trip
+
+
+def test_a_long_text_is_embedded_by_its_first_sentences():
+    text = " ".join(f"Step {n} of the runbook restarts worker {n}." for n in range(100))
+    kept = units(text)
+    assert len(kept) == 32 and kept[0] == "Step 0 of the runbook restarts worker 0."

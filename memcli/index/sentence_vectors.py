@@ -24,6 +24,9 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+")  # a mark and a space: "3.5 GB" and 
 LABEL = re.compile(r"([^\s:.!?][^:.!?\n]{0,39}):\s+")
 LABEL_WORDS = 5
 FRAGMENT_WORDS = 3  # fewer words than this join the next sentence
+# The first sentences only, so a long text costs a bounded write (a whole text is cut at the model's 256
+# tokens; 32 sentences are the first 600-1,000 tokens, more than an ingest chunk holds).
+MAX_UNITS = 32
 
 
 def label_of(line: str) -> tuple[str | None, str]:
@@ -55,7 +58,7 @@ def units(text: str) -> list[str]:
     _attach(pairs, label, carry)
     if len(pairs) < 2:
         return [text]
-    return [f"{label}: {sentence}" if label else sentence for label, sentence in pairs]
+    return [f"{label}: {sentence}" if label else sentence for label, sentence in pairs[:MAX_UNITS]]
 
 
 def _attach(pairs: list[list], label: str | None, fragment: str) -> None:
