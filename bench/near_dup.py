@@ -39,9 +39,8 @@ def cosines(pairs: list[dict]) -> list[float]:
 
     from memcli import engines
     from memcli.config import Settings
-    from memcli.index.sentence_vectors import MemoryEmbedder
 
-    embedder = MemoryEmbedder(engines.local().embedder(Settings().embed_model))  # as a write embeds
+    embedder = engines.local().embedder(Settings().embed_model)  # whole texts, as memcli.versions.similar
     left = embedder.embed([p["a"] for p in pairs])
     right = embedder.embed([p["b"] for p in pairs])
     return [float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))) for a, b in zip(left, right)]

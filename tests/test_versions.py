@@ -257,3 +257,18 @@ def test_near_duplicates_on_real_pairs_through_the_write_path(real_models, tmp_p
     share = {kind: sum(marks) / len(marks) for kind, marks in flagged.items()}
     assert share["paraphrase"] >= 0.9 and share["update"] >= 0.9, share
     assert share["related"] <= 0.35, share
+
+
+@pytest.mark.models
+def test_two_turns_of_one_speaker_are_not_taken_for_one_fact(real_models, tmp_path):
+    """A stored vector carries each sentence's label, so two turns of one speaker are close in the index;
+    the near-duplicate rule compares their whole texts and names only the same fact told again."""
+    pairs = jsonl((Path(__file__).parent / "fixtures" / "near_dup_labelled.jsonl").read_text())
+    for n, pair in enumerate(pairs):
+        store = tmp_path / f"pair{n}"
+        first = ok("--dir", store, "add", pair["a"], "--no-compress").stdout.strip()
+        second = json.loads(ok("--dir", store, "add", pair["b"], "--no-compress", "--json", "--on-similar",
+                               "update").stdout)
+        replaced = [s["id"] for s in second.get("similar", [])] == [first]
+        assert replaced == (pair["kind"] != "related"), pair
+        assert len(jsonl(ok("--dir", store, "ls", "--jsonl").stdout)) == (1 if replaced else 2)
