@@ -115,14 +115,16 @@ def _index(mem, behind: tuple[int, int], progress, repaired: list[str]) -> Findi
     changed, removed = behind
     done = repaired + ([f"{changed} new or changed and {removed} removed files"] if any(behind) else [])
     missing = mem.vectors.missing()
-    if missing:
-        try:
-            mem.index_vectors(progress)
-        except Exception as exc:  # a missing model, or a broken one that crashes
+    try:
+        embedded = mem.index_vectors(progress)  # also when every vector is there but made another way
+    except Exception as exc:  # a missing model, or a broken one that crashes (the models check says which)
+        if missing:
             return Finding("index", False, f"{missing} memories have no vector, so meaning search misses them "
                                            f"({describe(exc)})",
                            "get the embedding model working (see the models check), then: mem reindex")
-        done.append(f"embedded {missing} memories")
+        embedded = 0
+    if embedded:
+        done.append(f"embedded {embedded} memories" + ("" if embedded == missing else " (the embedding changed)"))
     return Finding("index", True, "up to date" + (f" (caught up: {'; '.join(done)})" if done else ""))
 
 
