@@ -71,3 +71,21 @@ def test_a_long_text_is_embedded_by_its_first_sentences():
     text = " ".join(f"Step {n} of the runbook restarts worker {n}." for n in range(100))
     kept = units(text)
     assert len(kept) == 32 and kept[0] == "Step 0 of the runbook restarts worker 0."
+
+
+def test_doctor_makes_again_the_vectors_an_older_mem_made(fakes):
+    _, embedder = fakes
+    add(TRIP), add(SCARF)
+    mem = open_mem()
+    with db_file.transaction(mem.catalog.db):
+        db_file.set_meta(mem.catalog.db, "embed_model", embedder.model_id)
+    result = ok("doctor")
+    assert "embedded 2 memories (the embedding changed)" in result.stdout + result.stderr
+    assert "embedding changed" not in ok("search", "necklace", "--mode", "vector").stderr
+
+
+def test_a_label_heads_its_paragraph_and_code_in_a_fence_has_none():
+    text = ("Subject: Q3 plan\n\nHi team, the budget is approved. We hire two people.\n"
+            "```\nif x: print(x)\n```\nThis handles whitespace. It was broken before.")
+    assert units(text) == ["Subject: Q3 plan", "Hi team, the budget is approved.", "We hire two people.",
+                           "if x: print(x)", "This handles whitespace.", "It was broken before."]

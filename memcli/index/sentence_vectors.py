@@ -8,7 +8,8 @@ text, or its line, opens with ("Caroline:", "Decision:"), as a chunk carries its
 and the memory's vector is the normalised mean of those vectors: every sentence counts alike,
 whatever its length, and the label counts in each. A fragment of one or two words ("Wow!",
 "Thanks, Mel!") joins the next sentence: alone it is little more than its label. A text of one
-sentence is embedded as it is. Queries are embedded whole, as before.
+sentence is embedded as it is. Queries are embedded whole, as before. A label stops at a blank line
+(a "Subject:" or "TODO:" heads its paragraph, not the note), and code in a fence has none.
 
 Measured with `bench/retrieval.py` on each LoCoMo development conversation (README, "How search
 works"); the same sentences without their label did worse than the whole text, so the label is the
@@ -39,12 +40,19 @@ def label_of(line: str) -> tuple[str | None, str]:
 
 def units(text: str) -> list[str]:
     """The texts a memory's vector is the mean of: its sentences, each prefixed with the label in force
-    (that of its line, else the last one above it). A fragment joins the next sentence under the same
-    label, or the one before it where there is none."""
+    (that of its line, else that of the lines above it up to a blank line; none inside a code fence). A
+    fragment joins the next sentence under the same label, or the one before it where there is none."""
     pairs: list[list] = []  # [label, sentence]
-    label, carry = None, ""
+    label, carry, fenced = None, "", False
     for line in text.splitlines():
-        own, rest = label_of(line.strip())
+        line = line.strip()
+        fence = line.startswith(("```", "~~~"))
+        if fence or not line:
+            fenced ^= fence
+            _attach(pairs, label, carry)
+            label, carry = None, ""
+            continue
+        own, rest = (None, line) if fenced else label_of(line)
         if own is not None and own != label:
             _attach(pairs, label, carry)
             label, carry = own, ""
