@@ -244,3 +244,50 @@ def test_word_search_scores_a_bounded_number_of_memories_rare_words_first(monkey
     assert ids_of(ok("search", "common zebra", "--mode", "text", "--jsonl").stdout) == [rare]
     assert set(ids_of(ok("search", "common", "--mode", "text", "--jsonl").stdout)) == {rare, *common[-2:]}
     assert ids_of(ok("search", "common zebra", "--jsonl", "--min-score", "0").stdout)[0] == rare
+
+
+def dated_notes() -> dict[str, str]:
+    """Five notes on one subject, a month apart: only their dates tell them apart."""
+    records = [{"raw": f"Melanie showed Caroline a new painting ({n})", "created_at": f"2023-{month:02d}-13T10:00:00Z",
+                "source": str(month)} for n, month in enumerate((6, 7, 8, 9, 10))]
+    ok("import", "--no-compress", "-", input="\n".join(json.dumps(r) for r in records))
+    return {row["source"]: row["id"] for row in jsonl(ok("ls", "--jsonl").stdout)}
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "text"])
+def test_a_query_naming_a_date_finds_the_memory_of_that_date(mode):
+    """A memory's text rarely says when it was written; its date is searched as words beside the text."""
+    ids = dated_notes()
+    for month, name in (("8", "August"), ("10", "October 13, 2023")):
+        found = ids_of(ok("search", f"painting Melanie showed {name}", "--mode", mode, "--jsonl").stdout)
+        assert found[0] == ids[month], name
+
+
+def test_an_edited_date_is_searched_by_its_new_words():
+    ids = dated_notes()
+    path = next(p for p in memory_files() if ids["6"] in p.name)
+    path.write_text(path.read_text(encoding="utf-8").replace("2023-06-13", "2023-03-02"), encoding="utf-8")
+    assert ids_of(ok("search", "painting March", "--mode", "text", "--jsonl").stdout)[0] == ids["6"]
+    assert ids["6"] not in ids_of(run("search", "painting June", "--mode", "text", "--jsonl").stdout)[:1]
+
+
+def test_a_catalog_of_the_schema_before_dates_keeps_its_vectors_and_gains_them():
+    """Upgrading mem rewrites only the word index: a rebuild would embed every memory again."""
+    import sqlite3
+
+    ids = dated_notes()
+    ok("search", "painting")  # embeds all five
+    path = store_root() / ".index" / "catalog.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("DROP TABLE fts; CREATE VIRTUAL TABLE fts USING fts5 (raw, tags, tokenize = 'porter unicode61');"
+                     "INSERT INTO fts (rowid, raw, tags) SELECT label, json_extract(record, '$.raw'), '' FROM memories;"
+                     "UPDATE meta SET value = '6' WHERE key = 'schema';")
+    vectors_before = db.execute("SELECT label, vec FROM vectors ORDER BY label").fetchall()
+    db.close()
+    upgraded = ok("search", "painting September", "--mode", "text", "--jsonl")
+    assert ids_of(upgraded.stdout)[0] == ids["9"]
+    assert "the word index is taking in each memory's date (once): 5 memories" in upgraded.stderr
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "7"
+    assert db.execute("SELECT label, vec FROM vectors ORDER BY label").fetchall() == vectors_before
+    db.close()

@@ -23,6 +23,7 @@ from memcli.config import Settings
 from memcli.errors import InvalidMemory, StoreError, describe
 from memcli.index import db as db_file
 from memcli.index import stamps
+from memcli.index.dates import date_words
 from memcli.index.queries import CatalogQueries
 from memcli.index.stamps import RACY, SETTLED_NS
 from memcli.progress import Progress
@@ -355,7 +356,8 @@ class Catalog(CatalogQueries):
                 " updated_at = ?, tags = ?, source = ?, status = ?, record = ? WHERE label = ?",
                 (path, *stamp, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
                  memory.source, memory.status, memory.to_json(), row[0]))
-            db.execute("UPDATE fts SET tags = ? WHERE rowid = ?", (" ".join(memory.tags), row[0]))
+            db.execute("UPDATE fts SET tags = ?, dated = ? WHERE rowid = ?",
+                       (" ".join(memory.tags), date_words(memory.created_at), row[0]))
             self._link(memory.id, memory.supersedes)
             return
         if row:
@@ -366,8 +368,8 @@ class Catalog(CatalogQueries):
             (memory.id, memory.id[::-1], path, *stamp, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
              memory.source, memory.status, key, memory.to_json()),
         )
-        db.execute("INSERT INTO fts (rowid, raw, tags) VALUES (?, ?, ?)",
-                   (cursor.lastrowid, memory.raw, " ".join(memory.tags)))
+        db.execute("INSERT INTO fts (rowid, raw, tags, dated) VALUES (?, ?, ?, ?)",
+                   (cursor.lastrowid, memory.raw, " ".join(memory.tags), date_words(memory.created_at)))
         db.execute(_MARK_SUPERSEDED, (memory.id,))
         self._link(memory.id, memory.supersedes)
         changes.added.append(cursor.lastrowid)

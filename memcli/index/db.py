@@ -21,15 +21,18 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from memcli.errors import StoreError
+from memcli.index.dates import date_words
 
 log = logging.getLogger("memcli")
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 FILE = "catalog.sqlite"
 HNSW_FILE = "vectors.hnsw"
 IN_CHUNK = 500  # SQLite allows 999 host parameters in older builds
 
-SCHEMA = """
+# The word index: each memory's text, tags and date in words (memcli.index.dates), by rowid = label.
+FTS = "CREATE VIRTUAL TABLE fts USING fts5 (raw, tags, dated, tokenize = 'porter unicode61 remove_diacritics 2');"
+SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE memories (
     label INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -55,7 +58,7 @@ CREATE INDEX memories_superseded ON memories (superseded_by) WHERE superseded_by
 CREATE TABLE links (old TEXT NOT NULL, new TEXT NOT NULL, PRIMARY KEY (old, new)) WITHOUT ROWID;
 CREATE INDEX links_new ON links (new);
 CREATE TABLE broken (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ctime_ns INTEGER, error TEXT);
-CREATE VIRTUAL TABLE fts USING fts5 (raw, tags, tokenize = 'porter unicode61 remove_diacritics 2');
+{FTS}
 CREATE TABLE vectors (label INTEGER PRIMARY KEY, vec BLOB NOT NULL, in_hnsw INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX vectors_delta ON vectors (in_hnsw);
 CREATE TABLE hnsw_dead (label INTEGER PRIMARY KEY);
@@ -99,6 +102,11 @@ def open_db(index_dir: Path, lock) -> sqlite3.Connection:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
             version = _schema_version(db)
+            if version == "6":
+                with lock():
+                    if _schema_version(db) == "6":
+                        _from_6(db)
+                version = _schema_version(db)
             if version == SCHEMA_VERSION:
                 _add_index(db)
                 return db
@@ -118,6 +126,21 @@ def open_db(index_dir: Path, lock) -> sqlite3.Connection:
         if attempt == 0:
             discard(index_dir, lock)
     raise StoreError(f"cannot open or rebuild the index at {path}")
+
+
+def _from_6(db: sqlite3.Connection) -> None:
+    """Schema 6 to 7: the word index gains each memory's date in words. It is filled again from the
+    catalog's own rows, so labels, vectors and the graph stay (a rebuild would embed every memory again)."""
+    log.warning("the word index is taking in each memory's date (once): %s memories",
+                db.execute("SELECT COUNT(*) FROM memories").fetchone()[0])
+    db.create_function("mem_date_words", 1, date_words, deterministic=True)
+    with transaction(db):
+        db.execute("DROP TABLE fts")
+        db.execute(FTS)
+        db.execute("INSERT INTO fts (rowid, raw, tags, dated) SELECT label, json_extract(record, '$.raw'),"
+                   " (SELECT group_concat(value, ' ') FROM json_each(memories.tags)), mem_date_words(created_at)"
+                   " FROM memories")
+        set_meta(db, "schema", SCHEMA_VERSION)
 
 
 def _add_index(db: sqlite3.Connection) -> None:

@@ -135,13 +135,13 @@ class CatalogQueries:
         return {label for (label,) in self.db.execute(f"SELECT label FROM memories m WHERE {where}", params)}
 
     def bm25(self, match: str, limit: int, filters: Filters, scored: int) -> list[tuple[int, float]]:
-        """(label, score) for an FTS5 query over raw text and tags, best first; higher is better
+        """(label, score) for an FTS5 query over raw text, tags and date words, best first; higher is better
         (FTS5's bm25() is negated). Only the newest `scored` matches are evaluated: FTS5 reads them
         newest first and stops there. The memories table is joined only when a filter needs it."""
         where, params = filters.sql("m")
         join = " JOIN memories m ON m.label = f.rowid" if where != "1" else ""
         rows = self.db.execute(
-            f"SELECT label, score FROM (SELECT f.rowid AS label, -bm25(fts, 1.0, 0.5) AS score FROM fts f{join}"
+            f"SELECT label, score FROM (SELECT f.rowid AS label, -bm25(fts, 1.0, 0.5, 1.0) AS score FROM fts f{join}"
             f" WHERE fts MATCH ? AND {where} ORDER BY f.rowid DESC LIMIT ?) ORDER BY score DESC LIMIT ?",
             [match, *params, scored, limit],
         ).fetchall()

@@ -1,4 +1,4 @@
-"""Hybrid search: BM25 over the raw text (SQLite FTS5) and cosine over embeddings, blended.
+"""Hybrid search: BM25 over the raw text, tags and date words (SQLite FTS5) and cosine over embeddings, blended.
 
 A memory's embedding is the mean of its sentences' (memcli.index.sentence_vectors); a query is embedded whole.
 
