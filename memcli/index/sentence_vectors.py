@@ -44,7 +44,11 @@ def units(text: str) -> list[str]:
     """The texts a memory's vector is the mean of: its sentences, each prefixed with the label in force
     (that of its line, else that of the lines above it up to a blank line; none inside a code fence). A
     fragment joins the next sentence under the same label, or the one before it where there is none."""
-    return [f"{label}: {sentence}" if label else sentence for label, sentence in labelled_sentences(text)]
+    return [_labelled(label, sentence) for label, sentence in labelled_sentences(text)]
+
+
+def _labelled(label: str | None, sentence: str) -> str:
+    return f"{label}: {sentence}" if label else sentence
 
 
 def labelled_sentences(text: str) -> list[tuple[str | None, str]]:
@@ -99,8 +103,7 @@ class MemoryEmbedder:
         import numpy as np
 
         split = [labelled_sentences(text) for text in texts]
-        vectors = self.model.embed([f"{label}: {sentence}" if label else sentence
-                                    for parts in split for label, sentence in parts])
+        vectors = self.model.embed([_labelled(label, sentence) for parts in split for label, sentence in parts])
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         start = 0
         for row, parts in enumerate(split):
