@@ -288,6 +288,36 @@ def test_a_catalog_of_the_schema_before_dates_keeps_its_vectors_and_gains_them()
     assert ids_of(upgraded.stdout)[0] == ids["9"]
     assert "the word index is taking in each memory's date (once): 5 memories" in upgraded.stderr
     db = sqlite3.connect(path)
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "7"
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "8"
     assert db.execute("SELECT label, vec FROM vectors ORDER BY label").fetchall() == vectors_before
     db.close()
+
+
+def test_a_year_or_a_number_alone_does_not_make_a_match():
+    """Date words never pass the cut-off for a query that names no date: a year is in half a store, and
+    "13" must find the 13 in a text before every memory of a 13th."""
+    ids = dated_notes()
+    assert run("search", "quantum chromodynamics 2023", "--jsonl").stdout == ""
+    assert run("search", "May I ask about quantum chromodynamics", "--jsonl").stdout == ""
+    thirteen = add("The backup keeps 13 snapshots")
+    assert ids_of(ok("search", "13", "--mode", "text", "--jsonl").stdout) == [thirteen]
+    assert ids_of(ok("search", "painting June 13", "--mode", "text", "--jsonl").stdout)[0] == ids["6"]
+
+
+def test_a_date_is_searched_by_the_day_mem_shows(monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    time.tzset()
+    try:  # in UTC both are December 2; there the first is on December 1
+        records = [{"raw": "Picked up the new glasses", "created_at": "2026-12-02T00:21:00Z", "source": "first"},
+                   {"raw": "Picked up the glasses case", "created_at": "2026-12-02T20:00:00Z", "source": "second"}]
+        ok("import", "--no-compress", "-", input="\n".join(json.dumps(r) for r in records))
+        shown = {row["source"]: row["id"] for row in jsonl(ok("ls", "--jsonl").stdout)}
+        assert "2026-12-01" in ok("ls").stdout
+        for day, source in (("1", "first"), ("2", "second")):
+            found = ids_of(ok("search", f"glasses December {day}", "--mode", "text", "--jsonl").stdout)
+            assert found[0] == shown[source], day
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

@@ -423,3 +423,19 @@ def test_concurrent_adds_from_eight_processes_all_land(tmp_path):
     assert sorted(load_file(p)["raw"] for p in files) == sorted(f"concurrent memory number {n}" for n in range(8))
     assert len(jsonl(ok("ls", "--jsonl", "-t", "race").stdout)) == 8
     assert not list(store_root().glob("memories/**/.*.tmp"))
+
+
+def test_a_memory_of_year_one_is_listed_in_any_time_zone(monkeypatch):
+    """A valid file with a date at the calendar's edge must not stop `mem ls` where the local zone would
+    move it out of range (it did: OverflowError west of UTC)."""
+    import time
+
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    time.tzset()
+    try:
+        ok("import", "--no-compress", "-", input='{"raw": "The first note", "created_at": "0001-01-01T00:00:00Z"}')
+        assert "0001-01-01 00:00" in ok("ls").stdout
+        assert "The first note" in ok("search", "first note", "--mode", "text").stdout
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

@@ -15,8 +15,14 @@ if TYPE_CHECKING:
 
 
 def local_time(stamp: str) -> str:
+    """A stored UTC time as the local day and minute; at the calendar's edges (year 1, 9999), where the
+    local zone would move it out of range, as it is."""
     moment = dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+    try:
+        moment = moment.astimezone()
+    except (OverflowError, ValueError):
+        pass
+    return f"{moment.year:04d}-{moment:%m-%d %H:%M}"
 
 
 # What a stored text must not do to a terminal: move the cursor, recolour, retitle the window, rewrite

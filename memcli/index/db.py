@@ -25,12 +25,15 @@ from memcli.index.dates import date_words
 
 log = logging.getLogger("memcli")
 
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
+# Schemas whose catalog differs only in its word index (6: no date words; 7: dates as plain words, which
+# a year or a bare number matched): opened, that index alone is made again (_refill_words).
+REFILLED = ("6", "7")
 FILE = "catalog.sqlite"
 HNSW_FILE = "vectors.hnsw"
 IN_CHUNK = 500  # SQLite allows 999 host parameters in older builds
 
-# The word index: each memory's text, tags and date in words (memcli.index.dates), by rowid = label.
+# The word index: each memory's text, tags and date words (memcli.index.dates), by rowid = label.
 FTS = "CREATE VIRTUAL TABLE fts USING fts5 (raw, tags, dated, tokenize = 'porter unicode61 remove_diacritics 2');"
 SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -102,10 +105,10 @@ def open_db(index_dir: Path, lock) -> sqlite3.Connection:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
             version = _schema_version(db)
-            if version == "6":
+            if version in REFILLED:
                 with lock():
-                    if _schema_version(db) == "6":
-                        _from_6(db)
+                    if _schema_version(db) in REFILLED:
+                        _refill_words(db)
                 version = _schema_version(db)
             if version == SCHEMA_VERSION:
                 _add_index(db)
@@ -128,9 +131,10 @@ def open_db(index_dir: Path, lock) -> sqlite3.Connection:
     raise StoreError(f"cannot open or rebuild the index at {path}")
 
 
-def _from_6(db: sqlite3.Connection) -> None:
-    """Schema 6 to 7: the word index gains each memory's date in words. It is filled again from the
-    catalog's own rows, so labels, vectors and the graph stay (a rebuild would embed every memory again)."""
+def _refill_words(db: sqlite3.Connection) -> None:
+    """An older schema (REFILLED) to this one: the word index gains each memory's date words
+    (memcli.index.dates). It is filled again from the catalog's own rows, so labels, vectors and the
+    graph stay (a rebuild would embed every memory again)."""
     log.warning("the word index is taking in each memory's date (once): %s memories",
                 db.execute("SELECT COUNT(*) FROM memories").fetchone()[0])
     db.create_function("mem_date_words", 1, date_words, deterministic=True)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from memcli.errors import InputError, MemError
 from memcli.index import lexical
+from memcli.index.dates import query_date_words
 from memcli.index.distinct import distinct
 from memcli.index.filters import Filters
 from memcli.store.memory import check_text
@@ -71,7 +72,7 @@ def search(catalog: Catalog, query: str, *, k: int, mode: str, filters: Filters,
     if not check_text(query, "the search query").strip():
         raise InputError("the search query is empty")
     k = min(k, MAX_K)
-    terms = lexical.words(query)
+    terms = list(dict.fromkeys(lexical.words(query) + query_date_words(query)))
     limit = max(CANDIDATES, k)
     text = lexical.bm25(catalog, terms, limit, filters) if mode in ("hybrid", "text") else None
     vector = None
