@@ -293,12 +293,15 @@ def test_a_catalog_of_the_schema_before_dates_keeps_its_vectors_and_gains_them()
     db.close()
 
 
-def test_a_year_or_a_number_alone_does_not_make_a_match():
-    """Date words never pass the cut-off for a query that names no date: a year is in half a store, and
-    "13" must find the 13 in a text before every memory of a 13th."""
+def test_a_date_alone_does_not_make_a_match():
+    """Date words never carry a query over the cut-off: a year is in half a store, a month in a twelfth,
+    and "13" must find the 13 in a text before every memory of a 13th. Words alone (text mode, no cut)
+    still list what the date matches."""
     ids = dated_notes()
     assert run("search", "quantum chromodynamics 2023", "--jsonl").stdout == ""
     assert run("search", "May I ask about quantum chromodynamics", "--jsonl").stdout == ""
+    assert run("search", "quantum chromodynamics in June", "--jsonl").stdout == ""  # a date reorders, no more
+    assert ids_of(ok("search", "quantum chromodynamics in June", "--mode", "text", "--jsonl").stdout) == [ids["6"]]
     thirteen = add("The backup keeps 13 snapshots")
     assert ids_of(ok("search", "13", "--mode", "text", "--jsonl").stdout) == [thirteen]
     assert ids_of(ok("search", "painting June 13", "--mode", "text", "--jsonl").stdout)[0] == ids["6"]

@@ -72,9 +72,9 @@ def search(catalog: Catalog, query: str, *, k: int, mode: str, filters: Filters,
     if not check_text(query, "the search query").strip():
         raise InputError("the search query is empty")
     k = min(k, MAX_K)
-    terms = list(dict.fromkeys(lexical.words(query) + query_date_words(query)))
+    terms, dates = lexical.words(query), query_date_words(query)
     limit = max(CANDIDATES, k)
-    text = lexical.bm25(catalog, terms, limit, filters) if mode in ("hybrid", "text") else None
+    text = lexical.bm25(catalog, terms + dates, limit, filters) if mode in ("hybrid", "text") else None
     vector = None
     if mode in ("hybrid", "vector"):
         try:
@@ -83,14 +83,17 @@ def search(catalog: Catalog, query: str, *, k: int, mode: str, filters: Filters,
             if mode == "vector":
                 raise
             log.warning("meaning search unavailable (%s); showing word matches only", exc)
-    if text is None or vector is None:
-        ranked = text if vector is None else vector
-    else:
-        ranked = fuse([(1 - ALPHA, text, True), (ALPHA, vector, False)])
-    default = MIN_SCORE if text is not None and vector is not None else 0.0  # hybrid fallen back to words is BM25
-    cut = default if min_score is None else min_score
+    blended = text is not None and vector is not None
+    ranked = fuse([(1 - ALPHA, text, True), (ALPHA, vector, False)]) if blended else text if vector is None else vector
+    cut = (MIN_SCORE if blended else 0.0) if min_score is None else min_score  # hybrid fallen back to words is BM25
     if cut:
         ranked = [(label, score) for label, score in ranked if score >= cut]
+    if cut and blended and dates:
+        # A date reorders what matches, it makes no match: the cut reads the blend without the date tokens,
+        # else "quantum chromodynamics in June" passes with every June memory (BM25 is relative to its best).
+        passing = {label for label, score in fuse([(1 - ALPHA, lexical.bm25(catalog, terms, limit, filters), True),
+                                                   (ALPHA, vector, False)]) if score >= cut}
+        ranked = [(label, score) for label, score in ranked if label in passing]
     return list(islice(distinct(hits_of(catalog, ranked, batch=min(k, 1000))), k))
 
 
