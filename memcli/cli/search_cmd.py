@@ -42,7 +42,9 @@ def search(env: Env, words, limit, tags, since, until, source, all_versions, mod
     """Find memories by words and meaning; best first. Exits 1 when nothing is found (like grep).
 
     Several words are one query. QUERY `-` reads one query per line from stdin and writes JSON lines, each result carrying its
-    `query`, so a thousand queries cost one process and one model load.
+    `query`, so a thousand queries cost one process and one model load. A date the query names with a
+    capitalised month ("on October 13, 2023", "in March") ranks the memories of that day or month higher
+    among those that match; --since/--until select by date.
 
     \b
       mem search "rate limiting"
