@@ -23,6 +23,15 @@ MONTHS = {"mo": 1, "mon": 1, "month": 1, "y": 12, "yr": 12, "year": 12}
 HELP = "2026-11-29, 2026-11-29T14:00, 30m (minutes), 12h, 3d, 2w, 1mo, 1y, 'last week', today, yesterday"
 
 
+def local(moment: dt.datetime) -> dt.datetime:
+    """An aware moment in the local zone, as people read it; at the calendar's edges (year 1, 9999),
+    where the local zone would move it out of range, as it is."""
+    try:
+        return moment.astimezone()
+    except (OverflowError, ValueError):
+        return moment
+
+
 def parse_when(text: str, *, end_of_day: bool = False, now: dt.datetime | None = None) -> str:
     try:
         return _parse_when(text, end_of_day, now)

@@ -10,18 +10,15 @@ from typing import TYPE_CHECKING
 
 import click
 
+from memcli.when import local
+
 if TYPE_CHECKING:
     from memcli.store.memory import Memory
 
 
 def local_time(stamp: str) -> str:
-    """A stored UTC time as the local day and minute; at the calendar's edges (year 1, 9999), where the
-    local zone would move it out of range, as it is."""
-    moment = dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
-    try:
-        moment = moment.astimezone()
-    except (OverflowError, ValueError):
-        pass
+    """A stored UTC time as the local day and minute (memcli.when.local), the year in four digits."""
+    moment = local(dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc))
     return f"{moment.year:04d}-{moment:%m-%d %H:%M}"
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from memcli.when import local
+
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
 _ORDINAL = r"(?:st|nd|rd|th)?"
@@ -30,12 +32,7 @@ def date_words(created_at: str | None) -> str:
         moment = dt.datetime.fromisoformat((created_at or "").replace("Z", "+00:00"))
     except ValueError:
         return ""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.timezone.utc)
-    try:
-        moment = moment.astimezone()
-    except (OverflowError, ValueError):  # year 1 or 9999 pushed out of range by the local zone: keep its own day
-        pass
+    moment = local(moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc))
     month = MONTHS[moment.month - 1].lower()
     return f"{month}month {month}{moment.day} {month}{moment.year}"
 
