@@ -12,7 +12,7 @@ import hashlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from memcli.compressing import Compressing
 from memcli.errors import (
@@ -364,11 +364,10 @@ class Mem:
 
         if not query.strip():
             raise InputError("the search query is empty")
-        query_vector = self._query_vector(query) if mode != "text" and self.store.exists else None
         if not self.readable():
             return []
         return search(self.catalog, query, k=k, mode=mode, filters=filters, min_score=min_score,
-                      vector_ranking=lambda q, limit, f: self._vector_ranking(query_vector, limit, f, progress))
+                      vector_ranking=lambda q, limit, f: self._vector_ranking(q, limit, f, progress))
 
     def context(self, query: str, budget: int, *, raw: bool = False, ids: bool = False, k: int = 20,
                 mode: str = "hybrid", filters: Filters = Filters(), min_score: float | None = None, progress=None):
@@ -382,23 +381,12 @@ class Mem:
             return Packed("", 0, budget)
         return pack(hits, budget, self.token_counter(), raw=raw, short_id=self.catalog.short_id if ids else None)
 
-    def _query_vector(self, query: str) -> Callable[[], object]:
-        """The query's embedding, to be collected when the graph is asked. A process that has not loaded
-        the model yet loads it and embeds the query on a thread of its own, while this one catches up
-        with the files and ranks by words: llama.cpp loads and decodes without holding the GIL, so on
-        two cores a cold `mem search` pays for the longer of the two, not for both."""
-        if self._embedder is not None:
-            return lambda: self._embedder.query(query)
-        self.providers  # made here, not on the loading thread: nothing else is shared with it
-        return on_a_thread(lambda: self.embedder().query(query))
-
-    def _vector_ranking(self, query_vector: Callable[[], object], limit: int, filters: Filters,
-                        progress) -> list[tuple[int, float]]:
-        vector = query_vector()
+    def _vector_ranking(self, query: str, limit: int, filters: Filters, progress) -> list[tuple[int, float]]:
+        embedder = self.embedder()
         self.index_vectors(progress)
         allowed = self.catalog.labels(filters) if filters else None
         skip = set() if filters.all_versions else self.catalog.superseded_labels()
-        return self.vectors.query(vector, limit, allowed, skip)
+        return self.vectors.query(embedder.query(query), limit, allowed, skip)
 
     def index_vectors(self, progress=None) -> int:
         """Embed whatever has no vector yet and fold a large delta into the graph; cheap when in step."""
@@ -427,13 +415,3 @@ class Mem:
         self.catalog.settle(look=True)  # the rebuild's look at every file is as old as the embedding
         return self.catalog.count()
 
-
-def on_a_thread(work: Callable[[], object]) -> Callable[[], object]:
-    """Start `work` on a thread now; the function returned waits for it and gives its result, or raises
-    what it raised."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    pool = ThreadPoolExecutor(1, thread_name_prefix="mem-load-model")
-    future = pool.submit(work)
-    pool.shutdown(wait=False)
-    return future.result
