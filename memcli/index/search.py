@@ -1,6 +1,6 @@
 """Hybrid search: BM25 over the raw text, tags and date words (SQLite FTS5) and cosine over embeddings, blended.
 
-A memory's embedding is the mean of its sentences' (memcli.index.sentence_vectors); a query is embedded whole.
+A memory's embedding is the mean of its sentences', weighted by their words (memcli.index.sentence_vectors); a query is embedded whole.
 
 Words find what meaning misses (names, numbers, identifiers) and meaning finds what words miss
 (paraphrase). The blend is the weighted mean `0.5 x cosine + 0.5 x BM25 / best BM25` over 100

@@ -1,4 +1,4 @@
-"""A memory's vector: the mean of its sentences' vectors, each sentence embedded with the label it is under.
+"""A memory's vector: the word-weighted mean of its sentences' vectors, each sentence embedded with the label it is under.
 
 MiniLM is a sentence model, and one mean-pooled vector of a whole multi-sentence text blurs its
 sentences together, most of all the words said once, such as the speaker's name at the start of a
