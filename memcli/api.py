@@ -364,6 +364,11 @@ class Mem:
 
         if not query.strip():
             raise InputError("the search query is empty")
+        if mode != "text" and self._embedder is None and self.store.exists and self.catalog.look_ahead():
+            try:
+                self.embedder()  # while the child looks at every file
+            except MemError:
+                pass  # the meaning side meets it again and says so; hybrid goes on with words
         if not self.readable():
             return []
         return search(self.catalog, query, k=k, mode=mode, filters=filters, min_score=min_score,

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memcli import forked
 from memcli.config import Settings
 from memcli.errors import InvalidMemory, StoreError, describe
 from memcli.index import db as db_file
@@ -68,6 +69,7 @@ class Catalog(CatalogQueries):
         self._unsettled: dict[str, str] = {}  # files this process wrote and recorded RACY: path -> sha written
         self._written = 0  # files written since the last settle
         self._last_write_ns = 0  # when this process last wrote or deleted a memory file
+        self._ahead: tuple[forked.Child, float, int] | None = None  # look_ahead's child, with when it began
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -85,6 +87,9 @@ class Catalog(CatalogQueries):
         db_file.discard(self.store.index_dir, self.store.lock)
 
     def close(self) -> None:
+        if self._ahead is not None:
+            self._ahead[0].stop()
+            self._ahead = None
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -157,29 +162,71 @@ class Catalog(CatalogQueries):
         self._refreshed = True
         return result
 
+    def look_ahead(self) -> bool:
+        """Start the look at every file in a child process (memcli.forked) when refresh() would make it,
+        and say whether it started. The caller goes on with slow work that needs no catalog (loading
+        the embedding model) while the child stats the files on the other core; refresh() then takes
+        what the child found instead of looking itself, and applies it as usual, under the lock. The
+        catalog's side is read here, so the child opens no database."""
+        if self._refreshed or self._ahead is not None or not forked.possible():
+            return False
+        try:
+            if not self._full_look_due(1):
+                return False
+            began, started_ns = time.time(), time.time_ns()
+            known = set(self.db.execute(_RECORDED.format(where="")))
+        except Exception:  # refresh() meets the same problem and deals with it (a damaged catalog is rebuilt)
+            return False
+        store = self.store
+
+        def look():
+            seen: dict[str, int | None] = {}
+            found = _compare(known, store.scan(folders=seen))
+            return found, seen, time.time() - began
+
+        child = forked.start(look)
+        if child is not None:
+            self._ahead = (child, began, started_ns)
+        return child is not None
+
     def _look(self, progress: Progress | None, full: bool, patience: float = 1) -> Changes:
-        began, started_ns = time.time(), time.time_ns()
-        folders = None if full else self._changed_folders(patience)
-        if folders == []:
-            result = Changes()
+        ahead = self._ahead_found()
+        if ahead is not None:
+            (fresh, gone), self._seen_folders, cost, began, started_ns = ahead
+            folders = None
         else:
+            began, started_ns = time.time(), time.time_ns()
+            folders = None if full else self._changed_folders(patience)
+            if folders == []:
+                return Changes()
             fresh, gone = self._diff(folders)
             cost = time.time() - began
-            if fresh or gone:
-                with self.store.lock():
-                    result = self._apply(*self._as_they_are_now(fresh, gone), progress)
-            else:
-                result = Changes()
-            self._remember_folders(folders, began, cost, started_ns)
+        result = Changes()
+        if fresh or gone:
+            with self.store.lock():
+                result = self._apply(*self._as_they_are_now(fresh, gone), progress)
+        self._remember_folders(folders, began, cost, started_ns)
         return result
 
-    def _changed_folders(self, patience: float) -> list[str] | None:
-        """Folders (relative to the store root) whose files need a look: None for all, [] for none."""
+    def _ahead_found(self):
+        """What look_ahead's child found, with when it began; None when there is no child or it failed."""
+        if self._ahead is None:
+            return None
+        child, began, started_ns = self._ahead
+        self._ahead = None
+        found = child.result()
+        return None if found is None else (*found, began, started_ns)
+
+    def _full_look_due(self, patience: float) -> bool:
         try:
             at, cost = json.loads(db_file.meta(self.db, "full_look") or "null")
         except (TypeError, ValueError):  # never looked, or a meta row that does not parse
-            return None
-        if time.time() - at > patience * max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * cost):
+            return True
+        return time.time() - at > patience * max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * cost)
+
+    def _changed_folders(self, patience: float) -> list[str] | None:
+        """Folders (relative to the store root) whose files need a look: None for all, [] for none."""
+        if self._full_look_due(patience):
             return None
         changed = []
         for folder, mtime in self.db.execute("SELECT path, mtime_ns FROM folders"):
@@ -214,30 +261,23 @@ class Catalog(CatalogQueries):
         return len(fresh) - settling, len(gone)
 
     def _diff(self, folders: list[str] | None) -> tuple[list[stamps.Stamped], list[str]]:
-        """Files new or changed, and files gone, in the given folders (None: everywhere). A file is as
-        recorded when its (path, mtime, size, ctime) is one of the catalog's: one set of those tuples,
-        probed once a file (no list or dict entry built per file)."""
+        """Files new or changed, and files gone, in the given folders (None: everywhere)."""
         self._seen_folders = {}
-        recorded = "SELECT path, mtime_ns, size, ctime_ns FROM memories{where} UNION ALL" \
-                   " SELECT path, mtime_ns, size, ctime_ns FROM broken{where}"
         if folders is None:
-            known = set(self.db.execute(recorded.format(where="")))
+            known = set(self.db.execute(_RECORDED.format(where="")))
             files = self.store.scan(folders=self._seen_folders)
         else:
             known_folders = {path for (path,) in self.db.execute("SELECT path FROM folders")}
             known, files = set(), []
             for folder in folders:
-                for row in self.db.execute(recorded.format(where=" WHERE path > ?1 AND path < ?1 || '~'"),
+                for row in self.db.execute(_RECORDED.format(where=" WHERE path > ?1 AND path < ?1 || '~'"),
                                            (folder + "/",)):
                     parent = os.path.dirname(row[0])
                     if parent == folder or parent not in known_folders:
                         known.add(row)
                 files += self.store.scan(folder, folders=self._seen_folders,
                                          descend=lambda sub: sub not in known_folders)
-        fresh = [stamp for stamp in files if stamp not in known]
-        if len(files) - len(fresh) == len(known):  # every file the catalog holds was found as recorded
-            return fresh, []
-        return fresh, sorted({path for path, *_ in known} - {path for path, *_ in files})
+        return _compare(known, files)
 
     def _as_they_are_now(self, fresh: list[stamps.Stamped], gone: list[str]) -> tuple[list[stamps.Stamped], list[str]]:
         """The files a look found new, changed or gone, stat'ed again under the store's lock (a mem writer
@@ -423,6 +463,19 @@ class Catalog(CatalogQueries):
 
 # A version is superseded while some memory names it in `supersedes` (the newest such one is recorded).
 _MARK_SUPERSEDED = "UPDATE memories SET superseded_by = (SELECT MAX(new) FROM links WHERE old = ?1) WHERE id = ?1"
+
+
+_RECORDED = ("SELECT path, mtime_ns, size, ctime_ns FROM memories{where} UNION ALL"
+             " SELECT path, mtime_ns, size, ctime_ns FROM broken{where}")
+
+
+def _compare(known: set, files: list[stamps.Stamped]) -> tuple[list[stamps.Stamped], list[str]]:
+    """(files new or changed, paths gone): a file is as recorded when its (path, mtime, size, ctime) is
+    one of the catalog's, one set of those tuples probed once a file (no list or dict entry built per file)."""
+    fresh = [stamp for stamp in files if stamp not in known]
+    if len(files) - len(fresh) == len(known):  # every file the catalog holds was found as recorded
+        return fresh, []
+    return fresh, sorted({path for path, *_ in known} - {path for path, *_ in files})
 
 
 def _identity(path) -> tuple[int, int] | None:
