@@ -6,7 +6,8 @@ For each size, in one run: `mem import --no-compress` of that many memories (mem
 `Llama.embed` in batches of 32 on the same texts' sentences, which a write embeds, with the rate of the
 whole texts beside it), the first `mem search` after it, a cold `mem search`
 process (against a process that only imports llama_cpp and hnswlib, loads the model and the graph and
-answers one query), one query inside `mem search -` (150 queries minus 50 in one process, per query),
+answers one query), run back to back and run when the periodic look at every file is due (a search
+made a while after the last command), one query inside `mem search -` (150 queries minus 50 in one process, per query),
 and `memory_search` through one `mem mcp` server spoken to by the MCP package's stdio client (p50 and
 p90, with the server's peak RSS), both against embedding the query and asking hnswlib for k=10 in a
 warm process (bench/floor.py). A no-change refresh and a full look at every file are in-process figures
@@ -102,6 +103,22 @@ async def through_mcp(mem: list[str], env: dict, queries: list[str]) -> tuple[li
     return samples, rss
 
 
+def until_full_look_due(root: Path) -> None:
+    """Wait until the next command looks at every file, as one made some seconds after the last does."""
+    import sqlite3
+
+    from memcli.index.catalog import FULL_LOOK_EVERY, FULL_LOOK_MIN_S
+
+    with sqlite3.connect(root / ".index" / "catalog.sqlite") as db:
+        at, cost = json.loads(db.execute("SELECT value FROM meta WHERE key = 'full_look'").fetchone()[0])
+    time.sleep(max(0.0, at + max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * cost) - time.time()) + 0.05)
+
+
+def cold_due(mem: list[str], env: dict, root: Path, query: str) -> float:
+    until_full_look_due(root)
+    return wall(mem + ["search", query, "--json"], env)
+
+
 def refreshes(root: Path, runs: int) -> tuple[float, float]:
     """Medians of (a no-change refresh: one stat per folder, the vectors in step; a full look at every file)."""
     from memcli.api import Mem
@@ -162,7 +179,9 @@ def main() -> None:
             cold_floor = statistics.median(wall([sys.executable, str(ROOT / "bench" / "floor.py"), "cold", str(root), q],
                                                 env) for q in queries[1: args.runs + 1])
             row(size, "first `mem search` after the import", first, cold, note="against a later cold search")
-            row(size, "cold `mem search` process", cold, cold_floor)
+            row(size, "cold `mem search` process", cold, cold_floor, note="back to back")
+            due = statistics.median(cold_due(mem, env, root, q) for q in queries[1: args.runs + 1])
+            row(size, "cold, the look at every file due", due, cold_floor, note="as a search a while after the last")
             few = wall(mem + ["search", "-"], env, "\n".join(queries[:50]) + "\n")
             many = wall(mem + ["search", "-"], env, "\n".join(queries) + "\n")
             per_query = (many - few) / 100
