@@ -9,13 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-# numpy's OpenBLAS starts a thread when numpy is imported, and a process with another thread never forks
-# (memcli/forked.py). A `mem search` process forks before it imports numpy; here every command runs in
-# the one test process, which imports numpy early.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-import fakes as fake_models  # noqa: E402
-import pytest  # noqa: E402
+import fakes as fake_models
+import pytest
 
 REAL_MODELS_DIR = os.environ.get("MEM_TEST_MODELS_DIR") or os.environ.get("MEM_MODELS_DIR")
 

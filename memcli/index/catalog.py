@@ -41,6 +41,10 @@ DUPLICATE = "duplicate id "  # how a file skipped because another file has its i
 FULL_LOOK_EVERY = 10
 FULL_LOOK_MIN_S = 0.2
 
+# A child to look at every file costs a fork (3 ms here) and copy-on-write faults in the parent while it
+# lives: a look that cost less than this last time (about 1,500 files here) is made in place.
+LOOK_AHEAD_MIN_S = 0.01
+
 # A writer of at least this many files (seconds of embedding at least) waits at its end for the racy window
 # of its last write to pass, then looks at every file itself: the next command finds nothing to look at.
 SETTLE_WAIT_FILES = 200
@@ -164,14 +168,15 @@ class Catalog(CatalogQueries):
 
     def look_ahead(self) -> bool:
         """Start the look at every file in a child process (memcli.forked) when refresh() would make it,
-        and say whether it started. The caller goes on with slow work that needs no catalog (loading
+        and say whether it started (not for a look that costs less than a child, LOOK_AHEAD_MIN_S). The caller goes on with slow work that needs no catalog (loading
         the embedding model) while the child stats the files on the other core; refresh() then takes
         what the child found instead of looking itself, and applies it as usual, under the lock. The
         catalog's side is read here, so the child opens no database."""
         if self._refreshed or self._ahead is not None or not forked.possible():
             return False
         try:
-            if not self._full_look_due(1):
+            last = self._last_full_look()
+            if last is None or last[1] < LOOK_AHEAD_MIN_S or not self._full_look_due(1):
                 return False
             began, started_ns = time.time(), time.time_ns()
             known = set(self.db.execute(_RECORDED.format(where="")))
@@ -194,6 +199,7 @@ class Catalog(CatalogQueries):
         if ahead is not None:
             (fresh, gone), self._seen_folders, cost, began, started_ns = ahead
             folders = None
+            log.debug("a child process looked at every file meanwhile: %d new or changed, %d gone", len(fresh), len(gone))
         else:
             began, started_ns = time.time(), time.time_ns()
             folders = None if full else self._changed_folders(patience)
@@ -215,14 +221,22 @@ class Catalog(CatalogQueries):
         child, began, started_ns = self._ahead
         self._ahead = None
         found = child.result()
-        return None if found is None else (*found, began, started_ns)
+        if found is None:
+            log.debug("the child process looking at every file failed; looking here")
+            return None
+        return (*found, began, started_ns)
 
-    def _full_look_due(self, patience: float) -> bool:
+    def _last_full_look(self) -> tuple[float, float] | None:
+        """(when it began, what it cost) of the last look at every file; None when there was none."""
         try:
             at, cost = json.loads(db_file.meta(self.db, "full_look") or "null")
         except (TypeError, ValueError):  # never looked, or a meta row that does not parse
-            return True
-        return time.time() - at > patience * max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * cost)
+            return None
+        return at, cost
+
+    def _full_look_due(self, patience: float) -> bool:
+        last = self._last_full_look()
+        return last is None or time.time() - last[0] > patience * max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * last[1])
 
     def _changed_folders(self, patience: float) -> list[str] | None:
         """Folders (relative to the store root) whose files need a look: None for all, [] for none."""
