@@ -362,17 +362,18 @@ class Mem:
         """Best memories first, as memcli.index.search.Hit."""
         from memcli.index.search import search
 
-        if not query.strip():
+        if not check_text(query, "the search query").strip():
             raise InputError("the search query is empty")
+        unloadable = None
         if mode != "text" and self._embedder is None and self.store.exists and self.catalog.look_ahead():
             try:
                 self.embedder()  # while the child looks at every file
-            except MemError:
-                pass  # the meaning side meets it again and says so; hybrid goes on with words
+            except MemError as exc:  # the meaning side raises it, and hybrid goes on with words
+                unloadable = exc.with_traceback(None)  # kept without the frames of a half-loaded model
         if not self.readable():
             return []
         return search(self.catalog, query, k=k, mode=mode, filters=filters, min_score=min_score,
-                      vector_ranking=lambda q, limit, f: self._vector_ranking(q, limit, f, progress))
+                      vector_ranking=lambda q, limit, f: self._vector_ranking(q, limit, f, progress, unloadable))
 
     def context(self, query: str, budget: int, *, raw: bool = False, ids: bool = False, k: int = 20,
                 mode: str = "hybrid", filters: Filters = Filters(), min_score: float | None = None, progress=None):
@@ -386,7 +387,10 @@ class Mem:
             return Packed("", 0, budget)
         return pack(hits, budget, self.token_counter(), raw=raw, short_id=self.catalog.short_id if ids else None)
 
-    def _vector_ranking(self, query: str, limit: int, filters: Filters, progress) -> list[tuple[int, float]]:
+    def _vector_ranking(self, query: str, limit: int, filters: Filters, progress,
+                        unloadable: MemError | None = None) -> list[tuple[int, float]]:
+        if unloadable is not None:
+            raise unloadable
         embedder = self.embedder()
         self.index_vectors(progress)
         allowed = self.catalog.labels(filters) if filters else None

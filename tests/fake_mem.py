@@ -20,9 +20,10 @@ EMBEDDER = HangingEmbedder() if os.environ.get("MEM_FAKE_HANG_EMBED") else FakeE
 
 def load_embedder(ref):
     """MEM_FAKE_LOAD=hang: loading the model says so on stderr and never ends (a test interrupts it);
-    =fail: the model cannot be loaded."""
+    =fail: the model cannot be loaded (and each try says so)."""
     how = os.environ.get("MEM_FAKE_LOAD")
     if how == "fail":
+        print("fake embedder: tried to load", file=sys.stderr, flush=True)
         raise ModelError("fake embedder: no such model")
     if how == "hang":
         print("fake embedder: loading", file=sys.stderr, flush=True)

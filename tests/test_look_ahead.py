@@ -207,6 +207,17 @@ def test_a_model_that_cannot_load_still_gives_word_matches_after_the_child_looke
     assert "the deploy key rotates every 90 days" in done.stdout
     assert "meaning search unavailable (fake embedder: no such model)" in done.stderr
     assert CHILD_LOOKED in done.stderr
+    assert done.stderr.count("fake embedder: tried to load") == 1, "a model that failed is not loaded again"
+
+
+def test_a_query_that_is_not_text_is_refused_before_any_child_or_model():
+    add("the deploy key rotates every 90 days")
+    age_last_full_look()
+    done = subprocess.run([sys.executable, str(TESTS / "fake_mem.py"), "-vv", "search", b"bad \xff query"],
+                          capture_output=True, timeout=120, env=environment() | {"MEM_FAKE_LOAD": "fail"})
+    assert done.returncode == 2
+    assert b"the search query" in done.stderr
+    assert CHILD_LOOKED.encode() not in done.stderr and b"fake embedder" not in done.stderr
 
 
 def test_ctrl_c_while_the_model_loads_leaves_no_child_behind():
