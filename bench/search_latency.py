@@ -105,13 +105,13 @@ async def through_mcp(mem: list[str], env: dict, queries: list[str]) -> tuple[li
 
 def until_full_look_due(root: Path) -> None:
     """Wait until the next command looks at every file, as one made some seconds after the last does."""
-    import sqlite3
+    from memcli.index.catalog import Catalog
+    from memcli.store.files import Store
 
-    from memcli.index.catalog import FULL_LOOK_EVERY, FULL_LOOK_MIN_S
-
-    with sqlite3.connect(root / ".index" / "catalog.sqlite") as db:
-        at, cost = json.loads(db.execute("SELECT value FROM meta WHERE key = 'full_look'").fetchone()[0])
-    time.sleep(max(0.0, at + max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * cost) - time.time()) + 0.05)
+    catalog = Catalog(Store(root))
+    due = catalog.full_look_due_at()
+    catalog.close()
+    time.sleep(max(0.0, due - time.time()) + 0.05)
 
 
 def cold_due(mem: list[str], env: dict, root: Path, query: str) -> float:

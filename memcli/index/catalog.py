@@ -168,18 +168,19 @@ class Catalog(CatalogQueries):
 
     def look_ahead(self) -> bool:
         """Start the look at every file in a child process (memcli.forked) when refresh() would make it,
-        and say whether it started (not for a look that costs less than a child, LOOK_AHEAD_MIN_S). The caller goes on with slow work that needs no catalog (loading
-        the embedding model) while the child stats the files on the other core; refresh() then takes
-        what the child found instead of looking itself, and applies it as usual, under the lock. The
-        catalog's side is read here, so the child opens no database."""
+        and say whether it started (not for a look that costs less than a child, LOOK_AHEAD_MIN_S). The
+        caller goes on with slow work that needs no catalog (loading the embedding model) while the child
+        stats the files on the other core; refresh() then takes what the child found instead of looking
+        itself, and applies it as usual, under the lock. The catalog's side is read here, so the child
+        opens no database."""
         if self._refreshed or self._ahead is not None or not forked.possible():
             return False
         try:
             last = self._last_full_look()
-            if last is None or last[1] < LOOK_AHEAD_MIN_S or not self._full_look_due(1):
+            if last is None or last[1] < LOOK_AHEAD_MIN_S or time.time() <= _due_at(last, 1):
                 return False
             began, started_ns = time.time(), time.time_ns()
-            known = set(self.db.execute(_RECORDED.format(where="")))
+            known = self._recorded()
         except Exception:  # refresh() meets the same problem and deals with it (a damaged catalog is rebuilt)
             return False
         store = self.store
@@ -234,9 +235,17 @@ class Catalog(CatalogQueries):
             return None
         return at, cost
 
-    def _full_look_due(self, patience: float) -> bool:
+    def full_look_due_at(self, patience: float = 1) -> float:
+        """When the next command looks at every file (0 when none was made): see refresh()."""
         last = self._last_full_look()
-        return last is None or time.time() - last[0] > patience * max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * last[1])
+        return 0.0 if last is None else _due_at(last, patience)
+
+    def _full_look_due(self, patience: float) -> bool:
+        return time.time() > self.full_look_due_at(patience)
+
+    def _recorded(self) -> set[stamps.Stamped]:
+        """The (path, mtime, size, ctime) of every file the catalog holds, read or broken."""
+        return set(self.db.execute(_RECORDED.format(where="")))
 
     def _changed_folders(self, patience: float) -> list[str] | None:
         """Folders (relative to the store root) whose files need a look: None for all, [] for none."""
@@ -278,7 +287,7 @@ class Catalog(CatalogQueries):
         """Files new or changed, and files gone, in the given folders (None: everywhere)."""
         self._seen_folders = {}
         if folders is None:
-            known = set(self.db.execute(_RECORDED.format(where="")))
+            known = self._recorded()
             files = self.store.scan(folders=self._seen_folders)
         else:
             known_folders = {path for (path,) in self.db.execute("SELECT path FROM folders")}
@@ -477,6 +486,12 @@ class Catalog(CatalogQueries):
 
 # A version is superseded while some memory names it in `supersedes` (the newest such one is recorded).
 _MARK_SUPERSEDED = "UPDATE memories SET superseded_by = (SELECT MAX(new) FROM links WHERE old = ?1) WHERE id = ?1"
+
+
+def _due_at(last: tuple[float, float], patience: float) -> float:
+    """When a look at every file is due, given (when the last began, what it cost)."""
+    at, cost = last
+    return at + patience * max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * cost)
 
 
 _RECORDED = ("SELECT path, mtime_ns, size, ctime_ns FROM memories{where} UNION ALL"

@@ -20,12 +20,11 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Callable, Iterator
 
-from memcli.errors import InputError, MemError
+from memcli.errors import MemError
 from memcli.index import lexical
 from memcli.index.dates import query_date_words
 from memcli.index.distinct import distinct
 from memcli.index.filters import Filters
-from memcli.store.memory import check_text
 
 if TYPE_CHECKING:
     from memcli.index.catalog import Catalog
@@ -68,9 +67,8 @@ def fuse(rankings: list[tuple[float, list[tuple[int, float]], bool]]) -> list[tu
 def search(catalog: Catalog, query: str, *, k: int, mode: str, filters: Filters, min_score: float | None,
            vector_ranking: Callable[[str, int, Filters], list[tuple[int, float]]]) -> list[Hit]:
     """Best memories first; `score` is the blend (hybrid), cosine (vector) or BM25 (text). When meaning
-    search cannot run (no embedding model), hybrid says so once and goes on with words alone."""
-    if not check_text(query, "the search query").strip():
-        raise InputError("the search query is empty")
+    search cannot run (no embedding model), hybrid says so once and goes on with words alone. The query
+    is checked by the caller (Mem.search), before it loads a model."""
     k = min(k, MAX_K)
     terms, dates = lexical.words(query), query_date_words(query)
     limit = max(CANDIDATES, k)
