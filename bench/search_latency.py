@@ -11,7 +11,8 @@ made a while after the last command), one query inside `mem search -` (150 queri
 and `memory_search` through one `mem mcp` server spoken to by the MCP package's stdio client (p50 and
 p90, with the server's peak RSS), both against embedding the query and asking hnswlib for k=10 in a
 warm process (bench/floor.py). A no-change refresh and a full look at every file are in-process figures
-without a floor. The load average is printed: this machine is shared, so read the ratios.
+without a floor. The load average is printed: this machine is shared, so read the ratios; the cold processes
+run in turn with their floor, and their ratio is the median of the per-query ratios.
 """
 
 from __future__ import annotations
@@ -119,6 +120,26 @@ def cold_due(mem: list[str], env: dict, root: Path, query: str) -> float:
     return wall(mem + ["search", query, "--json"], env)
 
 
+def cold_runs(mem: list[str], env: dict, root: Path, queries: list[str]) -> tuple[list[float], ...]:
+    """Per query, in turn: a search at once after the last, the floor, a search when the look at every file
+    is due. Interleaved, so the drift of a shared machine falls on mem and its floor alike."""
+    cold, due, base = [], [], []
+    for query in queries:
+        cold.append(wall(mem + ["search", query, "--json"], env))
+        base.append(wall([sys.executable, str(ROOT / "bench" / "floor.py"), "cold", str(root), query], env))
+        due.append(cold_due(mem, env, root, query))
+    return cold, due, base
+
+
+PAIRED = "ratio: median of the per-query ratios"
+
+
+def paired(values: list[float], bases: list[float]) -> tuple[float, float, float]:
+    """(median, median of the floor, median of the ratios of runs made side by side)."""
+    return (statistics.median(values), statistics.median(bases),
+            statistics.median(v / b for v, b in zip(values, bases)))
+
+
 def refreshes(root: Path, runs: int) -> tuple[float, float]:
     """Medians of (a no-change refresh: one stat per folder, the vectors in step; a full look at every file)."""
     from memcli.api import Mem
@@ -156,9 +177,9 @@ def main() -> None:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         print(f"{'memories':>9} {'what':<36} {'mem':>11} {'floor':>11} {'ratio':>6}  note")
 
-        def row(size, label, value, base=None, unit="ms", note=""):
+        def row(size, label, value, base=None, ratio=None, unit="ms", note=""):
             shown = (lambda v: f"{v:.1f} s" if unit == "s" else f"{v:.0f}/s" if unit == "/s" else f"{v * 1000:.1f} ms")
-            ratio = f"{value / base:6.2f}" if base else ""
+            ratio = f"{ratio or value / base:6.2f}" if base else ""
             print(f"{size:>9} {label:<36} {shown(value):>11} {shown(base) if base else '':>11} {ratio:>6}  {note}",
                   flush=True)
 
@@ -173,15 +194,14 @@ def main() -> None:
             first = wall(mem + ["search", queries[0], "--json"], env)
             plain = floor.embed_rate(corpus_texts[: min(size, 1000)], sentences=True)
             whole = floor.embed_rate(corpus_texts[: min(size, 1000)])
-            row(size, "import --no-compress", size / imported, plain, "/s",
+            row(size, "import --no-compress", size / imported, plain, unit="/s", note=
                 f"{imported:.0f} s; floor: its sentences embedded; whole texts {whole:.0f}/s; load {load:.1f}")
-            cold = statistics.median(wall(mem + ["search", q, "--json"], env) for q in queries[1: args.runs + 1])
-            cold_floor = statistics.median(wall([sys.executable, str(ROOT / "bench" / "floor.py"), "cold", str(root), q],
-                                                env) for q in queries[1: args.runs + 1])
-            row(size, "first `mem search` after the import", first, cold, note="against a later cold search")
-            row(size, "cold `mem search` process", cold, cold_floor, note="back to back")
-            due = statistics.median(cold_due(mem, env, root, q) for q in queries[1: args.runs + 1])
-            row(size, "cold, the look at every file due", due, cold_floor, note="as a search a while after the last")
+            cold, due, cold_floor = cold_runs(mem, env, root, queries[1: args.runs + 1])
+            row(size, "first `mem search` after the import", first, statistics.median(cold),
+                note="against a later cold search")
+            row(size, "cold `mem search` process", *paired(cold, cold_floor), note="back to back; " + PAIRED)
+            row(size, "cold, the look at every file due", *paired(due, cold_floor),
+                note="as a search a while after the last; " + PAIRED)
             few = wall(mem + ["search", "-"], env, "\n".join(queries[:50]) + "\n")
             many = wall(mem + ["search", "-"], env, "\n".join(queries) + "\n")
             per_query = (many - few) / 100
