@@ -72,7 +72,9 @@ class Store:
         files 0600 whatever the umask. A store inside a repository is shared through git, so it
         follows the repository's modes (the umask), like every other file there."""
         if self._private is None:
-            self._private = self.root == user_store_dir() or work_tree_top(self.root) is None
+            # user_store_dir() ends in "mem" on every platform: only then is platformdirs worth importing.
+            self._private = work_tree_top(self.root) is None or (
+                self.root.name == "mem" and self.root == user_store_dir())
         return self._private
 
     @property
