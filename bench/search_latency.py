@@ -179,8 +179,8 @@ def main() -> None:
 
         def row(size, label, value, base=None, ratio=None, unit="ms", note=""):
             shown = (lambda v: f"{v:.1f} s" if unit == "s" else f"{v:.0f}/s" if unit == "/s" else f"{v * 1000:.1f} ms")
-            ratio = f"{ratio or value / base:6.2f}" if base else ""
-            print(f"{size:>9} {label:<36} {shown(value):>11} {shown(base) if base else '':>11} {ratio:>6}  {note}",
+            times = f"{value / base if ratio is None else ratio:6.2f}" if base else ""
+            print(f"{size:>9} {label:<36} {shown(value):>11} {shown(base) if base else '':>11} {times:>6}  {note}",
                   flush=True)
 
         for size in args.sizes:
