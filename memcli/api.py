@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from memcli import forked
 from memcli.compressing import Compressing
 from memcli.errors import (
     InputError,
@@ -38,6 +39,20 @@ from memcli.store.memory import (
 )
 
 log = logging.getLogger("memcli")
+
+
+# What -vv says of a one-shot search's child (and tests look for).
+CHILD_EMBEDDED = "a child process embedded the query meanwhile"
+WAITING_FOR_CHILD = "waiting for the child process embedding the query"
+
+
+@dataclass(frozen=True)
+class QueryVector:
+    """A query's vector with the identity of the model that made it (what VectorIndex.in_step asks)."""
+
+    model_id: str
+    dim: int
+    vector: list[float]  # not an array: unpickling one would import numpy before the graph is loaded
 
 
 @dataclass
@@ -358,22 +373,21 @@ class Mem:
         return savings(self.list(), lambda text: self.token_counter()(text), self.settings.compress_model)
 
     def search(self, query: str, *, k: int = 10, mode: str = "hybrid", filters: Filters = Filters(),
-               min_score: float | None = None, progress=None) -> list:
-        """Best memories first, as memcli.index.search.Hit."""
+               min_score: float | None = None, progress=None, once: bool = False) -> list:
+        """Best memories first, as memcli.index.search.Hit. `once`: this process asks nothing more of the
+        embedding model (a one-shot `mem search`), so the query is embedded by a forked child
+        (memcli.forked) on the other core while this process catches up with the files and ranks by words."""
         from memcli.index.search import search
 
         if not check_text(query, "the search query").strip():
             raise InputError("the search query is empty")
-        unloadable = None
-        if mode != "text" and self._embedder is None and self.store.exists and self.catalog.look_ahead():
-            try:
-                self.embedder()  # while the child looks at every file
-            except MemError as exc:  # the meaning side raises it, and hybrid goes on with words
-                unloadable = exc.with_traceback(None)  # kept without the frames of a half-loaded model
+        ahead = None
+        if once and mode != "text" and self._embedder is None and self.store.exists:
+            ahead = forked.start(lambda: self._embed_query(query))
         if not self.readable():
             return []
         return search(self.catalog, query, k=k, mode=mode, filters=filters, min_score=min_score,
-                      vector_ranking=lambda q, limit, f: self._vector_ranking(q, limit, f, progress, unloadable))
+                      vector_ranking=lambda q, limit, f: self._vector_ranking(q, limit, f, progress, ahead))
 
     def context(self, query: str, budget: int, *, raw: bool = False, ids: bool = False, k: int = 20,
                 mode: str = "hybrid", filters: Filters = Filters(), min_score: float | None = None, progress=None):
@@ -388,14 +402,36 @@ class Mem:
         return pack(hits, budget, self.token_counter(), raw=raw, short_id=self.catalog.short_id if ids else None)
 
     def _vector_ranking(self, query: str, limit: int, filters: Filters, progress,
-                        unloadable: MemError | None = None) -> list[tuple[int, float]]:
-        if unloadable is not None:
-            raise unloadable
-        embedder = self.embedder()
-        self.index_vectors(progress)
+                        ahead: forked.Child | None = None) -> list[tuple[int, float]]:
+        found = None
+        if ahead is not None:
+            self.vectors.maybe_fold()
+            self.vectors.load()  # numpy, hnswlib and the graph, while the child embeds the query
+            log.debug("%s", WAITING_FOR_CHILD)
+            found = ahead.result()
+            if isinstance(found, MemError):  # the model cannot be had: trying again here would fail the same way
+                raise found
+        if found is not None and self.vectors.in_step(found):
+            log.debug("%s", CHILD_EMBEDDED)
+            vector = found.vector
+        else:  # no child, or it failed, or memories wait for their vectors: all of it here
+            if ahead is not None:
+                log.debug("the query is embedded here: %s", "memories wait for their vectors" if found
+                          else "the child process embedding it failed")
+            embedder = self.embedder()
+            self.index_vectors(progress)
+            vector = embedder.query(query)
         allowed = self.catalog.labels(filters) if filters else None
         skip = set() if filters.all_versions else self.catalog.superseded_labels()
-        return self.vectors.query(embedder.query(query), limit, allowed, skip)
+        return self.vectors.query(vector, limit, allowed, skip)
+
+    def _embed_query(self, query: str) -> QueryVector | MemError:
+        """A forked child's work (see search): what the query's vector is, or why there is none."""
+        try:
+            embedder = self.embedder()
+            return QueryVector(embedder.model_id, embedder.dim, embedder.query(query).tolist())
+        except MemError as exc:
+            return exc.with_traceback(None)
 
     def index_vectors(self, progress=None) -> int:
         """Embed whatever has no vector yet and fold a large delta into the graph; cheap when in step."""

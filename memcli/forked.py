@@ -1,13 +1,15 @@
 """Work done by a forked child process while this one goes on, for the slow start of a command.
 
-A cold `mem search` spends most of its first 200 ms importing llama_cpp and loading the model, on one
-core; the look at every file (a stat per file) can run meanwhile on the other. A thread cannot do it:
-the look holds the GIL between its stats, so the two slow each other down (measured: no gain). A child
-shares nothing with its parent but the memory it was forked with. It must touch no database, lock or
-output: it pickles its result into a pipe and leaves by os._exit, so nothing of the parent's (buffered
-output, atexit hooks, SQLite connections) runs twice. Forking is only safe with no other thread
-running, and only tried on Linux, where it is measured; elsewhere `start` gives None and the caller
-does the work itself, as it does when the child fails.
+A cold `mem search` spends most of its time importing llama_cpp and loading the embedding model, on
+one core, while the other core idles: a child embeds the query there, and meanwhile this process
+catches up with the files, ranks by words and loads the vector graph (memcli.api, Mem.search). A
+thread cannot do it: llama-cpp-python points file descriptors 1 and 2 at /dev/null for the whole
+process while it loads a model (the other thread's warnings were lost), and the Python work holds the
+GIL. A child shares nothing with its parent but the memory it was forked with. It must touch no
+database, lock or output: it pickles its result into a pipe and leaves by os._exit, so nothing of the
+parent's (buffered output, atexit hooks, SQLite connections) runs twice. Forking is only safe with no
+other thread running, and only tried on Linux, where it is measured; elsewhere `start` gives None and
+the caller does the work itself, as it does when the child fails.
 """
 
 from __future__ import annotations
@@ -37,22 +39,24 @@ class Child:
 
     def __init__(self, pid: int, pipe: int):
         self.pid, self._pipe = pid, pipe
-        self._reap = weakref.finalize(self, _stop, pid, pipe)
+        self._reap = weakref.finalize(self, _stop, pid, pipe)  # at the latest when this goes, or at exit
 
     def result(self) -> Any | None:
-        """The work's return value, or None when the child failed (the caller does the work itself)."""
-        self._reap.detach()
+        """The work's return value, or None when the child failed (the caller does the work itself).
+        The child writes its result whole or not at all; interrupted meanwhile, it is stopped at once."""
         try:
-            with os.fdopen(self._pipe, "rb") as pipe:
-                data = pipe.read()
+            chunks = []
+            while chunk := os.read(self._pipe, 1 << 20):
+                chunks.append(chunk)
         finally:
-            _, status = os.waitpid(self.pid, 0)
-        if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+            self.stop()
+        try:
+            return pickle.loads(b"".join(chunks)) if chunks else None
+        except Exception:  # cut short, or an exception whose class cannot be rebuilt from its args
             return None
-        return pickle.loads(data)
 
     def stop(self) -> None:
-        """Give up on the result: the child is killed and reaped."""
+        """Kill the child if it still runs, and reap it."""
         self._reap()
 
 
@@ -60,6 +64,9 @@ def start(work: Callable[[], Any]) -> Child | None:
     """Run `work` in a forked child; None when forking is not possible here."""
     if not possible():
         return None
+    for stream in (sys.stdout, sys.stderr):  # what is buffered now must not be written twice
+        if stream is not None:
+            stream.flush()
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:

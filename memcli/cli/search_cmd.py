@@ -73,7 +73,8 @@ def search(env: Env, words, limit, tags, since, until, source, all_versions, mod
                     click.echo(json.dumps({"query": text} | row(hit), ensure_ascii=False))
                     found += 1
         else:
-            hits = mem.search(query, k=limit, mode=mode, filters=filters, min_score=min_score, progress=progress)
+            hits = mem.search(query, k=limit, mode=mode, filters=filters, min_score=min_score, progress=progress,
+                              once=True)
             found = emit(hits, fmt, row=row,
                          human=lambda h: render.line(h.memory, env.short_id(h.memory.id), raw=raw, score=h.score))
     if not found:

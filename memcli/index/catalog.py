@@ -19,7 +19,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memcli import forked
 from memcli.config import Settings
 from memcli.errors import InvalidMemory, StoreError, describe
 from memcli.index import db as db_file
@@ -40,10 +39,6 @@ DUPLICATE = "duplicate id "  # how a file skipped because another file has its i
 # older than this many times what that look cost (and at least FULL_LOOK_MIN_S).
 FULL_LOOK_EVERY = 10
 FULL_LOOK_MIN_S = 0.2
-
-# A child to look at every file costs a fork (3 ms here) and copy-on-write faults in the parent while it
-# lives: a look that cost less than this last time (about 1,500 files here) is made in place.
-LOOK_AHEAD_MIN_S = 0.01
 
 # A writer of at least this many files (seconds of embedding at least) waits at its end for the racy window
 # of its last write to pass, then looks at every file itself: the next command finds nothing to look at.
@@ -73,7 +68,6 @@ class Catalog(CatalogQueries):
         self._unsettled: dict[str, str] = {}  # files this process wrote and recorded RACY: path -> sha written
         self._written = 0  # files written since the last settle
         self._last_write_ns = 0  # when this process last wrote or deleted a memory file
-        self._ahead: tuple[forked.Child, float, int] | None = None  # look_ahead's child, with when it began
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -91,9 +85,6 @@ class Catalog(CatalogQueries):
         db_file.discard(self.store.index_dir, self.store.lock)
 
     def close(self) -> None:
-        if self._ahead is not None:
-            self._ahead[0].stop()
-            self._ahead = None
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -166,66 +157,19 @@ class Catalog(CatalogQueries):
         self._refreshed = True
         return result
 
-    def look_ahead(self) -> bool:
-        """Start the look at every file in a child process (memcli.forked) when refresh() would make it,
-        and say whether it started (not for a look that costs less than a child, LOOK_AHEAD_MIN_S). The
-        caller goes on with slow work that needs no catalog (loading the embedding model) while the child
-        stats the files on the other core; refresh() then takes what the child found instead of looking
-        itself, and applies it as usual, under the lock. The catalog's side is read here, so the child
-        opens no database."""
-        if self._refreshed or self._ahead is not None or not forked.possible():
-            return False
-        try:
-            last = self._last_full_look()
-            if last is None or last[1] < LOOK_AHEAD_MIN_S or time.time() <= _due_at(last, 1):
-                return False
-            began, started_ns = time.time(), time.time_ns()
-            known = self._recorded()
-        except Exception:  # refresh() meets the same problem and deals with it (a damaged catalog is rebuilt)
-            return False
-        store = self.store
-
-        def look():
-            seen: dict[str, int | None] = {}
-            found = _compare(known, store.scan(folders=seen))
-            return found, seen, time.time() - began
-
-        child = forked.start(look)
-        if child is not None:
-            self._ahead = (child, began, started_ns)
-        return child is not None
-
     def _look(self, progress: Progress | None, full: bool, patience: float = 1) -> Changes:
-        ahead = self._ahead_found()
-        if ahead is not None:
-            (fresh, gone), self._seen_folders, cost, began, started_ns = ahead
-            folders = None
-            log.debug("a child process looked at every file meanwhile: %d new or changed, %d gone", len(fresh), len(gone))
-        else:
-            began, started_ns = time.time(), time.time_ns()
-            folders = None if full else self._changed_folders(patience)
-            if folders == []:
-                return Changes()
-            fresh, gone = self._diff(folders)
-            cost = time.time() - began
+        began, started_ns = time.time(), time.time_ns()
+        folders = None if full else self._changed_folders(patience)
+        if folders == []:
+            return Changes()
+        fresh, gone = self._diff(folders)
+        cost = time.time() - began
         result = Changes()
         if fresh or gone:
             with self.store.lock():
                 result = self._apply(*self._as_they_are_now(fresh, gone), progress)
         self._remember_folders(folders, began, cost, started_ns)
         return result
-
-    def _ahead_found(self):
-        """What look_ahead's child found, with when it began; None when there is no child or it failed."""
-        if self._ahead is None:
-            return None
-        child, began, started_ns = self._ahead
-        self._ahead = None
-        found = child.result()
-        if found is None:
-            log.debug("the child process looking at every file failed; looking here")
-            return None
-        return (*found, began, started_ns)
 
     def _last_full_look(self) -> tuple[float, float] | None:
         """(when it began, what it cost) of the last look at every file; None when there was none."""

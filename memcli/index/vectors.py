@@ -293,6 +293,14 @@ class VectorIndex:
 
     # -- querying ----------------------------------------------------------------------------------
 
+    def load(self) -> None:
+        """Import numpy and load the graph now (a query would), so that a query made later costs only itself."""
+        import numpy  # noqa: F401
+
+        dim = db_file.meta_int(self.db, "embed_dim")
+        if dim:
+            self._load_graph(dim)
+
     def query(self, vector, k: int, allowed: set[int] | None = None,
               skip: set[int] = frozenset()) -> list[tuple[int, float]]:
         """The k nearest labels by cosine similarity, best first; `allowed` restricts them (filters), `skip`

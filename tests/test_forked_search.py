@@ -1,7 +1,8 @@
-"""The look at every file made by a forked child while a cold search loads its model (memcli/forked.py).
+"""A one-shot search embeds its query in a forked child (memcli/forked.py) while it catches up with the
+files, ranks by words and loads the graph.
 
-What a search finds must not depend on who looked: the child's findings are applied as the search's own
-look would apply them. A child that fails, or cannot be had, leaves the look to the search itself.
+What a search finds must not depend on who embedded the query. A child that fails, or cannot be had,
+leaves the work to the search itself; a model that cannot be loaded is said once, and words still answer.
 
 A process with another thread never forks, and this test process has run other tests' threads by now,
 so whatever must fork runs in a process of its own, as every `mem` command does.
@@ -17,27 +18,25 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from helpers import add, jsonl, memory_files, ok, run, store_root
 
 from memcli import forked
+from memcli.api import CHILD_EMBEDDED, WAITING_FOR_CHILD
 from memcli.index import db as db_file
-from memcli.index.catalog import LOOK_AHEAD_MIN_S
 
 TESTS = Path(__file__).parent
-CHILD_LOOKED = "a child process looked at every file meanwhile"
 
 
 def environment() -> dict:
     return os.environ | {"PYTHONPATH": f"{TESTS.parent}{os.pathsep}{TESTS}"}
 
 
-def fresh_python(code: str) -> subprocess.CompletedProcess:
+def fresh_python(code: str, **env: str) -> subprocess.CompletedProcess:
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=120, env=environment())
+                          timeout=120, env=environment() | env)
     assert done.returncode == 0, done.stderr
     return done
 
@@ -48,16 +47,10 @@ def mem_process(*args: str, **env: str) -> subprocess.CompletedProcess:
                           timeout=120, env=environment() | env)
 
 
-def last_full_look(at: float, cost: float) -> None:
-    """As if the last look at every file began at `at` and took `cost` seconds (a large store's look
-    costs more than a child: LOOK_AHEAD_MIN_S)."""
-    with sqlite3.connect(store_root() / ".index" / db_file.FILE) as db:
-        db.execute("UPDATE meta SET value = ? WHERE key = 'full_look'", (json.dumps([at, cost]),))
-
-
 def age_last_full_look() -> None:
-    """As if a large store's look at every file were due."""
-    last_full_look(0, 1)
+    """As if a large store's look at every file were due (the search makes it while the child works)."""
+    with sqlite3.connect(store_root() / ".index" / db_file.FILE) as db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'full_look'", (json.dumps([0, 1]),))
 
 
 def children_of(pid: int) -> list[int]:
@@ -125,6 +118,18 @@ def test_no_child_while_another_thread_runs():
         thread.join()
 
 
+def test_output_buffered_before_the_fork_is_written_once():
+    done = fresh_python("""
+        import sys
+        from memcli import forked
+        sys.stdout.write("before ")  # buffered: stdout is a pipe here
+        child = forked.start(lambda: sys.stdout.flush())  # a child flushing its copy of the buffer
+        child.result()
+        print("after")
+    """, PYTHONUNBUFFERED="")
+    assert done.stdout == "before after\n"
+
+
 # -- the search that uses it -----------------------------------------------------------------------
 
 NEWCOMER = "01JAAAAAAAAAAAAAAAAAAAAAAA"
@@ -132,7 +137,8 @@ QUERY = "deploy key office plants billing queue"
 
 
 def changed_behind_mems_back() -> dict[str, str]:
-    """One memory edited in place, one deleted, one file added and one broken, with no command since."""
+    """One memory edited in place, one deleted, one file added (with no vector yet) and one broken, with
+    no command since, and the look at every file due."""
     kept = add("the deploy key rotates every 90 days")
     gone = add("the office plants are watered on Fridays")
     broken = add("the billing queue drains at midnight")
@@ -152,90 +158,114 @@ def found(stdout: str) -> dict[str, str]:
     return {hit["id"]: hit["content"] for hit in jsonl(stdout)}
 
 
-def test_a_search_finds_what_changed_behind_mems_back_when_a_child_looked():
+def test_a_search_gives_the_same_hits_whoever_embedded_the_query(monkeypatch):
+    for text in ["the deploy key rotates every 90 days", "deploys go out on Tuesdays after the standup",
+                 "the office plants are watered on Fridays", "billing runs its queue at midnight"]:
+        add(text)
+    forked_search = mem_process("-vv", "search", "deploy key rotation", "--json", "--min-score", "0")
+    assert CHILD_EMBEDDED in forked_search.stderr
+    monkeypatch.setattr(forked, "possible", lambda: False)
+    here = run("-vv", "search", "deploy key rotation", "--json", "--min-score", "0")
+    assert CHILD_EMBEDDED not in here.stderr
+    assert json.loads(forked_search.stdout) == json.loads(here.stdout)
+    assert len(json.loads(here.stdout)) == 4
+
+
+def test_memories_without_a_vector_are_embedded_before_the_search_by_meaning():
+    ids = changed_behind_mems_back()
+    done = mem_process("-vv", "search", "vault", "--mode", "vector", "--jsonl", "-n", "1")
+    assert found(done.stdout) == {NEWCOMER: "the deploy key lives in the vault"}
+    assert "the query is embedded here: memories wait for their vectors" in done.stderr
+    again = mem_process("-vv", "search", "vault", "--mode", "vector", "--jsonl", "-n", "1")
+    assert found(again.stdout) == found(done.stdout) and CHILD_EMBEDDED in again.stderr
+    assert ids["kept"] not in found(again.stdout)
+
+
+def test_a_search_finds_what_changed_behind_mems_back_while_the_child_embeds():
     ids = changed_behind_mems_back()
     done = mem_process("-vv", "search", QUERY, "--jsonl")
     assert found(done.stdout) == {ids["kept"]: "the deploy key rotates every 30 days",
                                   NEWCOMER: "the deploy key lives in the vault"}
-    assert CHILD_LOOKED in done.stderr and "1 gone" in done.stderr
     assert "skipped unreadable memory file" in done.stderr
     assert {row["id"] for row in jsonl(ok("ls", "--jsonl").stdout)} == {ids["kept"], NEWCOMER}
 
 
-def test_the_same_search_looking_itself_finds_the_same(monkeypatch):
-    ids = changed_behind_mems_back()
-    monkeypatch.setattr(forked, "possible", lambda: False)
-    result = run("-vv", "search", QUERY, "--jsonl")
-    assert found(result.stdout) == {ids["kept"]: "the deploy key rotates every 30 days",
-                                    NEWCOMER: "the deploy key lives in the vault"}
-    assert CHILD_LOOKED not in result.stderr
-    assert "skipped unreadable memory file" in result.stderr
-
-
-def test_a_failed_child_leaves_the_look_to_the_search():
-    ids = changed_behind_mems_back()
+def test_a_failed_child_leaves_the_embedding_to_the_search():
+    add("the deploy key rotates every 90 days")
     done = fresh_python("""
+        import logging, sys
         from memcli import forked
         forked.Child.result = lambda self: self.stop()  # as if the child had died
+        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
         import json, fakes
         from memcli.api import Mem
-        hits = Mem.open(providers=fakes.providers()).search("%s")
-        print(json.dumps({hit.memory.id: hit.memory.raw for hit in hits}))
-    """ % QUERY)
-    assert json.loads(done.stdout) == {ids["kept"]: "the deploy key rotates every 30 days",
-                                 NEWCOMER: "the deploy key lives in the vault"}
+        hits = Mem.open(providers=fakes.providers()).search("deploy key", mode="vector", once=True)
+        print(json.dumps([hit.memory.raw for hit in hits]))
+    """)
+    assert json.loads(done.stdout) == ["the deploy key rotates every 90 days"]
+    assert "the query is embedded here: the child process embedding it failed" in done.stderr
 
 
-def test_no_child_when_no_look_at_every_file_is_due_or_it_is_cheap_or_words_alone_are_asked():
+def test_no_child_for_words_alone_or_a_search_of_many_queries():
     add("the deploy key rotates every 90 days")
-    ok("search", "deploy key")
-    last_full_look(time.time(), 1)  # due in ten seconds
-    assert CHILD_LOOKED not in mem_process("-vv", "search", "deploy key").stderr
-    last_full_look(0, LOOK_AHEAD_MIN_S / 2)  # due, but cheaper than a child
-    assert CHILD_LOOKED not in mem_process("-vv", "search", "deploy key").stderr
-    age_last_full_look()
-    assert CHILD_LOOKED not in mem_process("-vv", "search", "deploy key", "--mode", "text").stderr
-    age_last_full_look()
-    assert CHILD_LOOKED in mem_process("-vv", "search", "deploy key").stderr
+    assert CHILD_EMBEDDED in mem_process("-vv", "search", "deploy key").stderr
+    assert CHILD_EMBEDDED not in mem_process("-vv", "search", "deploy key", "--mode", "text").stderr
+    many = subprocess.run([sys.executable, str(TESTS / "fake_mem.py"), "-vv", "search", "-"], input="deploy key\n",
+                          capture_output=True, text=True, timeout=120, env=environment())
+    assert CHILD_EMBEDDED not in many.stderr and "the deploy key rotates" in many.stdout
 
 
-def test_a_model_that_cannot_load_still_gives_word_matches_after_the_child_looked():
+def test_a_model_that_cannot_load_still_gives_word_matches_and_is_tried_once():
     add("the deploy key rotates every 90 days")
-    age_last_full_look()
     done = mem_process("-vv", "search", "deploy key", MEM_FAKE_LOAD="fail")
     assert done.returncode == 0
     assert "the deploy key rotates every 90 days" in done.stdout
     assert "meaning search unavailable (fake embedder: no such model)" in done.stderr
-    assert CHILD_LOOKED in done.stderr
     assert done.stderr.count("fake embedder: tried to load") == 1, "a model that failed is not loaded again"
+    vector = mem_process("search", "deploy key", "--mode", "vector", MEM_FAKE_LOAD="fail")
+    assert vector.returncode == 6 and "fake embedder: no such model" in vector.stderr
 
 
 def test_a_query_that_is_not_text_is_refused_before_any_child_or_model():
     add("the deploy key rotates every 90 days")
-    age_last_full_look()
     done = subprocess.run([sys.executable, str(TESTS / "fake_mem.py"), "-vv", "search", b"bad \xff query"],
                           capture_output=True, timeout=120, env=environment() | {"MEM_FAKE_LOAD": "fail"})
     assert done.returncode == 2
     assert b"the search query" in done.stderr
-    assert CHILD_LOOKED.encode() not in done.stderr and b"fake embedder" not in done.stderr
+    assert b"fake embedder" not in done.stderr
 
 
-def test_ctrl_c_while_the_model_loads_leaves_no_child_behind():
+def test_ctrl_c_while_the_child_loads_the_model_leaves_no_child_behind():
     add("the deploy key rotates every 90 days")
     age_last_full_look()
-    search = subprocess.Popen([sys.executable, str(TESTS / "fake_mem.py"), "search", "deploy key"],
+    search = subprocess.Popen([sys.executable, str(TESTS / "fake_mem.py"), "-vv", "search", "deploy key"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=environment() | {"MEM_FAKE_LOAD": "hang"})
     try:
-        assert search.stderr.readline() == "fake embedder: loading\n"
+        seen = [search.stderr.readline(), search.stderr.readline()]  # the search has done its part, and waits
+        assert sorted(seen) == ["fake embedder: loading\n", f"mem: info: {WAITING_FOR_CHILD}\n"]
         children = children_of(search.pid)
-        assert len(children) == 1, "the look at every file is being made by a child"
-        search.send_signal(signal.SIGINT)
+        assert len(children) == 1, "the model is being loaded by a child"
+        search.send_signal(signal.SIGINT)  # to the parent alone, which waits for the child
         _, stderr = search.communicate(timeout=30)
     finally:
         search.kill()
     assert search.returncode == 130 and "mem: interrupted" in stderr
-    deadline = time.monotonic() + 10
-    while Path(f"/proc/{children[0]}").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not Path(f"/proc/{children[0]}").exists(), "the child was reaped"
+    assert not Path(f"/proc/{children[0]}").exists(), "the child was killed and reaped before the parent left"
+
+
+@pytest.mark.models
+def test_with_the_real_model_a_child_embeds_the_query_as_this_process_would(real_models):
+    for text in ["Caroline moved from Sweden four years ago", "Melanie paints sunsets by the lake",
+                 "The team deploys on Tuesdays after the standup"]:
+        ok("add", "--no-compress", text)
+    env = os.environ | {"PYTHONPATH": str(TESTS.parent), "MEM_MODELS_DIR": str(real_models)}
+    mem = [sys.executable, "-m", "memcli", "-vv", "search"]
+    once = subprocess.run([*mem, "Where did Caroline move from?", "--mode", "vector", "--jsonl"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    many = subprocess.run([*mem, "-", "--mode", "vector"], input="Where did Caroline move from?\n",
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert CHILD_EMBEDDED in once.stderr and CHILD_EMBEDDED not in many.stderr
+    assert [(hit["id"], hit["score"]) for hit in jsonl(once.stdout)] == \
+           [(hit["id"], hit["score"]) for hit in jsonl(many.stdout)]
+    assert jsonl(once.stdout)[0]["content"] == "Caroline moved from Sweden four years ago"
