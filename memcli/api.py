@@ -383,6 +383,7 @@ class Mem:
             raise InputError("the search query is empty")
         ahead = None
         if once and mode != "text" and self._embedder is None and self.store.exists:
+            self.settings  # noqa: B018 - read here, once: a child reading mem.yaml would repeat its warnings
             ahead = forked.start(lambda: self._embed_query(query))
         if not self.readable():
             return []
@@ -404,20 +405,22 @@ class Mem:
     def _vector_ranking(self, query: str, limit: int, filters: Filters, progress,
                         ahead: forked.Child | None = None) -> list[tuple[int, float]]:
         found = None
-        if ahead is not None:
-            self.vectors.maybe_fold()
+        if ahead is not None and self.vectors.missing():
+            ahead.stop()  # the model is needed here to embed them: loaded now, not after the child's
+            log.debug("the query is embedded here: memories wait for their vectors")
+        elif ahead is not None:
             self.vectors.load()  # numpy, hnswlib and the graph, while the child embeds the query
             log.debug("%s", WAITING_FOR_CHILD)
             found = ahead.result()
             if isinstance(found, MemError):  # the model cannot be had: trying again here would fail the same way
                 raise found
+            if found is None:
+                log.debug("the query is embedded here: the child process embedding it failed")
         if found is not None and self.vectors.in_step(found):
             log.debug("%s", CHILD_EMBEDDED)
+            self.vectors.maybe_fold()
             vector = found.vector
-        else:  # no child, or it failed, or memories wait for their vectors: all of it here
-            if ahead is not None:
-                log.debug("the query is embedded here: %s", "memories wait for their vectors" if found
-                          else "the child process embedding it failed")
+        else:  # no child, or it failed, or the store's vectors are another model's or incomplete: all of it here
             embedder = self.embedder()
             self.index_vectors(progress)
             vector = embedder.query(query)

@@ -269,3 +269,28 @@ def test_with_the_real_model_a_child_embeds_the_query_as_this_process_would(real
     assert [(hit["id"], hit["score"]) for hit in jsonl(once.stdout)] == \
            [(hit["id"], hit["score"]) for hit in jsonl(many.stdout)]
     assert jsonl(once.stdout)[0]["content"] == "Caroline moved from Sweden four years ago"
+
+
+def test_a_warning_about_mem_yaml_is_said_once_not_by_the_child_too():
+    add("the deploy key rotates every 90 days")
+    with open(store_root() / "mem.yaml", "a") as settings:
+        settings.write("bogus_key: 1\n")
+    done = mem_process("-vv", "search", "deploy key")
+    assert CHILD_EMBEDDED in done.stderr
+    assert done.stderr.count("bogus_key") == 1
+
+
+def test_a_command_leaves_no_write_ahead_log_behind():
+    add("the deploy key rotates every 90 days")
+    for command in (["ls"], ["search", "deploy key"]):
+        assert mem_process(*command).returncode == 0
+        assert sorted(path.name for path in (store_root() / ".index").glob("catalog.sqlite*")) == ["catalog.sqlite"]
+
+
+def test_a_model_that_cannot_load_does_not_make_the_search_rebuild_the_graph_first():
+    add("the deploy key rotates every 90 days")
+    ok("reindex")  # folds the vectors into the graph file
+    (store_root() / ".index" / "vectors.hnsw").unlink()
+    done = mem_process("search", "deploy key", MEM_FAKE_LOAD="fail")
+    assert done.returncode == 0 and "the deploy key rotates" in done.stdout
+    assert "meaning search unavailable" in done.stderr and "rebuilding" not in done.stderr
