@@ -382,8 +382,7 @@ class Mem:
         if not check_text(query, "the search query").strip():
             raise InputError("the search query is empty")
         ahead = None
-        if once and mode != "text" and self._embedder is None and self.store.exists:
-            self.settings  # noqa: B018 - read here, once: a child reading mem.yaml would repeat its warnings
+        if once and mode != "text" and self._embedder is None and self.store.exists and self._settings_readable():
             ahead = forked.start(lambda: self._embed_query(query))
         if not self.readable():
             return []
@@ -427,6 +426,15 @@ class Mem:
         allowed = self.catalog.labels(filters) if filters else None
         skip = set() if filters.all_versions else self.catalog.superseded_labels()
         return self.vectors.query(vector, limit, allowed, skip)
+
+    def _settings_readable(self) -> bool:
+        """Read mem.yaml here, before a fork (a child reading it would repeat its warnings); unreadable,
+        the search goes on without a child, and its meaning side says why it cannot run."""
+        try:
+            self.settings  # noqa: B018
+        except MemError:
+            return False
+        return True
 
     def _embed_query(self, query: str) -> QueryVector | MemError:
         """A forked child's work (see search): what the query's vector is, or why there is none."""

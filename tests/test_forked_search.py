@@ -294,3 +294,12 @@ def test_a_model_that_cannot_load_does_not_make_the_search_rebuild_the_graph_fir
     done = mem_process("search", "deploy key", MEM_FAKE_LOAD="fail")
     assert done.returncode == 0 and "the deploy key rotates" in done.stdout
     assert "meaning search unavailable" in done.stderr and "rebuilding" not in done.stderr
+
+
+def test_an_unreadable_mem_yaml_still_gives_word_matches():
+    add("the deploy key rotates every 90 days")
+    with open(store_root() / "mem.yaml", "a") as settings:
+        settings.write("models: [unclosed\n")
+    done = mem_process("search", "deploy key")
+    assert done.returncode == 0 and "the deploy key rotates" in done.stdout
+    assert "meaning search unavailable (cannot read" in done.stderr
