@@ -336,6 +336,8 @@ def test_stdout_carries_only_the_protocol_and_logs_go_to_stderr():
     assert len(replies[4]["result"]["structuredContent"]["memories"]) == 2
     assert "spoken by hand" in replies[4]["result"]["content"][0]["text"]
     assert broken.name in stderr
+    assert "Traceback" not in stderr
+    assert sorted(path.name for path in (store_root() / ".index").glob("catalog.sqlite*")) == ["catalog.sqlite"]
 
 
 def test_a_missing_mcp_package_is_a_clear_error(monkeypatch):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -100,10 +99,7 @@ class Env:
         """At the end of the command: close the catalog, so SQLite folds its write-ahead log back into the
         database file and removes it (the objects left at exit are frozen, not collected: memcli.cli)."""
         if self._mem is not None:
-            try:
-                self._mem.catalog.close()
-            except sqlite3.ProgrammingError:  # opened by another thread (the MCP server's workers): left as it was
-                pass
+            self._mem.catalog.close()
 
     def short_id(self, memory_id: str) -> str:
         """The shortest prefix (at least 8) that names only this memory: what listings show."""

@@ -113,6 +113,7 @@ class Worker:
 
     def close(self) -> None:
         self.idle.stop()
+        self.pool.submit(self.mem.catalog.close).result()  # on the thread its SQLite connection belongs to
         self.pool.shutdown(wait=True)
 
 
