@@ -48,7 +48,7 @@ WAITING_FOR_CHILD = "waiting for the child process embedding the query"
 
 @dataclass(frozen=True)
 class QueryVector:
-    """A query's vector with the identity of the model that made it (what VectorIndex.in_step asks)."""
+    """A query's vector with the identity of the model that made it (what VectorIndex.adopted asks)."""
 
     model_id: str
     dim: int
@@ -415,7 +415,7 @@ class Mem:
                 raise found
             if found is None:
                 log.debug("the query is embedded here: the child process embedding it failed")
-        if found is not None and self.vectors.in_step(found):
+        if found is not None and self.vectors.adopted(found):  # and none is missing, as counted above
             log.debug("%s", CHILD_EMBEDDED)
             self.vectors.maybe_fold()
             vector = found.vector

@@ -67,11 +67,11 @@ class VectorIndex:
         state = (self.db, db_file.version(self.db), embedder.model_id)
         if state == self._in_step:
             return True
-        steady = self._adopted(embedder) and not self.missing()
+        steady = self.adopted(embedder) and not self.missing()
         self._in_step = state if steady else None
         return steady
 
-    def _adopted(self, embedder) -> bool:
+    def adopted(self, embedder) -> bool:
         """Whether the stored vectors are this model's (its id and its dimension, which a damaged meta row
         could contradict)."""
         return self._meta("embed_model") == embedder.model_id and db_file.meta_int(self.db, "embed_dim") == embedder.dim
@@ -98,7 +98,7 @@ class VectorIndex:
             batch = missing[start:start + EMBED_BATCH]
             vectors = embedder.embed([text for _, text in batch])
             with self.catalog.store.lock():
-                if not self._adopted(embedder):
+                if not self.adopted(embedder):
                     return start  # another process moved to another model meanwhile; its sync goes on
                 with db_file.transaction(self.db):
                     self._insert([label for label, _ in batch], vectors)
@@ -108,7 +108,7 @@ class VectorIndex:
 
     def _adopt(self, embedder) -> None:
         """Make embedder's model the store's: a different one drops every vector (never mix two models)."""
-        if self._adopted(embedder):
+        if self.adopted(embedder):
             return
         if self._meta("embed_model") not in (None, embedder.model_id):
             log.warning("the embedding changed (%s → %s); re-embedding every memory",
