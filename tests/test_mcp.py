@@ -399,6 +399,20 @@ def test_a_long_lived_mem_catches_up_with_other_writers(monkeypatch):
     assert "queueing" in mem.get(second).raw
 
 
+def test_a_long_lived_mem_finds_by_meaning_what_others_wrote_and_not_what_they_deleted():
+    """What a search keeps between queries (the vectors outside the graph, word counts, short ids) is
+    kept only until the index changes, by this process or another."""
+    first = add("rotate the scraper proxies every hour")
+    mem = open_mem()
+    assert [hit.memory.id for hit in mem.search("scraper proxies", mode="vector", k=1)] == [first]
+    second = add("whiskers the cat likes tuna")
+    mem.refresh()
+    assert [hit.memory.id for hit in mem.search("cat tuna", mode="vector", k=1)] == [second]
+    ok("rm", second, "-y")
+    mem.refresh()
+    assert second not in [hit.memory.id for hit in mem.search("cat tuna", mode="vector", k=5)]
+
+
 def test_a_long_lived_mem_survives_a_reindex_by_another_process(monkeypatch):
     monkeypatch.setattr(vectors, "FOLD_AT", 3)  # the vectors go into the graph file, whose labels a rebuild renumbers
     texts = ["deploy billing on friday", "rotate the scraper proxies", "whiskers the cat likes tuna",

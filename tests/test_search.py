@@ -246,6 +246,19 @@ def test_word_search_scores_a_bounded_number_of_memories_rare_words_first(monkey
     assert ids_of(ok("search", "common zebra", "--jsonl", "--min-score", "0").stdout)[0] == rare
 
 
+def test_words_held_by_the_same_few_memories_are_all_scored(monkeypatch):
+    """The cap counts memories, not word counts: two words whose counts add up past SCORED but that the
+    same memories hold are both scored, so a memory holding only one of them is still found."""
+    from memcli.index import lexical
+
+    monkeypatch.setattr(lexical, "SCORED", 3)
+    both = add("kestrel osprey osprey osprey")
+    add("kestrel osprey note")
+    only_kestrel = add("kestrel heron")
+    found = ids_of(ok("search", "kestrel osprey", "--mode", "text", "--jsonl").stdout)
+    assert found[0] == both and only_kestrel in found and len(found) == 3
+
+
 def dated_notes() -> dict[str, str]:
     """Five notes on one subject, a month apart: only their dates tell them apart."""
     records = [{"raw": f"Melanie showed Caroline a new painting ({n})", "created_at": f"2023-{month:02d}-13T10:00:00Z",

@@ -220,6 +220,28 @@ def version(db: sqlite3.Connection) -> tuple[int, int]:
     return db.execute("PRAGMA data_version").fetchone()[0], db.total_changes
 
 
+class Kept:
+    """Values computed from the database, kept until it changes (by this connection or another process):
+    a long-lived process (MCP, `mem search -`) computes each once per change, not once per query. A value
+    whose computing writes is computed again next time (the write changed the version)."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+        self._state: tuple[int, int] | None = None
+        self._values: dict = {}
+
+    def get(self, key, compute):
+        state = version(self.db)
+        if state != self._state:
+            self._state, self._values = state, {}
+        if key not in self._values:
+            value = compute()
+            if version(self.db) != state:
+                return value
+            self._values[key] = value
+        return self._values[key]
+
+
 def rows_in(db: sqlite3.Connection, sql: str, values: Sequence) -> Iterator[tuple]:
     """The rows of `sql` (which has one `IN ({marks})`) for any number of values, in chunks."""
     for start in range(0, len(values), IN_CHUNK):

@@ -13,7 +13,6 @@ the index changes, so the per-query cost no longer grows with the store.
 from __future__ import annotations
 
 import re
-import sqlite3
 from typing import Protocol
 
 from memcli.index import db as db_file
@@ -45,16 +44,9 @@ class Lexicon:
     stemmer apply) and kept until the index changes; a long-lived process (MCP, `mem search -`) counts
     each word once."""
 
-    def __init__(self, db: sqlite3.Connection):
-        self.db = db
-        self._state: tuple[int, int] | None = None
-        self._counts: dict[str, int] = {}
-
-    def check(self) -> None:
-        """Forget the counts when the index changed (this connection's writes or another process's)."""
-        state = db_file.version(self.db)
-        if state != self._state:
-            self._state, self._counts = state, {}
+    def __init__(self, kept: db_file.Kept):
+        self.db = kept.db
+        self._kept = kept
 
     def matches(self, expression: str) -> int:
         """Memories matching an FTS5 expression, counted up to SCORED + 1 (a scan that stops there)."""
@@ -62,9 +54,15 @@ class Lexicon:
                                (expression, SCORED + 1)).fetchone()[0]
 
     def frequency(self, word: str) -> int:
-        if word not in self._counts:
-            self._counts[word] = self.matches(match_expression([word]))
-        return self._counts[word]
+        return self._kept.get(("word", word), lambda: self.matches(match_expression([word])))
+
+    def too_common(self, terms: list[str]) -> bool:
+        """Whether more than SCORED memories hold one of the terms: the words' own counts decide it when
+        one word is held by more, or all of them together by no more; else the memories are counted."""
+        counts = [self.frequency(term) for term in terms]
+        if max(counts) > SCORED or sum(counts) <= SCORED:
+            return max(counts) > SCORED
+        return self.matches(match_expression(terms)) > SCORED
 
     def rarest(self, terms: list[str]) -> list[str]:
         """The rarest found terms whose memories add up to at most SCORED (at least the rarest one)."""
@@ -91,7 +89,6 @@ def bm25(catalog: WordIndex, terms: list[str], limit: int, filters: Filters) -> 
     if not terms:
         return []
     lexicon = catalog.lexicon
-    lexicon.check()
-    if lexicon.matches(match_expression(terms)) > SCORED:
+    if lexicon.too_common(terms):
         terms = lexicon.rarest(terms)
     return catalog.bm25(match_expression(terms), limit, filters, SCORED) if terms else []

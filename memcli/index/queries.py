@@ -26,7 +26,7 @@ class CatalogQueries:
 
     db: sqlite3.Connection
     recover: Callable[[BaseException], object]
-    _lexicon = None
+    _kept = None
 
     def resolve(self, handle: str) -> tuple[str, str]:
         """A unique id prefix or suffix → (id, path); unknown and ambiguous handles are errors, never
@@ -58,6 +58,9 @@ class CatalogQueries:
         """The shortest tail of the id (at least min_length) that names only this memory today, like
         git's short hashes but from the random end: ids made close in time share long beginnings, and
         each character costs a reader about a token. `mem show`, `mem rm` and MCP accept it back."""
+        return self.kept.get(("short id", memory_id, min_length), lambda: self._short_id(memory_id, min_length))
+
+    def _short_id(self, memory_id: str, min_length: int) -> str:
         tail = memory_id[::-1]
         neighbours = self.db.execute(
             "SELECT (SELECT tail FROM memories WHERE tail < ?1 ORDER BY tail DESC LIMIT 1),"
@@ -148,13 +151,18 @@ class CatalogQueries:
         return [(label, float(score)) for label, score in rows]
 
     @property
+    def kept(self) -> db_file.Kept:
+        """What reads compute from this connection's database, kept until it changes."""
+        if self._kept is None or self._kept.db is not self.db:
+            self._kept = db_file.Kept(self.db)
+        return self._kept
+
+    @property
     def lexicon(self):
         """Word counts for search (memcli.index.lexical), kept with this connection."""
         from memcli.index.lexical import Lexicon
 
-        if self._lexicon is None or self._lexicon.db is not self.db:
-            self._lexicon = Lexicon(self.db)
-        return self._lexicon
+        return Lexicon(self.kept)
 
     def ids_starting(self, prefix: str, limit: int) -> list[str]:
         """Ids that begin with `prefix` (as typed: any case, Crockford look-alikes), newest first."""

@@ -46,7 +46,6 @@ class VectorIndex:
         self.path = catalog.store.index_dir / db_file.HNSW_FILE
         self._graph = None
         self._graph_stamp = None
-        self._in_step = None  # (connection, its version, model id) when last found in step
 
     @property
     def db(self):
@@ -61,15 +60,11 @@ class VectorIndex:
     # -- keeping vectors in step with the catalog --------------------------------------------------
 
     def in_step(self, embedder) -> bool:
-        """Same model, and a vector for every memory (vectors ⊆ memories by construction). A yes is kept
-        until the index changes: counting both tables is asked before every search, and costs more the
-        larger the store."""
-        state = (self.db, db_file.version(self.db), embedder.model_id)
-        if state == self._in_step:
-            return True
-        steady = self.adopted(embedder) and not self.missing()
-        self._in_step = state if steady else None
-        return steady
+        """Same model, and a vector for every memory (vectors ⊆ memories by construction). Kept until the
+        index changes: counting both tables is asked before every search, and costs more the larger the
+        store."""
+        return self.catalog.kept.get(("in step", embedder.model_id),
+                                     lambda: self.adopted(embedder) and not self.missing())
 
     def adopted(self, embedder) -> bool:
         """Whether the stored vectors are this model's (its id and its dimension, which a damaged meta row
@@ -197,11 +192,17 @@ class VectorIndex:
     # -- folding the delta into the graph ----------------------------------------------------------
 
     def maybe_fold(self) -> None:
+        """Check the graph file and fold a large delta; once per change of the index (a file changed on disk
+        meanwhile is checked before it is next loaded, and a loaded graph is the one that was checked)."""
+        self.catalog.kept.get("folded", self._maybe_fold)
+
+    def _maybe_fold(self) -> bool:
         self.check_file()
         delta, dead = self.db.execute(
             "SELECT (SELECT COUNT(*) FROM vectors WHERE in_hnsw = 0), (SELECT COUNT(*) FROM hnsw_dead)").fetchone()
         if delta >= FOLD_AT or dead >= FOLD_AT:
             self.fold()
+        return True
 
     def fold(self, progress: Progress | None = None) -> None:
         """Write every stored vector into the hnsw file (from scratch when it is missing or bad).
@@ -307,35 +308,26 @@ class VectorIndex:
         leaves some out (superseded versions: few, so cheaper to skip than to list what is allowed)."""
         import numpy as np
 
-        dim = db_file.meta_int(self.db, "embed_dim") or 0
-        if not dim:
+        if allowed is not None and len(allowed) <= FOLD_AT:
+            # Exact and faster than the graph when the filters leave few candidates.
+            with db_file.transaction(self.db, "DEFERRED"):
+                dim = db_file.meta_int(self.db, "embed_dim") or 0
+                labels, matrix = _matrix(self._vectors_for(allowed), dim)
+            dead, marked, graph = set(), 0, None
+        else:
+            labels, matrix, dead, marked, graph = self.catalog.kept.get("searched", self._searched)
+            dead = dead | skip
+        if matrix is None:
             return []
         vector = np.asarray(vector, dtype=np.float32).reshape(-1)
-        with db_file.transaction(self.db, "DEFERRED"):
-            if allowed is not None and len(allowed) <= FOLD_AT:
-                # Exact and faster than the graph when the filters leave few candidates.
-                rows = self._vectors_for(allowed)
-                graph = None
-            else:
-                # Delta first, then the file: a fold in between can only duplicate a label, never lose it.
-                rows = self.db.execute("SELECT label, vec FROM vectors WHERE in_hnsw = 0").fetchall()
-                dead = {label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")} | skip
-                marked = db_file.meta_int(self.db, "hnsw_deleted") or 0
-                graph = self._load_graph(dim)
-                if graph is None and self.db.execute("SELECT 1 FROM vectors WHERE in_hnsw = 1 LIMIT 1").fetchone():
-                    rows = self.db.execute("SELECT label, vec FROM vectors").fetchall()
         scores: dict[int, float] = {}
-        if rows:
-            labels = [label for label, _ in rows]
-            if allowed is not None or skip:
-                keep = [i for i, label in enumerate(labels)
-                        if (allowed is None or label in allowed) and label not in skip]
-                labels, rows = [labels[i] for i in keep], [rows[i] for i in keep]
-            if rows:
-                matrix = np.frombuffer(b"".join(vec for _, vec in rows), dtype=np.float32).reshape(len(rows), dim)
-                sims = matrix @ vector
-                for i in np.argsort(-sims)[:k]:
+        if labels:
+            sims = matrix @ vector
+            for i in np.argsort(-sims):
+                if (allowed is None or labels[i] in allowed) and labels[i] not in skip:
                     scores[labels[i]] = float(sims[i])
+                    if len(scores) == k:
+                        break
         if graph is not None:
             fetch = min(k + len(dead), graph.element_count - marked)
             if fetch > 0:
@@ -346,8 +338,31 @@ class VectorIndex:
                         scores.setdefault(label, similarity)
         return sorted(scores.items(), key=lambda item: -item[1])[:k]
 
+    def _searched(self) -> tuple:
+        """What an unfiltered query searches, read in one transaction: (labels and matrix of the vectors
+        searched by brute force, labels the graph holds but marks deleted, how many, the graph). The
+        delta is read before the graph: a fold in between can only duplicate a label, never lose it."""
+        with db_file.transaction(self.db, "DEFERRED"):
+            dim = db_file.meta_int(self.db, "embed_dim") or 0
+            rows = self.db.execute("SELECT label, vec FROM vectors WHERE in_hnsw = 0").fetchall()
+            dead = {label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")}
+            marked = db_file.meta_int(self.db, "hnsw_deleted") or 0
+            graph = self._load_graph(dim) if dim else None
+            if dim and graph is None and self.db.execute("SELECT 1 FROM vectors WHERE in_hnsw = 1 LIMIT 1").fetchone():
+                rows = self.db.execute("SELECT label, vec FROM vectors").fetchall()
+        return (*_matrix(rows, dim), dead, marked, graph)
+
     def _vectors_for(self, labels: Iterable[int]) -> list:
         return list(db_file.rows_in(self.db, "SELECT label, vec FROM vectors WHERE label IN ({marks})", list(labels)))
+
+
+def _matrix(rows: list, dim: int) -> tuple[list[int], object]:
+    """(labels, their vectors as one float32 matrix); no matrix when no model has made vectors yet."""
+    import numpy as np
+
+    if not dim:
+        return [], None
+    return [label for label, _ in rows], np.frombuffer(b"".join(vec for _, vec in rows), dtype=np.float32).reshape(-1, dim)
 
 
 def _knn(graph, vector, k: int, accept) -> list[tuple[int, float]]:
