@@ -190,6 +190,8 @@ def test_every_tool_declares_annotations_and_refuses_what_it_does_not_take():
             assert tool.output_schema["type"] == "object" and hints.open_world_hint is False, name
             assert "\n    " not in tool.description, name
             assert tool.input_schema.get("additionalProperties") is False, name
+            # Whole: read and checked without resolving references (clients that do not follow them).
+            assert "$ref" not in json.dumps([tool.input_schema, tool.output_schema]), name
         reads = {"memory_search", "memory_list", "memory_get", "memory_context", "thread_context", "thread_list"}
         assert {name for name, tool in tools.items() if tool.annotations.read_only_hint} == reads
         assert {name for name, tool in tools.items() if tool.annotations.destructive_hint} == {"memory_delete"}
