@@ -415,6 +415,24 @@ def test_a_long_lived_mem_finds_by_meaning_what_others_wrote_and_not_what_they_d
     assert second not in [hit.memory.id for hit in mem.search("cat tuna", mode="vector", k=5)]
 
 
+def test_a_long_lived_mem_checks_a_touched_graph_file_and_searches_it(monkeypatch):
+    """A graph file whose stat moved (touch, a hard-link backup) but not its bytes is checked and used,
+    not searched around by brute force until the index next changes (found by a hostile review)."""
+    from memcli.index.filters import Filters
+
+    monkeypatch.setattr(vectors, "FOLD_AT", 3)
+    notes = {text: add(text) for text in ("deploy billing on friday", "rotate the scraper proxies",
+                                          "whiskers the cat likes tuna", "postgres upgrade next sprint")}
+    tagged = add("the cat sleeps on the radiator", "-t", "x")
+    ok("reindex")
+    mem = open_mem()
+    assert [hit.memory.id for hit in mem.search("cat", mode="vector", k=1, filters=Filters(tags=("x",)))] == [tagged]
+    os.utime(store_root() / ".index" / "vectors.hnsw")
+    for _ in range(2):
+        assert mem.search("cat tuna", mode="vector", k=1)[0].memory.id == notes["whiskers the cat likes tuna"]
+    assert mem.vectors._graph is not None
+
+
 def test_a_long_lived_mem_survives_a_reindex_by_another_process(monkeypatch):
     monkeypatch.setattr(vectors, "FOLD_AT", 3)  # the vectors go into the graph file, whose labels a rebuild renumbers
     texts = ["deploy billing on friday", "rotate the scraper proxies", "whiskers the cat likes tuna",

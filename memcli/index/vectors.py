@@ -192,8 +192,8 @@ class VectorIndex:
     # -- folding the delta into the graph ----------------------------------------------------------
 
     def maybe_fold(self) -> None:
-        """Check the graph file and fold a large delta; once per change of the index (a file changed on disk
-        meanwhile is checked before it is next loaded, and a loaded graph is the one that was checked)."""
+        """Check the graph file and fold a large delta; once per change of the index (a graph file whose
+        stat moved meanwhile is checked again before a query loads it, and a loaded graph was checked)."""
         self.catalog.kept.get("folded", self._maybe_fold)
 
     def _maybe_fold(self) -> bool:
@@ -341,7 +341,10 @@ class VectorIndex:
     def _searched(self) -> tuple:
         """What an unfiltered query searches, read in one transaction: (labels and matrix of the vectors
         searched by brute force, labels the graph holds but marks deleted, how many, the graph). The
-        delta is read before the graph: a fold in between can only duplicate a label, never lose it."""
+        delta is read before the graph: a fold in between can only duplicate a label, never lose it. The
+        file is checked first: one whose stat moved since the last check would else be searched around
+        by brute force for as long as this is kept."""
+        self.check_file()
         with db_file.transaction(self.db, "DEFERRED"):
             dim = db_file.meta_int(self.db, "embed_dim") or 0
             rows = self.db.execute("SELECT label, vec FROM vectors WHERE in_hnsw = 0").fetchall()
