@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from search_latency import LOCOMO, ROOT, corpus, texts  # noqa: E402
+from search_latency import LOCOMO, ROOT, corpus, texts, turn_texts  # noqa: E402
 
 MODES = ("text", "hybrid")
 
@@ -40,8 +40,7 @@ def build(root: Path, size: int) -> None:
 
 
 def recall(mem, sample: dict, mode: str, k: int = 10) -> float:
-    turns = {turn["dia_id"]: f"{turn['speaker']}: {turn['text']}" for key, session in sample["conversation"].items()
-             if key.startswith("session_") and isinstance(session, list) for turn in session}
+    turns = turn_texts(sample)
     shares = []
     for qa in sample["qa"]:
         evidence = [turns[ref] for ref in qa.get("evidence", []) if ref in turns]

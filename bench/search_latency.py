@@ -39,6 +39,12 @@ LOCOMO = next((p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json" for p i
                if (p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json").is_file()), None)
 
 
+def turn_texts(sample: dict) -> dict[str, str]:
+    """A LoCoMo conversation's turns as the memories of the `locomo` corpus hold them, by dia_id."""
+    return {turn["dia_id"]: f"{turn['speaker']}: {turn['text']}" for key, session in sample["conversation"].items()
+            if key.startswith("session_") and isinstance(session, list) for turn in session}
+
+
 def corpus(name: str):
     """(a writer of memory texts, 150 queries).
 
@@ -50,8 +56,7 @@ def corpus(name: str):
                    for i in range(150)]
         return word_salad, queries
     samples = json.loads(LOCOMO.read_text())
-    turns = [f"{t['speaker']}: {t['text']}" for s in samples for key, session in s["conversation"].items()
-             if key.startswith("session_") and isinstance(session, list) for t in session]
+    turns = [text for sample in samples for text in turn_texts(sample).values()]
     queries = [" ".join(str(qa["question"]).split()) for s in samples for qa in s["qa"]][:150]
     return (lambda rng: f"{rng.choice(turns)} {rng.choice(turns)}"), queries
 

@@ -196,13 +196,12 @@ class VectorIndex:
         stat moved meanwhile is checked again before a query loads it, and a loaded graph was checked)."""
         self.catalog.kept.get("folded", self._maybe_fold)
 
-    def _maybe_fold(self) -> bool:
+    def _maybe_fold(self) -> None:
         self.check_file()
         delta, dead = self.db.execute(
             "SELECT (SELECT COUNT(*) FROM vectors WHERE in_hnsw = 0), (SELECT COUNT(*) FROM hnsw_dead)").fetchone()
         if delta >= FOLD_AT or dead >= FOLD_AT:
             self.fold()
-        return True
 
     def fold(self, progress: Progress | None = None) -> None:
         """Write every stored vector into the hnsw file (from scratch when it is missing or bad).
