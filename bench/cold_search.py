@@ -1,12 +1,14 @@
 """A cold `mem search` process for two checkouts, alternating, against its floor measured in the same run.
 
-    .venv/bin/python bench/cold_search.py STORE --against CHECKOUT [--runs 10]
+    .venv/bin/python bench/cold_search.py STORE --against CHECKOUT [--runs 10] [--due]
 
 STORE is a store with vectors (e.g. 10,000 memories from `mem import --no-compress`). Each run times one
 `mem search QUERY --json` process with this checkout's code and one with the other's (in turn first), and one process of
 bench/floor.py (import llama_cpp and hnswlib, load the model and the graph, answer one query), with the
 LoCoMo questions of bench/search_latency.py as queries. Medians, the ratios and the load average are
-printed. Compile both checkouts' .pyc files first (python -m compileall memcli), as an install does.
+printed. With --due, each `mem search` waits until the periodic look at every file is due, as a search made
+a while after the last command does (the checkouts share the store's catalog and its record of that look).
+Compile both checkouts' .pyc files first (python -m compileall memcli), as an install does.
 """
 
 from __future__ import annotations
@@ -18,14 +20,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from search_latency import corpus  # noqa: E402
+from search_latency import corpus, until_full_look_due  # noqa: E402
 from store import code_env, timed, two_checkouts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:
-    args = two_checkouts(__doc__, runs=10).parse_args()
+    parser = two_checkouts(__doc__, runs=10)
+    parser.add_argument("--due", action="store_true", help="every search with the look at every file due")
+    args = parser.parse_args()
     _, queries = corpus("locomo")
     codes = {"this": ROOT, "other": args.against.resolve()}
     samples: dict[str, list[float]] = {"this": [], "other": [], "floor": []}
@@ -34,6 +38,8 @@ def main() -> None:
         # Which one goes first alternates: the first after the floor's process pays the periodic look at
         # every file (its last one is then older than ten times its cost) more often than the second.
         for name, code in list(codes.items())[:: 1 if run % 2 == 0 else -1]:
+            if args.due:
+                until_full_look_due(args.store)
             samples[name].append(timed([sys.executable, "-m", "memcli", "search", query, "--json"],
                                        code_env(code, MEM_DIR=str(args.store.resolve()))))
         samples["floor"].append(timed([sys.executable, str(ROOT / "bench" / "floor.py"), "cold", str(args.store), query],

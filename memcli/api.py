@@ -44,6 +44,7 @@ log = logging.getLogger("memcli")
 # What -vv says of a one-shot search's child (and tests look for).
 CHILD_EMBEDDED = "a child process embedded the query meanwhile"
 WAITING_FOR_CHILD = "waiting for the child process embedding the query"
+LOOKING_AHEAD = "another child process looks at every file while the vector graph loads"
 
 
 @dataclass(frozen=True)
@@ -384,6 +385,9 @@ class Mem:
         ahead = None
         if once and mode != "text" and self._embedder is None and self.store.exists and self._settings_readable():
             ahead = forked.start(lambda: self._embed_query(query))
+            if ahead is not None and self.catalog.look_ahead():
+                log.debug("%s", LOOKING_AHEAD)
+                self.vectors.load()
         if not self.readable():
             return []
         return search(self.catalog, query, k=k, mode=mode, filters=filters, min_score=min_score,

@@ -24,7 +24,7 @@ import pytest
 from helpers import add, jsonl, memory_files, ok, run, store_root
 
 from memcli import forked
-from memcli.api import CHILD_EMBEDDED, WAITING_FOR_CHILD
+from memcli.api import CHILD_EMBEDDED, LOOKING_AHEAD, WAITING_FOR_CHILD
 from memcli.index import db as db_file
 
 TESTS = Path(__file__).parent
@@ -187,7 +187,24 @@ def test_a_search_finds_what_changed_behind_mems_back_while_the_child_embeds():
     assert found(done.stdout) == {ids["kept"]: "the deploy key rotates every 30 days",
                                   NEWCOMER: "the deploy key lives in the vault"}
     assert "skipped unreadable memory file" in done.stderr
+    assert LOOKING_AHEAD in done.stderr
     assert {row["id"] for row in jsonl(ok("ls", "--jsonl").stdout)} == {ids["kept"], NEWCOMER}
+    assert LOOKING_AHEAD not in mem_process("-vv", "search", QUERY).stderr, "a look that cost little is made here"
+
+
+def test_a_search_with_the_look_due_finds_every_memory_of_a_damaged_catalog():
+    ids = {add(text) for text in ["the deploy key rotates every 90 days", "the billing queue drains at midnight"]}
+    age_last_full_look()
+    path = store_root() / ".index" / db_file.FILE
+    with sqlite3.connect(path) as db:
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        page = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'folders'").fetchone()[0]
+    with open(path, "r+b") as handle:  # what the look at every file tallies against first
+        handle.seek(page_size * (page - 1))
+        handle.write(os.urandom(page_size))
+    done = mem_process("search", QUERY, "--jsonl")
+    assert set(found(done.stdout)) == ids
+    assert "is damaged" in done.stderr
 
 
 def test_a_failed_child_leaves_the_embedding_to_the_search():
@@ -242,10 +259,11 @@ def test_ctrl_c_while_the_child_loads_the_model_leaves_no_child_behind():
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=environment() | {"MEM_FAKE_LOAD": "hang"})
     try:
-        seen = [search.stderr.readline(), search.stderr.readline()]  # the search has done its part, and waits
-        assert sorted(seen) == ["fake embedder: loading\n", f"mem: info: {WAITING_FOR_CHILD}\n"]
+        seen = [search.stderr.readline() for _ in range(3)]  # the search has done its part, and waits
+        assert sorted(seen) == ["fake embedder: loading\n", f"mem: info: {LOOKING_AHEAD}\n",
+                                f"mem: info: {WAITING_FOR_CHILD}\n"]
         children = children_of(search.pid)
-        assert len(children) == 1, "the model is being loaded by a child"
+        assert len(children) == 1, "the model is being loaded by a child; the one that looked at every file is gone"
         search.send_signal(signal.SIGINT)  # to the parent alone, which waits for the child
         _, stderr = search.communicate(timeout=30)
     finally:

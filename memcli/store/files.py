@@ -13,7 +13,7 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import yaml
 
@@ -177,14 +177,22 @@ class Store:
 
     def scan(self, start: str = MEMORIES, *, folders: dict | None = None,
              descend: Callable[[str], bool] | None = None) -> list[tuple[str, int, int, int]]:
-        """Memory files under `start` (a folder relative to the root) as (relpath, mtime_ns, size, ctime_ns).
+        """Memory files under `start` (a folder relative to the root) as (relpath, mtime_ns, size, ctime_ns);
+        `folders` and `descend` as for entries()."""
+        return [(prefix + entry.name, info.st_mtime_ns, info.st_size, info.st_ctime_ns)
+                for prefix, entry in self.entries(start, folders=folders, descend=descend)
+                for info in (entry.stat(follow_symlinks=False),)]
+
+    def entries(self, start: str = MEMORIES, *, folders: dict | None = None,
+                descend: Callable[[str], bool] | None = None) -> Iterator[tuple[str, os.DirEntry]]:
+        """Memory files under `start` as (their folder relative to the root + "/", os.DirEntry); an entry's
+        stat() must be taken before the next is asked for (its folder is closed after its last entry).
 
         `folders`, when given, gets the mtime of every folder walked (None when it is missing), taken
         before its listing so that a change during the walk shows up next time; `descend(relfolder)`
         says whether to enter a subfolder (default: every one). Each folder is listed through its file
         descriptor, so a file's stat resolves its name alone, not the whole path (a quarter less time).
         """
-        found = []
         stack = [start]
         while stack:
             folder = stack.pop()
@@ -206,11 +214,9 @@ class Store:
                         if descend is None or descend(prefix + name):
                             stack.append(prefix + name)
                     elif name.endswith(".yaml") and entry.is_file(follow_symlinks=False):
-                        info = entry.stat(follow_symlinks=False)
-                        found.append((prefix + name, info.st_mtime_ns, info.st_size, info.st_ctime_ns))
+                        yield prefix, entry
             finally:
                 os.close(fd)
-        return found
 
     @contextlib.contextmanager
     def lock(self, timeout: float = LOCK_TIMEOUT_S):
