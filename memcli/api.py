@@ -384,8 +384,11 @@ class Mem:
             raise InputError("the search query is empty")
         ahead = None
         if once and mode != "text" and self._embedder is None and self.store.exists and self._settings_readable():
+            looking = self.catalog.look_ahead()  # first: when due, at 100k memories the longest of the three
+            if looking:  # three processes on two cores: numpy, which two of them need, is imported once
+                import numpy  # noqa: F401
             ahead = forked.start(lambda: self._embed_query(query))
-            if ahead is not None and self.catalog.look_ahead():
+            if looking:
                 log.debug("%s", LOOKING_AHEAD)
                 self.vectors.load()
         if not self.readable():
