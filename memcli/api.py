@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -385,7 +386,9 @@ class Mem:
         ahead = None
         if once and mode != "text" and self._embedder is None and self.store.exists and self._settings_readable():
             looking = self.catalog.look_ahead()  # first: when due, at 100k memories the longest of the three
-            if looking:  # three processes on two cores: numpy, which two of them need, is imported once
+            if looking and os.environ.get("OPENBLAS_NUM_THREADS") == "1":
+                # Three processes on two cores: numpy, which this one and the next child need, imported once
+                # (told to use one thread, its OpenBLAS starts none at import, which would stop the fork).
                 import numpy  # noqa: F401
             ahead = forked.start(lambda: self._embed_query(query))
             if looking:

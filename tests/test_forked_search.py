@@ -192,6 +192,15 @@ def test_a_search_finds_what_changed_behind_mems_back_while_the_child_embeds():
     assert LOOKING_AHEAD not in mem_process("-vv", "search", QUERY).stderr, "a look that cost little is made here"
 
 
+@pytest.mark.parametrize("blas_threads", ["1", "2"])
+def test_with_the_look_due_the_query_is_still_embedded_in_a_child_whatever_numpy_is_told(blas_threads):
+    add("the deploy key rotates every 90 days")
+    age_last_full_look()
+    done = mem_process("-vv", "search", "deploy key", OPENBLAS_NUM_THREADS=blas_threads)
+    assert LOOKING_AHEAD in done.stderr and CHILD_EMBEDDED in done.stderr
+    assert "the deploy key rotates every 90 days" in done.stdout
+
+
 def test_a_search_with_the_look_due_finds_every_memory_of_a_damaged_catalog():
     ids = {add(text) for text in ["the deploy key rotates every 90 days", "the billing queue drains at midnight"]}
     age_last_full_look()
@@ -267,6 +276,8 @@ def test_ctrl_c_while_the_child_loads_the_model_leaves_no_child_behind():
         search.send_signal(signal.SIGINT)  # to the parent alone, which waits for the child
         _, stderr = search.communicate(timeout=30)
     finally:
+        for pid in children_of(search.pid):  # a failed run leaves no hung child behind either
+            os.kill(pid, signal.SIGKILL)
         search.kill()
     assert search.returncode == 130 and "mem: interrupted" in stderr
     assert not Path(f"/proc/{children[0]}").exists(), "the child was killed and reaped before the parent left"

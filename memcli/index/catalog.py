@@ -143,7 +143,7 @@ class Catalog(CatalogQueries):
         a few seconds at 100k memories, where a full look costs half a second: a stat of every file,
         whose stamps are compared with the catalog's only when their sums differ (_TALLY). A one-shot
         search makes it in a child while it loads the vector graph (look_ahead). `full` looks at every
-        file now (doctor). With `patience` n, the full look waits until it is n times that late: a
+        file now and compares every stamp, whatever the sums (doctor). With `patience` n, the full look waits until it is n times that late: a
         server answering a request leaves it to its idle moments, unless it is never idle.
         """
         if self._refreshed and not (force or full):
@@ -188,14 +188,14 @@ class Catalog(CatalogQueries):
         began, started_ns = time.time(), time.time_ns()
         folders = None if full else self._changed_folders(patience)
         scan, ahead, self._ahead = None, self._ahead, None
-        if ahead is not None and folders is None:
+        if ahead is not None and folders is None and not full:
             scan = ahead.result()  # None when the child failed: the look is made here
         elif ahead is not None:
-            ahead.stop()  # another process looked at every file meanwhile
+            ahead.stop()  # another process looked at every file meanwhile, or this look compares every stamp
         if folders == []:
             return Changes()
         if folders is None:
-            scan = scan or _scan_every_file(self.store, self._expected())
+            scan = scan or _scan_every_file(self.store, None if full else self._expected())
             began, started_ns, counted = scan.began, scan.started_ns, time.time() - scan.seconds
             fresh, gone = self._diff_every_file(scan)
         else:
@@ -285,17 +285,15 @@ class Catalog(CatalogQueries):
             db.execute("DELETE FROM folders WHERE mtime_ns IS NULL AND path != 'memories'")
 
     def behind(self) -> tuple[int, int]:
-        """How far the catalog is behind the files, without catching up: (new or changed, removed).
-        A file only due for its second look (RACY) is not behind."""
-        fresh, gone = self._diff(None)
+        """How far the catalog is behind the files, without catching up: (new or changed, removed), every
+        stamp compared. A file only due for its second look (RACY) is not behind."""
+        fresh, gone = self._diff_every_file(_scan_every_file(self.store, None))
         settling = sum(1 for path, *_ in fresh if self.db.execute(
             "SELECT 1 FROM memories WHERE path = ? AND ctime_ns = ?", (path, RACY)).fetchone())
         return len(fresh) - settling, len(gone)
 
-    def _diff(self, folders: list[str] | None) -> tuple[list[stamps.Stamped], list[str]]:
-        """Files new or changed, and files gone, in the given folders (None: everywhere)."""
-        if folders is None:
-            return self._diff_every_file(_scan_every_file(self.store, self._expected()))
+    def _diff(self, folders: list[str]) -> tuple[list[stamps.Stamped], list[str]]:
+        """Files new or changed, and files gone, in the given folders."""
         self._seen_folders = {}
         known_folders = {path for (path,) in self.db.execute("SELECT path FROM folders")}
         known, files = set(), []
@@ -512,26 +510,32 @@ def _due_at(last: tuple[float, float], patience: float) -> float:
 # file came or went (that moves its folder), and a file written since moved its ctime forward (no tool
 # can set a ctime back; a file recorded RACY holds -1). For the sums to agree anyway, other changes
 # would have to cancel it to the nanosecond, modulo 2**40 ns. Far cheaper than reading the catalog's
-# every stamp and comparing them: at 100k memories, 20 ms against 350.
+# every stamp and comparing them: at 100k memories, 20 ms against 350. Where the ctime is not the inode's
+# change time (Windows' st_ctime is the creation time, some FUSE file systems give the mtime), two files
+# of one size whose contents and mtimes are swapped in place tally the same: `mem doctor` compares every
+# stamp (refresh(full=True)).
 _TALLY = ("SELECT count(*), coalesce(sum(mtime_ns % {m}), 0), coalesce(sum(size), 0), coalesce(sum(ctime_ns % {m}), 0)"
           " FROM (SELECT mtime_ns, size, ctime_ns FROM memories UNION ALL SELECT mtime_ns, size, ctime_ns FROM broken)"
           ).format(m=TALLY_MOD)
 
 
-def _scan_every_file(store: Store, expected: tuple[tuple[int, ...], dict[str, int | None]]) -> Scan:
-    """Stat every file; its stamps only when they do not tally with `expected` (Catalog._expected). In a
-    forked child (Catalog.look_ahead) it touches no database."""
+def _scan_every_file(store: Store, expected: tuple[tuple[int, ...], dict[str, int | None]] | None) -> Scan:
+    """Stat every file; its stamps unless they tally with `expected` (Catalog._expected; None: always).
+    The stamps are kept as plain numbers, not stat results (which the garbage collector would walk: a
+    third more time at 100k), so a mismatch needs no second walk. In a forked child (Catalog.look_ahead)
+    it touches no database."""
     began, started_ns = time.time(), time.time_ns()
     folders: dict[str, int | None] = {}
-    count = mtimes = sizes = ctimes = 0
-    for _, entry in store.entries(folders=folders):
-        info = entry.stat(follow_symlinks=False)
-        count, mtimes, sizes, ctimes = count + 1, mtimes + info.st_mtime_ns, sizes + info.st_size, ctimes + info.st_ctime_ns
-    files = None
-    if ((count, mtimes % TALLY_MOD, sizes, ctimes % TALLY_MOD), folders) != expected:
-        folders = {}
-        files = store.scan(folders=folders)  # something changed: a second walk, now with every stamp
-    return Scan(began, started_ns, time.time() - began, folders, files)
+    paths, mtimes, sizes, ctimes = [], [], [], []
+    for prefix, name, info in store.stats(folders=folders):
+        paths.append(prefix + name)
+        mtimes.append(info.st_mtime_ns)
+        sizes.append(info.st_size)
+        ctimes.append(info.st_ctime_ns)
+    tally = (len(paths), sum(mtimes) % TALLY_MOD, sum(sizes), sum(ctimes) % TALLY_MOD)
+    same = expected is not None and (tally, folders) == expected
+    return Scan(began, started_ns, time.time() - began, folders,
+                None if same else list(zip(paths, mtimes, sizes, ctimes)))
 
 
 _RECORDED = ("SELECT path, mtime_ns, size, ctime_ns FROM memories{where} UNION ALL"

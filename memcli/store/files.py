@@ -178,20 +178,19 @@ class Store:
     def scan(self, start: str = MEMORIES, *, folders: dict | None = None,
              descend: Callable[[str], bool] | None = None) -> list[tuple[str, int, int, int]]:
         """Memory files under `start` (a folder relative to the root) as (relpath, mtime_ns, size, ctime_ns);
-        `folders` and `descend` as for entries()."""
-        return [(prefix + entry.name, info.st_mtime_ns, info.st_size, info.st_ctime_ns)
-                for prefix, entry in self.entries(start, folders=folders, descend=descend)
-                for info in (entry.stat(follow_symlinks=False),)]
+        `folders` and `descend` as for stats()."""
+        return [(prefix + name, info.st_mtime_ns, info.st_size, info.st_ctime_ns)
+                for prefix, name, info in self.stats(start, folders=folders, descend=descend)]
 
-    def entries(self, start: str = MEMORIES, *, folders: dict | None = None,
-                descend: Callable[[str], bool] | None = None) -> Iterator[tuple[str, os.DirEntry]]:
-        """Memory files under `start` as (their folder relative to the root + "/", os.DirEntry); an entry's
-        stat() must be taken before the next is asked for (its folder is closed after its last entry).
+    def stats(self, start: str = MEMORIES, *, folders: dict | None = None,
+              descend: Callable[[str], bool] | None = None) -> Iterator[tuple[str, str, os.stat_result]]:
+        """Memory files under `start` as (their folder relative to the root + "/", name, stat).
 
         `folders`, when given, gets the mtime of every folder walked (None when it is missing), taken
-        before its listing so that a change during the walk shows up next time; `descend(relfolder)`
-        says whether to enter a subfolder (default: every one). Each folder is listed through its file
-        descriptor, so a file's stat resolves its name alone, not the whole path (a quarter less time).
+        before its listing so that a change during the walk shows up next time (a file deleted between
+        the listing and its stat is left out: its folder moved); `descend(relfolder)` says whether to
+        enter a subfolder (default: every one). Each folder is listed through its file descriptor, so a
+        file's stat resolves its name alone, not the whole path (a quarter less time).
         """
         stack = [start]
         while stack:
@@ -214,7 +213,11 @@ class Store:
                         if descend is None or descend(prefix + name):
                             stack.append(prefix + name)
                     elif name.endswith(".yaml") and entry.is_file(follow_symlinks=False):
-                        yield prefix, entry
+                        try:
+                            info = entry.stat(follow_symlinks=False)
+                        except FileNotFoundError:
+                            continue
+                        yield prefix, name, info
             finally:
                 os.close(fd)
 
