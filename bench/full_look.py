@@ -7,7 +7,8 @@ Makes the memory files without models (YAML files as the store writes them, with
 store of its own on those files (its memories/ a link to them) whose catalog that checkout's code makes.
 Then times the periodic look at every file, made due (`Catalog.refresh(force=True)` with the record of the
 last one made old, finding nothing changed: a stat of every file, tallied with the catalog's stamps), in
-fresh processes, the median of `--looks` looks each after a warm-up, the checkouts alternating. The load average is printed: the machine is shared, so read the ratio.
+fresh processes, the median of `--looks` looks each after a warm-up, the checkouts alternating. The load
+average is printed: the machine is shared, so read the ratio.
 """
 
 from __future__ import annotations

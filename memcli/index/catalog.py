@@ -144,8 +144,9 @@ class Catalog(CatalogQueries):
         a few seconds at 100k memories, where a full look costs half a second: a stat of every file,
         whose stamps are compared with the catalog's only when their sums differ (_TALLY). A one-shot
         search makes it in a child while it loads the vector graph (look_ahead). `full` looks at every
-        file now and compares every stamp, whatever the sums (doctor). With `patience` n, the full look waits until it is n times that late: a
-        server answering a request leaves it to its idle moments, unless it is never idle.
+        file now and compares every stamp, whatever the sums (doctor). With `patience` n, the full look
+        waits until it is n times that late: a server answering a request leaves it to its idle moments,
+        unless it is never idle.
         """
         if self._refreshed and not (force or full):
             return Changes()
