@@ -522,22 +522,15 @@ _TALLY = ("SELECT count(*), coalesce(sum(mtime_ns % {m}), 0), coalesce(sum(size)
 
 
 def _scan_every_file(store: Store, expected: tuple[tuple[int, ...], dict[str, int | None]] | None) -> Scan:
-    """Stat every file; its stamps unless they tally with `expected` (Catalog._expected; None: always).
-    The stamps are kept as plain numbers, not stat results (which the garbage collector would walk: a
-    third more time at 100k), so a mismatch needs no second walk. In a forked child (Catalog.look_ahead)
-    it touches no database."""
+    """Stat every file; its stamps unless they tally with `expected` (Catalog._expected; None: always),
+    from the same walk. In a forked child (Catalog.look_ahead) it touches no database."""
     began, started_ns = time.time(), time.time_ns()
     folders: dict[str, int | None] = {}
-    paths, mtimes, sizes, ctimes = [], [], [], []
-    for prefix, name, info in store.stats(folders=folders):
-        paths.append(prefix + name)
-        mtimes.append(info.st_mtime_ns)
-        sizes.append(info.st_size)
-        ctimes.append(info.st_ctime_ns)
-    tally = (len(paths), sum(mtimes) % TALLY_MOD, sum(sizes), sum(ctimes) % TALLY_MOD)
+    files = store.scan(folders=folders)
+    tally = (len(files), sum(stamp[1] for stamp in files) % TALLY_MOD, sum(stamp[2] for stamp in files),
+             sum(stamp[3] for stamp in files) % TALLY_MOD)
     same = expected is not None and (tally, folders) == expected
-    return Scan(began, started_ns, time.time() - began, folders,
-                None if same else list(zip(paths, mtimes, sizes, ctimes)))
+    return Scan(began, started_ns, time.time() - began, folders, None if same else files)
 
 
 _RECORDED = ("SELECT path, mtime_ns, size, ctime_ns FROM memories{where} UNION ALL"
