@@ -259,6 +259,40 @@ def test_words_held_by_the_same_few_memories_are_all_scored(monkeypatch):
     assert found[0] == both and only_kestrel in found and len(found) == 3
 
 
+def test_word_scores_are_the_bm25_of_the_whole_query_as_fts5_computes_it():
+    """Each word is scored on its own and the parts added up: the scores and order a user sees are
+    FTS5's BM25 of the words OR-ed in one query, tags and date words weighted as before."""
+    import sqlite3
+
+    add_notes()
+    add("billing moved again: the billing service runs on Fly.io now", "-t", "billing")
+    add("Heroku invoices for the proxy service", "-t", "proxy")
+    query = "billing service Heroku proxy"
+    shown = [(row["id"], row["score"]) for row in jsonl(ok("search", query, "--mode", "text", "--jsonl").stdout)]
+    db = sqlite3.connect(store_root() / ".index" / "catalog.sqlite")
+    expected = db.execute(
+        "SELECT m.id, -bm25(fts, 1.0, 0.5, 1.0) AS score FROM fts f JOIN memories m ON m.label = f.rowid"
+        " WHERE fts MATCH ? ORDER BY score DESC, f.rowid DESC",
+        ('"billing" OR "service" OR "heroku" OR "proxy"',)).fetchall()
+    db.close()
+    assert [memory_id for memory_id, _ in shown] == [memory_id for memory_id, _ in expected]
+    assert [score for _, score in shown] == pytest.approx([score for _, score in expected], abs=1e-4)
+
+
+def test_a_long_lived_process_scores_words_again_after_the_store_changes():
+    """`mem search -` and the MCP server keep each word's scores; a memory added meanwhile by another
+    process is found, and the word's rarer now, so the scores move."""
+    first = add("the kestrel nests on the north tower")
+    mem = open_mem()
+    before = mem.search("kestrel tower", mode="text")
+    assert [hit.memory.id for hit in before] == [first]
+    second = add("a kestrel was seen near the old tower again, and another kestrel by the tower")
+    after = mem.search("kestrel tower", mode="text")
+    assert [hit.memory.id for hit in after] == [second, first]
+    assert after[1].score != before[0].score
+    mem.catalog.close()
+
+
 def dated_notes() -> dict[str, str]:
     """Five notes on one subject, a month apart: only their dates tell them apart."""
     records = [{"raw": f"Melanie showed Caroline a new painting ({n})", "created_at": f"2023-{month:02d}-13T10:00:00Z",

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-@dataclass
+@dataclass(frozen=True)
 class Filters:
     tags: tuple[str, ...] = ()
     since: str | None = None
@@ -52,5 +52,12 @@ class Filters:
             clauses.append("(" + " OR ".join([f"{alias}.source GLOB ?"] * len(patterns)) + ")")
             params += patterns
         if not self.all_versions:
-            clauses.append(f"{alias}.superseded_by IS NULL")
+            clauses.append(current_only(f"{alias}.label"))
         return (" AND ".join(clauses) or "1"), params
+
+
+def current_only(label: str) -> str:
+    """SQL that holds for the label of a memory no newer version replaced. It asks the partial index of
+    the replaced ones, not the row: a row keeps superseded_by after its record, so reading it follows the
+    record's overflow pages (at 10,000 memories that doubled BM25's cost per match)."""
+    return f"{label} NOT IN (SELECT label FROM memories WHERE superseded_by IS NOT NULL)"

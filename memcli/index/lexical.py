@@ -8,10 +8,17 @@ decide a ranking are the rare ones (BM25's idf), and a memory that holds only co
 last. When even the rarest word is in more than SCORED memories, the newest SCORED of them are scored.
 The meaning side still reads the whole query. Counting a word stops at SCORED + 1 and is kept until
 the index changes, so the per-query cost no longer grows with the store.
+
+FTS5's BM25 of a query is a sum over its words, each word's part computed with that word's own idf
+(fts5_aux.c), so each word is scored on its own, by FTS5, and the parts are added up here: the same
+scores as one OR query of the words, bit for bit. A long-lived process (MCP, `mem search -`) keeps each
+word's scores until the index changes, so a query of words seen before costs a few dictionary
+lookups; and one word at a time is cheaper for FTS5 too than merging the words of an OR query.
 """
 
 from __future__ import annotations
 
+import heapq
 import re
 from typing import Protocol
 
@@ -19,6 +26,7 @@ from memcli.index import db as db_file
 from memcli.index.filters import Filters
 
 SCORED = 1000  # the most memories one query's BM25 evaluates (~3 ms)
+KEPT_WORDS = 1024  # words whose scores a long-lived process keeps (each at most SCORED pairs): bounded memory
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -40,13 +48,14 @@ def match_expression(terms: list[str]) -> str:
 
 
 class Lexicon:
-    """How many memories hold each word (up to SCORED + 1), counted through FTS5 (so its tokenizer and
-    stemmer apply) and kept until the index changes; a long-lived process (MCP, `mem search -`) counts
-    each word once."""
+    """How many memories hold each word (up to SCORED + 1) and each word's BM25 scores, through FTS5 (so
+    its tokenizer and stemmer apply), kept until the index changes; a long-lived process (MCP,
+    `mem search -`) reads each word once."""
 
-    def __init__(self, kept: db_file.Kept):
+    def __init__(self, kept: db_file.Kept, scorer: "Scorer"):
         self.db = kept.db
         self._kept = kept
+        self._scorer = scorer
 
     def matches(self, expression: str) -> int:
         """Memories matching an FTS5 expression, counted up to SCORED + 1 (a scan that stops there)."""
@@ -64,6 +73,16 @@ class Lexicon:
             return max(counts) > SCORED
         return self.matches(match_expression(terms)) > SCORED
 
+    def scores(self, word: str, filters: Filters) -> list[tuple[int, float]]:
+        """(label, the word's BM25 part) of the newest SCORED memories holding the word, newest first."""
+        kept = self._kept.get("word scores", dict)  # gone when the index changes
+        key = (word, filters)
+        if key not in kept:
+            if len(kept) >= KEPT_WORDS:
+                kept.clear()
+            kept[key] = self._scorer.bm25(match_expression([word]), filters, SCORED)
+        return kept[key]
+
     def rarest(self, terms: list[str]) -> list[str]:
         """The rarest found terms whose memories add up to at most SCORED (at least the rarest one)."""
         kept, total = [], 0
@@ -75,20 +94,28 @@ class Lexicon:
         return kept
 
 
+class Scorer(Protocol):
+    """What the lexicon asks of the catalog (memcli.index.queries.CatalogQueries)."""
+
+    def bm25(self, match: str, filters: Filters, scored: int) -> list[tuple[int, float]]: ...
+
+
 class WordIndex(Protocol):
-    """What word search asks of the catalog (memcli.index.queries.CatalogQueries)."""
-
     lexicon: Lexicon
-
-    def bm25(self, match: str, limit: int, filters: Filters, scored: int) -> list[tuple[int, float]]: ...
 
 
 def bm25(catalog: WordIndex, terms: list[str], limit: int, filters: Filters) -> list[tuple[int, float]]:
-    """(label, score) best first, higher is better: BM25 over every term, or over the rarest ones when
-    more than SCORED memories match (see the module docstring)."""
+    """(label, score) best first (the newer first among equals), higher is better: BM25 over every term,
+    or over the rarest ones when more than SCORED memories match (see the module docstring)."""
     if not terms:
         return []
     lexicon = catalog.lexicon
     if lexicon.too_common(terms):
         terms = lexicon.rarest(terms)
-    return catalog.bm25(match_expression(terms), limit, filters, SCORED) if terms else []
+    summed: dict[int, float] = {}
+    for term in terms:  # in the query's order, the order FTS5 adds them up in
+        for label, score in lexicon.scores(term, filters):
+            summed[label] = summed.get(label, 0.0) + score
+    if len(summed) > SCORED:  # the rarest word alone is held by more: its newest SCORED, as FTS5 would read them
+        summed = {label: summed[label] for label in heapq.nlargest(SCORED, summed)}
+    return heapq.nlargest(limit, summed.items(), key=lambda item: (item[1], item[0]))

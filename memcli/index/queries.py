@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Iterator
 
 from memcli.errors import AmbiguousId, NotFound
 from memcli.index import db as db_file
-from memcli.index.filters import Filters
+from memcli.index.filters import Filters, current_only
 from memcli.store.ids import normalise_prefix
 from memcli.store.memory import KEY_ORDER, Memory
 
@@ -137,18 +137,18 @@ class CatalogQueries:
         where, params = filters.sql()
         return {label for (label,) in self.db.execute(f"SELECT label FROM memories m WHERE {where}", params)}
 
-    def bm25(self, match: str, limit: int, filters: Filters, scored: int) -> list[tuple[int, float]]:
-        """(label, score) for an FTS5 query over raw text, tags and date words, best first; higher is better
-        (FTS5's bm25() is negated). Only the newest `scored` matches are evaluated: FTS5 reads them
-        newest first and stops there. The memories table is joined only when a filter needs it."""
-        where, params = filters.sql("m")
-        join = " JOIN memories m ON m.label = f.rowid" if where != "1" else ""
-        rows = self.db.execute(
-            f"SELECT label, score FROM (SELECT f.rowid AS label, -bm25(fts, 1.0, 0.5, 1.0) AS score FROM fts f{join}"
-            f" WHERE fts MATCH ? AND {where} ORDER BY f.rowid DESC LIMIT ?) ORDER BY score DESC LIMIT ?",
-            [match, *params, scored, limit],
-        ).fetchall()
-        return [(label, float(score)) for label, score in rows]
+    def bm25(self, match: str, filters: Filters, scored: int) -> list[tuple[int, float]]:
+        """(label, score) for an FTS5 query over raw text, tags and date words, newest first, for the
+        newest `scored` matches (FTS5 reads them newest first and stops there); higher is better (FTS5's
+        bm25() is negated). The memories table is joined only when a filter needs it."""
+        if filters:
+            where, params = filters.sql("m")
+            join = " JOIN memories m ON m.label = f.rowid"
+        else:
+            where, params, join = "1" if filters.all_versions else current_only("f.rowid"), [], ""
+        return self.db.execute(
+            f"SELECT f.rowid, -bm25(fts, 1.0, 0.5, 1.0) FROM fts f{join} WHERE fts MATCH ? AND {where}"
+            " ORDER BY f.rowid DESC LIMIT ?", [match, *params, scored]).fetchall()
 
     @property
     def kept(self) -> db_file.Kept:
@@ -162,7 +162,7 @@ class CatalogQueries:
         """Word counts for search (memcli.index.lexical), kept with this connection."""
         from memcli.index.lexical import Lexicon
 
-        return Lexicon(self.kept)
+        return Lexicon(self.kept, self)
 
     def ids_starting(self, prefix: str, limit: int) -> list[str]:
         """Ids that begin with `prefix` (as typed: any case, Crockford look-alikes), newest first."""
