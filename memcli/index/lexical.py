@@ -26,7 +26,7 @@ from memcli.index import db as db_file
 from memcli.index.filters import Filters
 
 SCORED = 1000  # the most memories one query's BM25 evaluates (~3 ms)
-KEPT_WORDS = 1024  # words whose scores a long-lived process keeps (each at most SCORED pairs): bounded memory
+KEPT_WORDS = 256  # words whose scores a long-lived process keeps: at most SCORED pairs each, ~30 MB in all
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
