@@ -293,6 +293,33 @@ def test_a_long_lived_process_scores_words_again_after_the_store_changes():
     mem.catalog.close()
 
 
+def test_replaced_versions_among_the_newest_holders_of_a_word_do_not_use_up_its_scored_memories(monkeypatch):
+    """BM25 scores the newest SCORED current memories holding a word: when the newest holders are
+    versions an update replaced, older current ones are scored in their place."""
+    from memcli.index import lexical
+
+    monkeypatch.setattr(lexical, "SCORED", 3)
+    notes = [add(f"common filler note number {n}") for n in range(6)]
+    for old in notes[-3:]:
+        ok("update", old, "rewritten without the word")
+    found = ids_of(ok("search", "common", "--mode", "text", "--jsonl").stdout)
+    assert found == notes[:3][::-1]
+    everything = ids_of(ok("search", "common", "--mode", "text", "--jsonl", "--all-versions").stdout)
+    assert everything == notes[-3:][::-1]
+
+
+def test_the_library_takes_filters_built_with_lists():
+    from memcli.index.filters import Filters
+
+    tagged = add("the kestrel nests on the north tower", "-t", "birds")
+    add("a kestrel again", "-t", "other")
+    mem = open_mem()
+    for mode in ("text", "hybrid"):
+        hits = mem.search("kestrel", mode=mode, filters=Filters(tags=["birds"], source=None))
+        assert [hit.memory.id for hit in hits] == [tagged]
+    mem.catalog.close()
+
+
 def dated_notes() -> dict[str, str]:
     """Five notes on one subject, a month apart: only their dates tell them apart."""
     records = [{"raw": f"Melanie showed Caroline a new painting ({n})", "created_at": f"2023-{month:02d}-13T10:00:00Z",

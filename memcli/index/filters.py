@@ -18,6 +18,12 @@ class Filters:
     source: str | tuple[str, ...] | None = None  # a GLOB, or several: a memory matching any one is wanted
     all_versions: bool = False
 
+    def __post_init__(self):
+        """Lists become tuples: a Filters is a key of what search keeps (memcli.index.lexical)."""
+        object.__setattr__(self, "tags", tuple(self.tags))
+        if isinstance(self.source, list):
+            object.__setattr__(self, "source", tuple(self.source))
+
     @classmethod
     def parse(cls, tags=(), since: str | None = None, until: str | None = None,
               source: str | None = None, all_versions: bool = False, home: Path | None = None) -> "Filters":
@@ -52,12 +58,5 @@ class Filters:
             clauses.append("(" + " OR ".join([f"{alias}.source GLOB ?"] * len(patterns)) + ")")
             params += patterns
         if not self.all_versions:
-            clauses.append(current_only(f"{alias}.label"))
+            clauses.append(f"{alias}.superseded_by IS NULL")
         return (" AND ".join(clauses) or "1"), params
-
-
-def current_only(label: str) -> str:
-    """SQL that holds for the label of a memory no newer version replaced. It asks the partial index of
-    the replaced ones, not the row: a row keeps superseded_by after its record, so reading it follows the
-    record's overflow pages (at 10,000 memories that doubled BM25's cost per match)."""
-    return f"{label} NOT IN (SELECT label FROM memories WHERE superseded_by IS NOT NULL)"

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from dataclasses import replace
 from typing import Callable, Iterable, Iterator
 
 from memcli.errors import AmbiguousId, NotFound
 from memcli.index import db as db_file
-from memcli.index.filters import Filters, current_only
+from memcli.index.filters import Filters
 from memcli.store.ids import normalise_prefix
 from memcli.store.memory import KEY_ORDER, Memory
 
@@ -117,9 +118,11 @@ class CatalogQueries:
                                list(labels))
         return {label: _from_record(record, superseded_by) for label, record, superseded_by in rows}
 
-    def superseded_labels(self) -> set[int]:
-        """Labels of the versions a newer one replaced (a partial index makes this cheap)."""
-        return {label for (label,) in self.db.execute("SELECT label FROM memories WHERE superseded_by IS NOT NULL")}
+    def superseded_labels(self) -> frozenset[int]:
+        """Labels of the versions a newer one replaced (a partial index makes this cheap), kept until the
+        index changes."""
+        return self.kept.get("superseded", lambda: frozenset(
+            label for (label,) in self.db.execute("SELECT label FROM memories WHERE superseded_by IS NOT NULL")))
 
     def links(self, memory_ids: Iterable[str]) -> set[tuple[str, str]]:
         """(old, new) for every supersedes link that touches one of these ids."""
@@ -140,15 +143,27 @@ class CatalogQueries:
     def bm25(self, match: str, filters: Filters, scored: int) -> list[tuple[int, float]]:
         """(label, score) for an FTS5 query over raw text, tags and date words, newest first, for the
         newest `scored` matches (FTS5 reads them newest first and stops there); higher is better (FTS5's
-        bm25() is negated). The memories table is joined only when a filter needs it."""
-        if filters:
-            where, params = filters.sql("m")
-            join = " JOIN memories m ON m.label = f.rowid"
-        else:
-            where, params, join = "1" if filters.all_versions else current_only("f.rowid"), [], ""
+        bm25() is negated). Replaced versions are left out here, by superseded_labels: asking a matching
+        row for its superseded_by follows the row's record to its end (overflow pages), half of what a
+        match cost. When they cut the newest `scored` short, the next older matches are read."""
+        every = replace(filters, all_versions=True)
+        rows = self._bm25(match, every, scored)
+        if filters.all_versions:
+            return rows
+        replaced = self.superseded_labels()
+        current = [row for row in rows if row[0] not in replaced]
+        while len(rows) == scored and len(current) < scored:
+            rows = self._bm25(match, every, scored, before=rows[-1][0])
+            current += [row for row in rows if row[0] not in replaced]
+        return current[:scored]
+
+    def _bm25(self, match: str, filters: Filters, scored: int, before: int | None = None) -> list[tuple[int, float]]:
+        where, params = filters.sql("m")
+        join = " JOIN memories m ON m.label = f.rowid" if where != "1" else ""
+        older, bound = ("", []) if before is None else (" AND f.rowid < ?", [before])
         return self.db.execute(
-            f"SELECT f.rowid, -bm25(fts, 1.0, 0.5, 1.0) FROM fts f{join} WHERE fts MATCH ? AND {where}"
-            " ORDER BY f.rowid DESC LIMIT ?", [match, *params, scored]).fetchall()
+            f"SELECT f.rowid, -bm25(fts, 1.0, 0.5, 1.0) FROM fts f{join} WHERE fts MATCH ? AND {where}{older}"
+            " ORDER BY f.rowid DESC LIMIT ?", [match, *params, *bound, scored]).fetchall()
 
     @property
     def kept(self) -> db_file.Kept:
