@@ -174,7 +174,7 @@ class CatalogQueries:
 
     @property
     def lexicon(self):
-        """Word counts for search (memcli.index.lexical), kept with this connection."""
+        """Word counts and word scores for search (memcli.index.lexical), kept with this connection."""
         from memcli.index.lexical import Lexicon
 
         return Lexicon(self.kept, self)
