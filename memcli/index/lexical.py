@@ -26,7 +26,10 @@ from memcli.index import db as db_file
 from memcli.index.filters import Filters
 
 SCORED = 1000  # the most memories one query's BM25 evaluates (~3 ms)
-KEPT_WORDS = 256  # words whose scores a long-lived process keeps: at most SCORED pairs each, ~30 MB in all
+# What a long-lived process keeps of words, at most (then it starts afresh): the scores of 256 (at most
+# SCORED pairs each, ~30 MB in all) and the counts of 65,536 (a few MB).
+KEPT_SCORES = 256
+KEPT_COUNTS = 1 << 16
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -63,7 +66,7 @@ class Lexicon:
                                (expression, SCORED + 1)).fetchone()[0]
 
     def frequency(self, word: str) -> int:
-        return self._kept.get(("word", word), lambda: self.matches(match_expression([word])))
+        return self._word("counts", KEPT_COUNTS, word, lambda: self.matches(match_expression([word])))
 
     def too_common(self, terms: list[str]) -> bool:
         """Whether more than SCORED memories hold one of the terms: the words' own counts decide it when
@@ -75,12 +78,17 @@ class Lexicon:
 
     def scores(self, word: str, filters: Filters) -> list[tuple[int, float]]:
         """(label, the word's BM25 part) of the newest SCORED memories holding the word, newest first."""
-        kept = self._kept.get("word scores", dict)  # gone when the index changes
-        key = (word, filters)
+        return self._word("scores", KEPT_SCORES, (word, filters),
+                          lambda: self._scorer.bm25(match_expression([word]), filters, SCORED))
+
+    def _word(self, family: str, most: int, key, compute):
+        """What is kept of words: until the index changes, and `most` of a family at most (then afresh),
+        as a process that is never written to would otherwise keep every word it was ever asked."""
+        kept = self._kept.get(("words", family), dict)
         if key not in kept:
-            if len(kept) >= KEPT_WORDS:
+            if len(kept) >= most:
                 kept.clear()
-            kept[key] = self._scorer.bm25(match_expression([word]), filters, SCORED)
+            kept[key] = compute()
         return kept[key]
 
     def rarest(self, terms: list[str]) -> list[str]:
