@@ -10,7 +10,8 @@ answers one query), run back to back and run when the periodic look at every fil
 made a while after the last command), one query inside `mem search -` (150 queries minus 50 in one process, per query),
 and `memory_search` through one `mem mcp` server spoken to by the MCP package's stdio client (p50 and
 p90, with the server's peak RSS), both against embedding the query and asking hnswlib for k=10 in a
-warm process (bench/floor.py). A no-change refresh and a full look at every file are in-process figures
+warm process (bench/floor.py). Beside it, `memory_list` of ten memories through the same client and
+server: no search, so what any result of that size costs on top of the floor. A no-change refresh and a full look at every file are in-process figures
 without a floor. The load average is printed: this machine is shared, so read the ratios; the cold processes
 run in turn with their floor, and their ratio is the median of the per-query ratios.
 """
@@ -87,8 +88,10 @@ def peak_rss_mb(pid: int) -> float:
     return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")) / 1024
 
 
-async def through_mcp(mem: list[str], env: dict, queries: list[str]) -> tuple[list[float], float]:
-    """Round trips of memory_search (after one warm-up call), and the server's peak RSS in MB."""
+async def through_mcp(mem: list[str], env: dict, queries: list[str]) -> tuple[list[float], list[float], float]:
+    """Round trips of memory_search (after one warm-up call), then as many of memory_list for ten memories
+    (the protocol's own cost of a result of that size: both ends of the SDK, the worker thread, the
+    listing, without a search), and the server's peak RSS in MB."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
     from mcp_types import Implementation
@@ -103,9 +106,14 @@ async def through_mcp(mem: list[str], env: dict, queries: list[str]) -> tuple[li
             samples.append(time.perf_counter() - began)
             if result.is_error:
                 raise SystemExit(f"memory_search failed: {result.content[0].text}")
+        listings = []
+        for _ in queries:
+            began = time.perf_counter()
+            await client.call_tool("memory_list", {"limit": 10})
+            listings.append(time.perf_counter() - began)
         pids = children_named("mcp")
         rss = max((peak_rss_mb(pid) for pid in pids), default=float("nan"))
-    return samples, rss
+    return samples, listings, rss
 
 
 def until_full_look_due(root: Path) -> None:
@@ -211,9 +219,11 @@ def main() -> None:
             per_query = (many - few) / 100
             warm_floor = floor.per_query(root, queries[: args.mcp_runs])
             row(size, "per query in `mem search -`", per_query, warm_floor)
-            samples, rss = anyio.run(through_mcp, mem, env, (queries * 2)[: args.mcp_runs])
+            samples, listings, rss = anyio.run(through_mcp, mem, env, (queries * 2)[: args.mcp_runs])
             row(size, "memory_search (MCP) p50", statistics.median(samples), warm_floor,
                 note=f"p90 {statistics.quantiles(samples, n=10)[-1] * 1000:.1f} ms; server peak RSS {rss:.0f} MB")
+            row(size, "memory_list of 10 (MCP) p50", statistics.median(listings),
+                note="no search: what the protocol and the listing cost a result of ten memories")
             refresh, full_look = refreshes(root, args.runs)
             row(size, "no-change refresh (in-process)", refresh)
             row(size, "full look at every file", full_look)
