@@ -120,10 +120,8 @@ def bm25(catalog: WordIndex, terms: list[str], limit: int, filters: Filters) -> 
     lexicon = catalog.lexicon
     if lexicon.too_common(terms):
         terms = lexicon.rarest(terms)
-    summed: dict[int, float] = {}
+    summed: dict[int, float] = {}  # at most SCORED memories: the terms kept are held by no more together
     for term in terms:  # in the query's order, the order FTS5 adds them up in
         for label, score in lexicon.scores(term, filters):
             summed[label] = summed.get(label, 0.0) + score
-    if len(summed) > SCORED:  # the rarest word alone is held by more: its newest SCORED, as FTS5 would read them
-        summed = {label: summed[label] for label in heapq.nlargest(SCORED, summed)}
     return heapq.nlargest(limit, summed.items(), key=lambda item: (item[1], item[0]))
