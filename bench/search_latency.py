@@ -33,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import floor  # noqa: E402
+from mcp_latency import checked, timed  # noqa: E402
 from store import WORDS, word_salad  # noqa: E402
 from store import timed as wall
 
@@ -99,21 +100,11 @@ async def through_mcp(mem: list[str], env: dict, queries: list[str]) -> tuple[li
 
     params = StdioServerParameters(command=mem[0], args=mem[1:] + ["mcp"], env=env)
     async with Client(params, client_info=Implementation(name="bench", version="1"), read_timeout_seconds=3600) as client:
-        await client.call_tool("memory_search", {"query": queries[-1]})
-        samples = []
-        for text in queries:
-            began = time.perf_counter()
-            result = await client.call_tool("memory_search", {"query": text, "limit": 10})
-            samples.append(time.perf_counter() - began)
-            if result.is_error:
-                raise SystemExit(f"memory_search failed: {result.content[0].text}")
-        listings = []
-        for _ in queries:
-            began = time.perf_counter()
-            result = await client.call_tool("memory_list", {"limit": 10})
-            listings.append(time.perf_counter() - began)
-            if result.is_error or len(result.structured_content["memories"]) != 10:
-                raise SystemExit(f"memory_list did not list ten memories: {result.content[0].text[:200]}")
+        await checked(client, "memory_search", {"query": queries[-1]})
+        if len((await checked(client, "memory_list", {"limit": 10})).structured_content["memories"]) != 10:
+            raise SystemExit("memory_list did not list ten memories")
+        samples = [await timed(client, "memory_search", {"query": text, "limit": 10}) for text in queries]
+        listings = [await timed(client, "memory_list", {"limit": 10}) for _ in queries]
         pids = children_named("mcp")
         rss = max((peak_rss_mb(pid) for pid in pids), default=float("nan"))
     return samples, listings, rss
