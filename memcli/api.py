@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from memcli import forked
+from memcli.util import forked
 from memcli.compressing import Compressing
 from memcli.errors import (
     InputError,
@@ -378,7 +378,7 @@ class Mem:
                min_score: float | None = None, progress=None, once: bool = False) -> list:
         """Best memories first, as memcli.index.search.Hit. `once`: this process asks nothing more of the
         embedding model (a one-shot `mem search`), so the query is embedded by a forked child
-        (memcli.forked) on the other core while this process catches up with the files and ranks by words."""
+        (memcli.util.forked) on the other core while this process catches up with the files and ranks by words."""
         from memcli.index.search import search
 
         if not check_text(query, "the search query").strip():

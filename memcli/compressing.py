@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from memcli.errors import describe
 from memcli.index.filters import Filters
-from memcli.progress import Progress
+from memcli.util.progress import Progress
 
 log = logging.getLogger("memcli")
 COMPRESSING = "compressing memories"  # the progress phase of compression

@@ -36,10 +36,10 @@ from memcli.chunk import split
 from memcli.errors import InputError, Refused
 from memcli.index.filters import Filters
 from memcli.privacy.reading import Pin, read_pinned
-from memcli.progress import Progress
+from memcli.util.progress import Progress
 from memcli.sources import CHUNK, glob_escape, written
 from memcli.store.memory import normalise_tags
-from memcli.textio import decode, looks_binary
+from memcli.util.textio import decode, looks_binary
 
 log = logging.getLogger("memcli")
 

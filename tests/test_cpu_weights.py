@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from memcli.paths import models_dir
+from memcli.util.paths import models_dir
 from memcli.providers import cpu_weights
 
 

@@ -1,4 +1,4 @@
-"""A one-shot search embeds its query in a forked child (memcli/forked.py) while it catches up with the
+"""A one-shot search embeds its query in a forked child (memcli/util/forked.py) while it catches up with the
 files, ranks by words and loads the graph.
 
 What a search finds must not depend on who embedded the query. A child that fails, or cannot be had,
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from helpers import add, jsonl, memory_files, ok, run, store_root
 
-from memcli import forked
+from memcli.util import forked
 from memcli.api import CHILD_EMBEDDED, LOOKING_AHEAD, WAITING_FOR_CHILD
 from memcli.index import db as db_file
 
@@ -69,7 +69,7 @@ def children_of(pid: int) -> list[int]:
 def test_a_child_hands_back_its_whole_result_from_another_process():
     done = fresh_python("""
         import json, os
-        from memcli import forked
+        from memcli.util import forked
         child = forked.start(lambda: ("x" * 3_000_000, os.getpid()))  # far more than a pipe holds
         text, pid = child.result()
         try:
@@ -84,7 +84,7 @@ def test_a_child_hands_back_its_whole_result_from_another_process():
 
 def test_a_failing_child_gives_none_and_prints_no_traceback():
     done = fresh_python("""
-        from memcli import forked
+        from memcli.util import forked
         def fail():
             raise RuntimeError("boom")
         print(forked.start(fail).result())
@@ -95,7 +95,7 @@ def test_a_failing_child_gives_none_and_prints_no_traceback():
 def test_a_child_given_up_is_killed_and_reaped():
     done = fresh_python("""
         import os, threading
-        from memcli import forked
+        from memcli.util import forked
         child = forked.start(threading.Event().wait)  # the child's copy of the event is never set
         child.stop()
         try:
@@ -121,7 +121,7 @@ def test_no_child_while_another_thread_runs():
 def test_output_buffered_before_the_fork_is_written_once():
     done = fresh_python("""
         import sys
-        from memcli import forked
+        from memcli.util import forked
         sys.stdout.write("before ")  # buffered: stdout is a pipe here
         child = forked.start(lambda: sys.stdout.flush())  # a child flushing its copy of the buffer
         child.result()
@@ -220,7 +220,7 @@ def test_a_failed_child_leaves_the_embedding_to_the_search():
     add("the deploy key rotates every 90 days")
     done = fresh_python("""
         import logging, sys
-        from memcli import forked
+        from memcli.util import forked
         forked.Child.result = lambda self: self.stop()  # as if the child had died
         logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
         import json, fakes

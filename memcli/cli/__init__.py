@@ -14,7 +14,7 @@ from pathlib import Path
 # as before, and what must be closed is closed before (the catalog: Env.close).
 atexit.register(gc.freeze)
 # numpy's OpenBLAS starts a thread at import that spins on the other core for a while: a cold search
-# imports numpy in two processes at once (memcli/forked.py), and mem's arrays are too small to gain
+# imports numpy in two processes at once (memcli/util/forked.py), and mem's arrays are too small to gain
 # from a second BLAS thread. Read by OpenBLAS when it loads, in this process and its children.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 

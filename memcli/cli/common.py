@@ -187,7 +187,7 @@ def say_redacted(counts: dict[str, int]) -> None:
 
 
 class ProgressBars:
-    """The CLI side of memcli.progress.Progress: a bar per phase on stderr, counting the phase's unit
+    """The CLI side of memcli.util.progress.Progress: a bar per phase on stderr, counting the phase's unit
     (`ingesting chunks 12/119`), drawn only on a terminal and only for work still running `delay`
     seconds after its phase began, so quick commands stay quiet. A phase that starts over (a new
     source of a model pull) gets a new bar; an unknown total shows nothing. `counts=False` hides the

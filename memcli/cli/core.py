@@ -79,7 +79,7 @@ def read_text(mem, text, file, source, no_gitignore=False):
     """(the text, its source) from arguments, `-` or a pipe, or --file (refused when .memignore names it);
     a source that names a local file is written as memcli.sources says."""
     from memcli.sources import from_typed, written
-    from memcli.textio import read_stream
+    from memcli.util.textio import read_stream
 
     mem.gitignore = not no_gitignore
     limit = mem.settings.max_input_bytes

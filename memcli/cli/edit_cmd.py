@@ -23,7 +23,7 @@ def edit(env: Env, memory_id: str) -> None:
     (.index/), removed when mem is done whatever happens.
     """
     from memcli.editing import edit_text, save_edit
-    from memcli.fsutil import scratch_file
+    from memcli.util.fsutil import scratch_file
 
     mem = env.mem()
     memory = mem.get(memory_id)

@@ -77,7 +77,7 @@ def append(env: Env, thread_id, text, role, name, as_jsonl, as_json) -> None:
     if as_jsonl:
         if text:
             raise click.UsageError("give the messages on stdin with --jsonl, or TEXT, not both")
-        from memcli.textio import json_object
+        from memcli.util.textio import json_object
 
         drafts = [json_object(line, f"stdin line {number}") for number, line in enumerate(sys.stdin, 1) if line.strip()]
     else:
@@ -92,7 +92,7 @@ def append(env: Env, thread_id, text, role, name, as_jsonl, as_json) -> None:
 
 def _text(text, limit: int) -> str:
     from memcli.cli.core import interactive
-    from memcli.textio import read_stream
+    from memcli.util.textio import read_stream
 
     if text == ("-",) or (not text and not interactive()):
         return read_stream(sys.stdin.buffer, "stdin", limit)

@@ -41,7 +41,7 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     """
     mem = env.mem()
     from memcli.api import Compressing
-    from memcli.textio import RECORD_FACTOR, bounded_lines, open_input
+    from memcli.util.textio import RECORD_FACTOR, bounded_lines, open_input
     from memcli.transfer import import_lines
 
     stream = open_input(source)

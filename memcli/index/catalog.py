@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memcli import forked
+from memcli.util import forked
 from memcli.config import Settings
 from memcli.errors import InvalidMemory, StoreError, describe
 from memcli.index import db as db_file
@@ -27,10 +27,10 @@ from memcli.index import stamps
 from memcli.index.dates import date_words
 from memcli.index.queries import CatalogQueries
 from memcli.index.stamps import RACY, SETTLED_NS
-from memcli.progress import Progress
+from memcli.util.progress import Progress
 from memcli.store.files import Store
 from memcli.store.memory import Memory, content_key
-from memcli.textio import RECORD_FACTOR
+from memcli.util.textio import RECORD_FACTOR
 
 log = logging.getLogger("memcli")
 
@@ -214,7 +214,7 @@ class Catalog(CatalogQueries):
     def look_ahead(self) -> bool:
         """For a one-shot command with slow work of its own before it reads the catalog (loading the
         vector graph while a child embeds the query): when the look at every file is due, a forked child
-        (memcli.forked) makes its stats meanwhile, and this command's refresh takes them. At 100k memories
+        (memcli.util.forked) makes its stats meanwhile, and this command's refresh takes them. At 100k memories
         the look costs half a second of stats, which otherwise come after the graph; a look that cost
         less than LOOK_AHEAD_MIN_S is left to the refresh. Whether a child started."""
         if self._refreshed or self._ahead is not None or not self.path.exists():

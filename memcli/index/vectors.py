@@ -26,10 +26,10 @@ import os
 import zlib
 from typing import Iterable
 
-from memcli.fsutil import sibling_temp
+from memcli.util.fsutil import sibling_temp
 from memcli.index import db as db_file
 from memcli.index.catalog import Catalog
-from memcli.progress import Progress
+from memcli.util.progress import Progress
 
 log = logging.getLogger("memcli")
 

@@ -43,7 +43,7 @@ class Gate:
         """A file's text, read only when the denylist lets it be and only from the very file it decided on
         (memcli.privacy.reading): Refused when ignored or swapped meanwhile, InputError when unusable."""
         from memcli.privacy.reading import read_pinned
-        from memcli.textio import decode
+        from memcli.util.textio import decode
 
         if os.path.isdir(path):
             raise InputError(f"{path} is a directory; give a file (or use `mem ingest` for folders)")

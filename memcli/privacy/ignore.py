@@ -43,7 +43,7 @@ import stat
 from pathlib import Path
 from typing import Iterator
 
-from memcli.paths import user_config_dir, work_tree_top
+from memcli.util.paths import user_config_dir, work_tree_top
 from memcli.privacy.patterns import (
     DEFAULTS,
     GIT_IGNORE_FILE,

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from memcli.errors import InputError, ModelError
-from memcli.fsutil import sibling_temp
+from memcli.util.fsutil import sibling_temp
 
 OUT_TYPES = ("f32", "f16", "q8_0")
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from memcli.providers.settings import ProviderSettings
-from memcli.fsutil import atomic_write
+from memcli.util.fsutil import atomic_write
 
 STATE_FILE = "provider.json"
 WINDOW_S = 60.0

@@ -18,8 +18,8 @@ import logging
 from pathlib import Path
 from typing import Any, Callable
 
-from memcli.fsutil import sibling_temp
-from memcli.paths import models_dir
+from memcli.util.fsutil import sibling_temp
+from memcli.util.paths import models_dir
 
 log = logging.getLogger("memcli")
 

@@ -27,7 +27,7 @@ from memcli.providers.registry import WheelSource
 
 log = logging.getLogger("memcli")
 
-Progress = Callable[[int, "int | None"], None]  # memcli.progress.Progress with its phase bound (the model)
+Progress = Callable[[int, "int | None"], None]  # memcli.util.progress.Progress with its phase bound (the model)
 CHUNK = 1 << 20
 HTTP_TIMEOUT_S = 30
 

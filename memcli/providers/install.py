@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from memcli.errors import ModelError
-from memcli.fsutil import sibling_temp
+from memcli.util.fsutil import sibling_temp
 from memcli.providers import cpu_weights, registry
 from memcli.providers.fetch import (
     SourceFailed,
@@ -31,7 +31,7 @@ from memcli.providers.registry import ModelSpec, UrlSource, model_path
 
 log = logging.getLogger("memcli")
 
-Progress = Callable[[int, "int | None"], None]  # memcli.progress.Progress with its phase bound (the model)
+Progress = Callable[[int, "int | None"], None]  # memcli.util.progress.Progress with its phase bound (the model)
 GGUF_MAGIC = b"GGUF"
 
 

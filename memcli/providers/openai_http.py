@@ -16,7 +16,7 @@ from typing import Any
 
 from memcli.providers.settings import ProviderSettings
 from memcli.errors import ProviderError
-from memcli.paths import user_config_dir
+from memcli.util.paths import user_config_dir
 
 log = logging.getLogger("memcli")
 

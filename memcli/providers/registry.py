@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memcli.errors import NotFound
-from memcli.paths import models_dir
+from memcli.util.paths import models_dir
 
 DEFAULT_EMBED_MODEL = "all-minilm-l6-v2"
 DEFAULT_COMPRESS_MODEL = "smollm2-135m-instruct-q4_1"

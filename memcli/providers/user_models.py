@@ -12,8 +12,8 @@ from pathlib import Path
 import yaml
 
 from memcli.errors import InputError, ModelError
-from memcli.fsutil import atomic_write
-from memcli.paths import models_dir
+from memcli.util.fsutil import atomic_write
+from memcli.util.paths import models_dir
 
 INDEX_FILE = "user-models.yaml"
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")

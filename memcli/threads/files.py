@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
 from memcli.errors import AmbiguousId, InputError, InvalidMemory, NotFound
-from memcli.fsutil import atomic_write
+from memcli.util.fsutil import atomic_write
 from memcli.index.filters import Filters
 from memcli.store import ids
 from memcli.store.memory import Memory, clean_input, now_utc, parse_time

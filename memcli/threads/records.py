@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from memcli.errors import InputError, InvalidMemory
 from memcli.store.memory import parse_time
-from memcli.textio import json_object
+from memcli.util.textio import json_object
 
 ROLES = ("system", "user", "assistant", "tool")
 ROLE_ALIASES = {"model": "assistant"}  # Gemini's name for the assistant

@@ -1,0 +1,1 @@
+"""Small helpers every layer may use: atomic files, user folders, text input, progress, forked work."""
