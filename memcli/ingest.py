@@ -5,7 +5,7 @@ chunk), split with memcli.chunk, and a file's new chunks are stored through `Mem
 like any memory) with `source: <path>#<n>` (n from 1) and `written_by: ingest`. Compression, the slow
 part (seconds a chunk with the local model), is queued by default for `mem compress --pending`.
 
-How a path is written (memcli.sources): relative to the project (the folder around a `.mem/` store,
+How a path is written (memcli.store.sources): relative to the project (the folder around a `.mem/` store,
 else the store folder) when it is inside it, so a store committed to git holds `docs/setup.md#2` on
 every machine; else `~/...` when it is under the user's home; else absolute. It does not depend on
 the working directory, so a re-run from anywhere finds the chunks of an earlier one.
@@ -37,7 +37,7 @@ from memcli.errors import InputError, Refused
 from memcli.index.filters import Filters
 from memcli.privacy.reading import Pin, read_pinned
 from memcli.util.progress import Progress
-from memcli.sources import CHUNK, glob_escape, written
+from memcli.store.sources import CHUNK, glob_escape, written
 from memcli.store.memory import normalise_tags
 from memcli.util.textio import decode, looks_binary
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 from helpers import add, jsonl, ok, run, store_root
 
-from memcli.when import parse_when
+from memcli.index.when import parse_when
 
 
 def test_one_limit_flag_for_every_listing():

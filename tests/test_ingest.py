@@ -10,7 +10,7 @@ import fake_secrets as fs
 import pytest
 from helpers import add, jsonl, load_file, memory_files, ok, run, store_root, write_tree
 
-from memcli.sources import written
+from memcli.store.sources import written
 
 WORDS = ("proxy", "queue", "retry", "backoff", "invoice", "tenant", "cluster", "deploy", "budget", "schema")
 

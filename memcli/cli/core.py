@@ -77,8 +77,8 @@ def text_options(func):
 
 def read_text(mem, text, file, source, no_gitignore=False):
     """(the text, its source) from arguments, `-` or a pipe, or --file (refused when .memignore names it);
-    a source that names a local file is written as memcli.sources says."""
-    from memcli.sources import from_typed, written
+    a source that names a local file is written as memcli.store.sources says."""
+    from memcli.store.sources import from_typed, written
     from memcli.util.textio import read_stream
 
     mem.gitignore = not no_gitignore

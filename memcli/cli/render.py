@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memcli.when import local
+from memcli.index.when import local
 
 if TYPE_CHECKING:
     from memcli.store.memory import Memory
 
 
 def local_time(stamp: str) -> str:
-    """A stored UTC time as the local day and minute (memcli.when.local), the year in four digits."""
+    """A stored UTC time as the local day and minute (memcli.index.when.local), the year in four digits."""
     moment = local(dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc))
     return f"{moment.year:04d}-{moment:%m-%d %H:%M}"
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from memcli.when import local
+from memcli.index.when import local
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")

@@ -1,5 +1,5 @@
 """Which memories a read wants: tags (all of them), a time window, source globs (any of them, as
-memcli.sources reads a typed `--source`); current versions only unless `all_versions` (memcli/versions.py).
+memcli.store.sources reads a typed `--source`); current versions only unless `all_versions` (memcli/versions.py).
 
 One value object shared by listing, search (both sides) and export, turned into SQL in one place.
 """
@@ -28,10 +28,10 @@ class Filters:
     def parse(cls, tags=(), since: str | None = None, until: str | None = None,
               source: str | None = None, all_versions: bool = False, home: Path | None = None) -> "Filters":
         """From what a person or an assistant typed (`-t`, `--since 3d`, MCP arguments), checked. Given
-        the project's `home`, `source` is a path from the working directory (memcli.sources.globs)."""
-        from memcli.sources import globs
+        the project's `home`, `source` is a path from the working directory (memcli.store.sources.globs)."""
+        from memcli.store.sources import globs
         from memcli.store.memory import check_text, normalise_tags
-        from memcli.when import parse_when
+        from memcli.index.when import parse_when
 
         return cls(tags=tuple(normalise_tags(tags)), since=parse_when(since) if since else None,
                    until=parse_when(until, end_of_day=True) if until else None,

@@ -55,7 +55,7 @@ def check(gate: Gate, raw: str, source: str | None, *, keep_local: bool) -> Egre
 
 
 def _excluded(gate: Gate, source: str | None) -> bool:
-    from memcli.sources import local_paths
+    from memcli.store.sources import local_paths
 
     paths = local_paths(source, gate.home) if source else []
     if not paths:

@@ -57,9 +57,9 @@ class Gate:
 
     def refuse_ignored_source(self, source: str | None) -> None:
         """A `source` that names a local path (a plain path, `path#n`, or a file:// URI; a relative one read
-        from here and from the project, memcli.sources) must not be ignored; other URIs (https://,
+        from here and from the project, memcli.store.sources) must not be ignored; other URIs (https://,
         mailto:, ...) are not files mem could read, and pass."""
-        from memcli.sources import local_paths
+        from memcli.store.sources import local_paths
 
         paths = local_paths(source, self.home) if source else []
         if paths:
