@@ -48,8 +48,8 @@ K = 10
 
 def open_store(folder: Path, sample: dict):
     """A store of this conversation's turns, embedded by the real default model."""
-    from memcli import engines
-    from memcli.api import Compressing, Mem
+    from memcli.core import engines
+    from memcli.core.mem import Compressing, Mem
     from memcli.store.files import Store
     from memcli.transfer import import_lines
 

@@ -37,7 +37,7 @@ def load(path: Path) -> list[dict]:
 def cosines(pairs: list[dict]) -> list[float]:
     import numpy as np
 
-    from memcli import engines
+    from memcli.core import engines
     from memcli.config import Settings
 
     embedder = engines.local().embedder(Settings().embed_model)  # whole texts, as memcli.versions.similar

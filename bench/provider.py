@@ -53,7 +53,7 @@ def corpus(count: int) -> list[str]:
 
 def make_store(root: Path, texts: list[str], provider) -> None:
     """A store holding texts as pending memories (`mem add --defer`), set to compress with `facts`."""
-    from memcli.api import Compressing, Mem
+    from memcli.core.mem import Compressing, Mem
 
     mem = Mem.open(root)
     mem.ensure_store()

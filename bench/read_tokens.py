@@ -171,7 +171,7 @@ def main() -> None:
     args = parser.parse_args()
     samples = json.loads(args.data.read_text())
     work = args.stores or Path(tempfile.mkdtemp(prefix="mem-bench-read-tokens-"))
-    from memcli import engines
+    from memcli.core import engines
     from memcli.config import Settings
 
     count = engines.local().token_counter(Settings().compress_model)

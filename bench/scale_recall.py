@@ -51,7 +51,7 @@ def recall(mem, sample: dict, mode: str, k: int = 10) -> float:
 
 
 def main() -> None:
-    from memcli.api import Mem
+    from memcli.core.mem import Mem
     from memcli.index import lexical
     from memcli.store.files import Store
 

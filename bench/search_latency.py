@@ -148,7 +148,7 @@ def paired(values: list[float], bases: list[float]) -> tuple[float, float, float
 
 def refreshes(root: Path, runs: int) -> tuple[float, float]:
     """Medians of (a no-change refresh: one stat per folder, the vectors in step; a full look at every file)."""
-    from memcli.api import Mem
+    from memcli.core.mem import Mem
     from memcli.store.files import Store
 
     quick, full = [], []

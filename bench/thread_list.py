@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from memcli.api import Mem
+from memcli.core.mem import Mem
 from memcli.store.files import Store
 from memcli.threads.files import Threads
 

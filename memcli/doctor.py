@@ -190,7 +190,7 @@ def _git_output(root: Path, *args: str) -> str | None:
 
 
 def _compression(mem) -> list[Finding]:
-    from memcli.compressing import to_compress
+    from memcli.core.compressing import to_compress
 
     findings = []
     pending = to_compress(mem, pending=True)

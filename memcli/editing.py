@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from memcli.api import Compressing, Mem
+from memcli.core.mem import Compressing, Mem
 from memcli.errors import InvalidMemory
 from memcli.store.memory import Memory, clean_input, now_utc
 from memcli.store.yamlfile import parse_yaml

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from memcli.api import Compressing
+from memcli.core.mem import Compressing
 from memcli.chunk import split
 from memcli.errors import InputError, Refused
 from memcli.index.filters import Filters
@@ -92,7 +92,7 @@ class _Root:
 def ingest(mem, paths: Iterable[Path | str], *, tags: Iterable[str] = (), dry_run: bool = False,
            remove_orphans: bool = False, defer: bool = True, follow_links: bool = False,
            progress: Progress | None = None) -> IngestReport:
-    """Ingest files and folders into `mem` (an memcli.api.Mem); see the module docstring. By default (`defer`)
+    """Ingest files and folders into `mem` (an memcli.core.mem.Mem); see the module docstring. By default (`defer`)
     chunks are stored at the speed of embedding and their compression is queued (`report.pending`)."""
     report = IngestReport(dry_run=dry_run)
     tags = normalise_tags(list(tags))

@@ -1,7 +1,7 @@
 """Tags after the fact: `mem tag ID +new -old`, the tags a duplicate `mem add` brings, `mem tags`.
 
 A tag change keeps the memory's text, id, short form and vector; only `tags` and `updated_at` change
-(through `Mem.relabel`, under the store lock, on the file as it is now). `mem` is a memcli.api.Mem,
+(through `Mem.relabel`, under the store lock, on the file as it is now). `mem` is a memcli.core.mem.Mem,
 left unannotated: api.py calls in here for a duplicate's new tags, and the arrow stays one-way.
 """
 

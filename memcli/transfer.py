@@ -18,7 +18,7 @@ from memcli.store.memory import Memory, clean_input, now_utc
 from memcli.util.textio import json_object
 
 if TYPE_CHECKING:
-    from memcli.api import Compressing, Mem
+    from memcli.core.mem import Compressing, Mem
 
 WRITE_BATCH = 64  # memories per write: their texts share the embedding model's batches
 READ_ONLY_FIELDS = ("content", "content_raw", "optimized", "score", "query")

@@ -22,7 +22,7 @@ from memcli.errors import InputError, MemError
 from memcli.store.memory import Memory, content_key, normalise_tags
 
 if TYPE_CHECKING:
-    from memcli.api import AddResult, Compressing, Mem
+    from memcli.core.mem import AddResult, Compressing, Mem
 
 log = logging.getLogger("memcli")
 
@@ -119,7 +119,7 @@ def update(mem: Mem, prefix: str, text: str, *, tags: Iterable[str] | None = Non
     that memory's chain, so updating either side of a fork resolves it. The new version keeps the tags
     and source of the one it replaces unless given, and stays local-only if it was. The same text as the
     current version changes nothing."""
-    from memcli.api import Compressing
+    from memcli.core.mem import Compressing
 
     _, tips = current(mem, prefix)
     same_text = [tip for tip in tips if content_key(text) == content_key(tip.raw)]

@@ -34,7 +34,7 @@ def add(text, *args) -> str:
 
 def open_mem():
     """The library on the current store, with the providers the test's CLI gets."""
-    from memcli.api import Mem
+    from memcli.core.mem import Mem
 
     return Mem.open(providers=fakes.current)
 

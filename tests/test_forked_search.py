@@ -24,7 +24,7 @@ import pytest
 from helpers import add, jsonl, memory_files, ok, run, store_root
 
 from memcli.util import forked
-from memcli.api import CHILD_EMBEDDED, LOOKING_AHEAD, WAITING_FOR_CHILD
+from memcli.core.mem import CHILD_EMBEDDED, LOOKING_AHEAD, WAITING_FOR_CHILD
 from memcli.index import db as db_file
 
 TESTS = Path(__file__).parent
@@ -224,7 +224,7 @@ def test_a_failed_child_leaves_the_embedding_to_the_search():
         forked.Child.result = lambda self: self.stop()  # as if the child had died
         logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
         import json, fakes
-        from memcli.api import Mem
+        from memcli.core.mem import Mem
         hits = Mem.open(providers=fakes.providers()).search("deploy key", mode="vector", once=True)
         print(json.dumps([hit.memory.raw for hit in hits]))
     """)

@@ -9,7 +9,7 @@ from helpers import add, open_mem
 from provider_helpers import GOOD_LINE, NOTE, stored, use_server
 from script_server import ScriptServer
 
-from memcli.worker import IdleWorker, PendingCompression
+from memcli.core.idle import IdleWorker, PendingCompression
 
 
 class Clock:

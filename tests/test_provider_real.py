@@ -35,7 +35,7 @@ def llama_server(tmp_path_factory):
 
 
 def test_the_server_writes_a_grammar_held_line(llama_server, real_models, tmp_path):
-    from memcli import engines
+    from memcli.core import engines
     from memcli.compress.remote import RemoteCompressor
 
     settings = ProviderSettings(name="llamacpp", base_url=llama_server, model="smollm2", constrain="grammar",

@@ -1,4 +1,4 @@
-"""`mem`: the command-line entry point. Each command parses, calls memcli.api, and formats."""
+"""`mem`: the command-line entry point. Each command parses, calls memcli.core.mem, and formats."""
 
 from __future__ import annotations
 

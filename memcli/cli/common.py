@@ -90,7 +90,7 @@ class Env:
 
     def mem(self):
         if self._mem is None:
-            from memcli.api import Mem
+            from memcli.core.mem import Mem
 
             self._mem = Mem.open(self.store_dir, self.providers)
         return self._mem

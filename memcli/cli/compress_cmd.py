@@ -32,7 +32,7 @@ def compress(env: Env, memory_ids, pending, failed, every, method, ratio, as_jso
     mem = env.mem()
     if not (memory_ids or pending or failed or every):
         raise click.UsageError("say which memories: IDs, --pending, --failed or --all")
-    from memcli.compressing import Compressing, recompress, to_compress
+    from memcli.core.compressing import Compressing, recompress, to_compress
 
     chosen = mem.resolve(memory_ids) if memory_ids else []
     if pending or failed or every:

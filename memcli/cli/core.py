@@ -192,7 +192,7 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
       mem add --file notes/scraper.md -t scraper
       mem add "staging Postgres listens on 5433" --supersedes 01JDQ4
     """
-    from memcli.api import Compressing
+    from memcli.core.mem import Compressing
     from memcli.versions import write
 
     mem = env.mem()

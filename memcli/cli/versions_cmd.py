@@ -34,7 +34,7 @@ def update(env: Env, memory_id, text, file, source, no_compress, defer, local_on
       mem update 01JDQ4 "staging Postgres listens on 5433"
       mem show 01JDQ4 --raw | sed s/5432/5433/ | mem update 01JDQ4 -
     """
-    from memcli.api import Compressing
+    from memcli.core.mem import Compressing
     from memcli.versions import update as update_memory
 
     mem = env.mem()

@@ -19,7 +19,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
-from memcli.api import Compressing
+from memcli.core.mem import Compressing
 from memcli.context import DEFAULT_BUDGET, block
 from memcli.errors import MemError
 from memcli.index.filters import Filters
@@ -27,7 +27,7 @@ from memcli.mcp.toolbox import Toolbox, client_name, reply
 from memcli.mcp.version_tools import Versioned, written_reply
 from memcli.stats import read_cost
 from memcli.store.memory import normalise_tags
-from memcli.worker import defers_writes
+from memcli.core.idle import defers_writes
 
 Tags = Annotated[list[str] | str | None, Field(description='Tags to file it under, e.g. ["infra", "billing"].')]
 TagFilter = Annotated[list[str] | str | None, Field(description="Only memories that have all of these tags.")]

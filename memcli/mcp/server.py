@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from memcli import __version__
-from memcli.api import Mem
+from memcli.core.mem import Mem
 from memcli.errors import MemError, describe
 from memcli.index.db import is_damage
 
@@ -50,7 +50,7 @@ When a fact changed, memory_update replaces the memory that says the old one."""
 class Worker:
     """Runs library calls one at a time on a dedicated thread, each after a fresh look at the files.
 
-    Between calls, background jobs (memcli.worker: pending compression, due thread folds) run once the server has been
+    Between calls, background jobs (memcli.core.idle: pending compression, due thread folds) run once the server has been
     idle for `idle_seconds`: their library steps go through this same thread, their slow part (a
     request to a compression server, a local model) runs beside it, so a tool call is not held up.
     Looking for jobs goes through this thread too, and so catches up with the files: that idle
@@ -58,7 +58,7 @@ class Worker:
 
     def __init__(self, mem: Mem):
         from memcli.threads.summarize import DueFolds
-        from memcli.worker import IdleWorker, PendingCompression
+        from memcli.core.idle import IdleWorker, PendingCompression
 
         self.mem = mem
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem")

@@ -1,7 +1,7 @@
 """The thread tools: append to a conversation, get it back as a chat-API message list, list threads.
 
 thread_append answers as soon as the messages are on disk; folding old turns into summaries (what
-`mem thread append` does in a detached process) is left to the server's idle worker (memcli.worker).
+`mem thread append` does in a detached process) is left to the server's idle worker (memcli.core.idle).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 `Providers` is the one seam between mem and its models: `Mem(store, providers=...)` takes it, the CLI
 and the MCP server pass it down, tests hand in fakes, and another back end (a remote server) is one
-more set of these callables. memcli.engines assembles the default, llama.cpp in this process.
+more set of these callables. memcli.core.engines assembles the default, llama.cpp in this process.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from memcli.store.memory import Memory, clean_input, now_utc, parse_time
 from memcli.threads.records import Message, ThreadInfo, normalise_role
 
 if TYPE_CHECKING:
-    from memcli.api import Mem
+    from memcli.core.mem import Mem
 
 log = logging.getLogger("memcli")
 

@@ -30,7 +30,7 @@ from memcli.threads.files import Fold, Threads, summary_source
 from memcli.threads.records import Message
 
 if TYPE_CHECKING:
-    from memcli.api import Mem
+    from memcli.core.mem import Mem
 
 log = logging.getLogger("memcli")
 
@@ -87,7 +87,7 @@ def summarize(mem: Mem, thread_id: str, *, force: bool = False) -> Fold | None:
         if not span:
             return None
         text = summary_text(mem, span)
-        from memcli.api import Compressing
+        from memcli.core.mem import Compressing
 
         result = mem.add(text, tags=["thread"], source=summary_source(thread_id, span[0].seq, span[-1].seq),
                          written_by="thread", allow_duplicate=True, compressing=Compressing(enabled=False),
@@ -96,7 +96,7 @@ def summarize(mem: Mem, thread_id: str, *, force: bool = False) -> Fold | None:
 
 
 class DueFolds:
-    """A source of jobs for the idle worker of `mem mcp` (memcli.worker): fold the threads that had a
+    """A source of jobs for the idle worker of `mem mcp` (memcli.core.idle): fold the threads that had a
     fold due after an append, once the server is quiet. `on_mem(fn)` runs fn on the server's library
     thread, where the models and the catalog live. A failed fold leaves the turns unfolded; the next
     append that finds it due asks again."""

@@ -125,14 +125,14 @@ class PendingCompression:
         return lambda: self._compress(memory)
 
     def _pending(self) -> list:
-        from memcli.compressing import to_compress
+        from memcli.core.compressing import to_compress
 
         if not self.mem.store.exists or not self.mem.pending_count():
             return []
         return to_compress(self.mem, pending=True)
 
     def _compress(self, memory) -> None:
-        from memcli.compressing import Compressing
+        from memcli.core.compressing import Compressing
 
         compressed, info = self.mem.compression_of(memory, Compressing())
         status = self.on_mem(lambda: self.mem.save_compression(memory, compressed, info))

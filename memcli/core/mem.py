@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from memcli.util import forked
-from memcli.compressing import Compressing
+from memcli.core.compressing import Compressing
 from memcli.errors import (
     InputError,
     MemError,
@@ -68,7 +68,7 @@ class AddResult:
 class Mem:
     def __init__(self, store: Store, providers: Providers | None = None):
         self.store = store
-        self._local = providers  # None: llama.cpp in this process (memcli.engines.local)
+        self._local = providers  # None: llama.cpp in this process (memcli.core.engines.local)
         self._providers: Providers | None = None
         self.catalog = Catalog(store)
         self.created_store = False
@@ -90,7 +90,7 @@ class Mem:
     def providers(self) -> Providers:
         """The models, with compression sent to the server mem.yaml's `provider` names, if any."""
         if self._providers is None:
-            from memcli import engines
+            from memcli.core import engines
 
             self._providers = engines.with_provider(self._local or engines.local(), self.settings,
                                                     self.store.index_dir)
@@ -300,8 +300,8 @@ class Mem:
         return [None] * len(texts)
 
     def compression_of(self, memory: Memory, compressing: Compressing) -> tuple[str | None, dict]:
-        """(compressed text or None, the `compression` mapping); never raises (memcli.compressing)."""
-        from memcli.compressing import compression_of
+        """(compressed text or None, the `compression` mapping); never raises (memcli.core.compressing)."""
+        from memcli.core.compressing import compression_of
 
         return compression_of(self, memory, compressing)
 
