@@ -51,7 +51,7 @@ def open_store(folder: Path, sample: dict):
     from memcli.core import engines
     from memcli.core.mem import Compressing, Mem
     from memcli.store.files import Store
-    from memcli.transfer import import_lines
+    from memcli.features.transfer import import_lines
 
     mem = Mem(Store(folder), engines.local())
     mem.ensure_store()

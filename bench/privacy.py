@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from memcli.chunk import split
+from memcli.features.ingest.chunk import split
 from memcli.privacy.ignore import IgnoreRules
 from memcli.privacy.redact import redact
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from memcli.chunk import split
+from memcli.features.ingest.chunk import split
 from memcli.errors import InputError
 
 HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")

@@ -9,7 +9,7 @@ import re
 
 from helpers import add, jsonl, ok, run
 
-from memcli.context import block, day_names, pack
+from memcli.features.budget import block, day_names, pack
 from memcli.index.search import Hit
 from memcli.store import ids
 from memcli.store.memory import Memory

@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import Implementation
 
-from memcli.context import DEFAULT_BUDGET
+from memcli.features.budget import DEFAULT_BUDGET
 from memcli.index import catalog, vectors
 from memcli.store import ids
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from memcli.errors import InputError, InvalidMemory
 from memcli.store.memory import KEY_ORDER, Memory
-from memcli.transfer import parse_record, to_memory
+from memcli.features.transfer import parse_record, to_memory
 
 FAST = settings(max_examples=200, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

@@ -10,7 +10,7 @@ import pytest
 from helpers import add, jsonl, load_file, memory_files, ok, open_mem, run, store_root
 
 from memcli.cli import core
-from memcli.versions import SIMILAR_AT
+from memcli.features.versions import SIMILAR_AT
 
 
 def file_of(memory_id: str):

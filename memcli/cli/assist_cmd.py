@@ -13,7 +13,7 @@ from memcli.cli.common import (
     query_text,
 )
 from memcli.cli.core import filter_options, make_filters, versions_option
-from memcli.context import DEFAULT_BUDGET
+from memcli.features.budget import DEFAULT_BUDGET
 from memcli.errors import NOTHING
 from memcli.index.search import MODES
 

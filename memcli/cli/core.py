@@ -48,7 +48,7 @@ def filter_options(func):
 
 
 def versions_option(func):
-    """`ls`, `search` and `context` return current versions only unless asked (memcli/versions.py)."""
+    """`ls`, `search` and `context` return current versions only unless asked (memcli/features/versions.py)."""
     return click.option("--all-versions", is_flag=True, help="Include earlier versions that an update replaced.")(func)
 
 
@@ -193,7 +193,7 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
       mem add "staging Postgres listens on 5433" --supersedes 01JDQ4
     """
     from memcli.core.mem import Compressing
-    from memcli.versions import write
+    from memcli.features.versions import write
 
     mem = env.mem()
     body, source = read_text(mem, text, file, source, no_gitignore)
@@ -250,7 +250,7 @@ def _confirm_update(close) -> bool:
 def show(env: Env, memory_id: str, raw: bool, history: bool, with_raw: bool, fmt: str | None) -> None:
     """Show one memory (ID: a short id, the full id or a unique beginning of it): its current version, even when ID names an
     earlier one; --history lists every version."""
-    from memcli.versions import chain, heads
+    from memcli.features.versions import chain, heads
 
     mem = env.mem()
     named = mem.get(memory_id)
@@ -297,7 +297,7 @@ def ls(env: Env, tags, since, until, source, all_versions, limit, raw, with_raw,
 def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
     """Delete memories, each with all its versions. Every ID must name exactly one memory, or nothing
     is deleted."""
-    from memcli.versions import chain
+    from memcli.features.versions import chain
 
     mem = env.mem()
     chains = {memory.id: chain(mem, memory.id) for memory in mem.resolve(memory_ids)}

@@ -26,7 +26,7 @@ def doctor(env: Env, as_json: bool, fix: bool) -> None:
     (after a git pull, say), embedding what has no vector yet. It reads every page of the caches and
     rebuilds a damaged one, and names the temp files that killed writes left (--fix removes them).
     """
-    from memcli.doctor import diagnose
+    from memcli.features.doctor import diagnose
 
     mem = env.mem()
     with ProgressBars() as progress:

@@ -22,7 +22,7 @@ def edit(env: Env, memory_id: str) -> None:
     on a terminal you may reopen it. The editor works on a private temp file inside the store
     (.index/), removed when mem is done whatever happens.
     """
-    from memcli.editing import edit_text, save_edit
+    from memcli.features.editing import edit_text, save_edit
     from memcli.util.fsutil import scratch_file
 
     mem = env.mem()

@@ -54,7 +54,7 @@ def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json, follo
       mem ingest notes/ --dry-run
       mem ingest docs/ --prune && mem compress --pending
     """
-    from memcli.ingest import ingest as run_ingest
+    from memcli.features.ingest.files import ingest as run_ingest
 
     mem = env.mem()
     mem.gitignore = not no_gitignore

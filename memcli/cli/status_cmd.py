@@ -20,7 +20,7 @@ def status(env: Env, as_json: bool) -> None:
       mem status              provider, model, pending / failed / quarantined, circuit
       mem compress --pending  run what waits
     """
-    from memcli.status import status as gather
+    from memcli.features.status import status as gather
 
     info = gather(env.mem())
     if as_json:

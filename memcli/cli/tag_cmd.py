@@ -24,7 +24,7 @@ def tag(env: Env, words, fmt) -> None:
       mem tag 01JDQ4R8 +scraper -draft
       mem tag 01JDQ4R8 01JDQ5AB +infra
     """
-    from memcli.tagging import retag
+    from memcli.features.tagging import retag
 
     ids = [w for w in words if w[:1] not in "+-"]
     add = [w[1:] for w in words if w.startswith("+")]
@@ -49,7 +49,7 @@ def tags(env: Env, tags, since, until, source, fmt) -> None:
 
     The filters are those of `mem ls` (with -t, the tags that go with those tags).
     """
-    from memcli.tagging import tag_counts
+    from memcli.features.tagging import tag_counts
 
     mem = env.mem()
     counts = tag_counts(mem, make_filters(mem, tags, since, until, source))

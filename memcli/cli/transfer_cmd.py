@@ -18,7 +18,7 @@ from memcli.errors import MemError, Refused
 def export(env: Env, tags, since, until, source, limit) -> None:
     """Write memories, with every field, as JSON lines (oldest first) to stdout; the filters are those
     of `mem ls`, and every version is written (`mem import` rebuilds the history)."""
-    from memcli.transfer import export
+    from memcli.features.transfer import export
 
     mem = env.mem()
     for record in export(mem, make_filters(mem, tags, since, until, source, all_versions=True), limit):
@@ -42,7 +42,7 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     mem = env.mem()
     from memcli.core.mem import Compressing
     from memcli.util.textio import RECORD_FACTOR, bounded_lines, open_input
-    from memcli.transfer import import_lines
+    from memcli.features.transfer import import_lines
 
     stream = open_input(source)
     with stream:

@@ -200,7 +200,7 @@ class Mem:
             if existing is None:
                 results.append(AddResult(memory, redacted=redacted))
                 continue
-            from memcli.tagging import retag
+            from memcli.features.tagging import retag
 
             merged = retag(self, existing, add=memory.tags)
             results.append(AddResult(merged.memory, duplicate=True, redacted=redacted, tags_added=merged.added))
@@ -209,7 +209,7 @@ class Mem:
     def relabel(self, memory: Memory, *, source: str | None, tags: Iterable[str],
                 supersedes: Iterable[str] | None = None) -> Memory:
         """A new source, tags (or versions it supersedes) for a memory whose text stays, so its id, short
-        form and vector stay too (ingest renumbering a chunk that moved within its file, memcli/versions.py)."""
+        form and vector stay too (ingest renumbering a chunk that moved within its file, memcli/features/versions.py)."""
         with self.store.lock():
             current = self._current(memory.id)
             if current is None:
@@ -369,8 +369,8 @@ class Mem:
         return self.catalog.list(filters, limit, offset=offset)
 
     def stats(self) -> dict:
-        """What compression saves a reader (memcli.stats.savings)."""
-        from memcli.stats import savings
+        """What compression saves a reader (memcli.features.savings.savings)."""
+        from memcli.features.savings import savings
 
         return savings(self.list(), lambda text: self.token_counter()(text), self.settings.compress_model)
 
@@ -402,8 +402,8 @@ class Mem:
     def context(self, query: str, budget: int, *, raw: bool = False, ids: bool = False, k: int = 20,
                 mode: str = "hybrid", filters: Filters = Filters(), min_score: float | None = None, progress=None):
         """The best of the top k memories that fit in `budget` tokens, as a block for a prompt (a `Packed`;
-        memcli/context.py says exactly what counts), with short ids when `ids`."""
-        from memcli.context import Packed, check_budget, pack
+        memcli/features/budget.py says exactly what counts), with short ids when `ids`."""
+        from memcli.features.budget import Packed, check_budget, pack
 
         check_budget(budget)
         hits = self.search(query, k=k, mode=mode, filters=filters, min_score=min_score, progress=progress)

@@ -2,7 +2,7 @@
 
 Each result is read by a model, so it is written for one: the text block says each day once, then
 one line per memory, its short id and content (the compressed form unless `raw`), the shape
-memory_context packs (memcli.context.block); the structured result (for programs) follows the read
+memory_context packs (memcli.features.budget.block); the structured result (for programs) follows the read
 contract of the README and says what the read cost in tokens against the raw texts (`tokens`,
 `raw_tokens`).
 """
@@ -20,12 +20,12 @@ from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
 from memcli.core.mem import Compressing
-from memcli.context import DEFAULT_BUDGET, block
+from memcli.features.budget import DEFAULT_BUDGET, block
 from memcli.errors import MemError
 from memcli.index.filters import Filters
 from memcli.mcp.toolbox import Toolbox, client_name, reply
 from memcli.mcp.version_tools import Versioned, written_reply
-from memcli.stats import read_cost
+from memcli.features.savings import read_cost
 from memcli.store.memory import normalise_tags
 from memcli.core.idle import defers_writes
 
@@ -139,7 +139,7 @@ def register(box: Toolbox) -> None:
         writing the same text again stores nothing new and says so. Names current memories that say
         nearly the same (`similar`), so that one can be updated instead. Secrets are replaced by
         [REDACTED:<kind>] before storing; a private key is refused."""
-        from memcli.versions import write
+        from memcli.features.versions import write
 
         written_by = client_name(ctx)
         # Slow compression (a server, a large local model) is left to the idle worker: stored now.
@@ -197,7 +197,7 @@ def register(box: Toolbox) -> None:
     async def memory_get(id: MemoryId, raw: Raw = False, include_raw: IncludeRaw = False) -> CallToolResult:
         """One memory by id, as `ID content` under its day (raw: true for the full prose): its
         current version, even when the id names one that an update replaced."""
-        from memcli.versions import current
+        from memcli.features.versions import current
 
         return reply(*await box.run(lambda mem: listing(mem, current(mem, id)[1], raw=raw, include_raw=include_raw,
                                                         empty="")))
@@ -208,7 +208,7 @@ def register(box: Toolbox) -> None:
     ) -> CallToolResult:
         """Delete memories for good, each with its earlier versions. Every id must name exactly one
         memory, or nothing is deleted. Says the full ids deleted."""
-        from memcli.versions import chain
+        from memcli.features.versions import chain
 
         def delete(mem):
             named = mem.resolve([ids] if isinstance(ids, str) else ids)

@@ -1,7 +1,7 @@
 """`mem ingest`: files and folders into memories, one per chunk, kept in step with the files on re-runs.
 
 Each text file is redacted as a whole (a private-key block is caught even when it is longer than a
-chunk), split with memcli.chunk, and a file's new chunks are stored through `Mem.add_many` (embedded together,
+chunk), split with memcli.features.ingest.chunk, and a file's new chunks are stored through `Mem.add_many` (embedded together,
 like any memory) with `source: <path>#<n>` (n from 1) and `written_by: ingest`. Compression, the slow
 part (seconds a chunk with the local model), is queued by default for `mem compress --pending`.
 
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Iterable
 
 from memcli.core.mem import Compressing
-from memcli.chunk import split
+from memcli.features.ingest.chunk import split
 from memcli.errors import InputError, Refused
 from memcli.index.filters import Filters
 from memcli.privacy.reading import Pin, read_pinned

@@ -99,7 +99,7 @@ def _duplicates(duplicates: list[tuple[str, str]]) -> list[Finding]:
 
 
 def _forks(mem) -> list[Finding]:
-    from memcli.versions import forks
+    from memcli.features.versions import forks
 
     found = forks(mem)
     if not found:

@@ -1,0 +1,1 @@
+"""`mem ingest`: files and folders into memories, chunk by chunk, kept in step with the files."""
