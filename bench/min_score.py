@@ -50,8 +50,8 @@ def open_store(folder: Path, sample: dict):
     """A store of this conversation's turns, embedded by the real default model."""
     from memcli.core import engines
     from memcli.core.mem import Compressing, Mem
-    from memcli.store.files import Store
     from memcli.features.transfer import import_lines
+    from memcli.store.files import Store
 
     mem = Mem(Store(folder), engines.local())
     mem.ensure_store()

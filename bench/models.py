@@ -119,8 +119,10 @@ def main() -> None:
         print(f"embed {n:>3} short texts   {n / ours:8.1f} texts/s   ({ours * 1000:7.1f} ms; "
               f"llama-cpp-python Llama.embed {n / theirs:7.1f} texts/s, ratio {theirs / ours:4.2f}x)")
 
+    from search_latency import corpus
+    from search_latency import texts as memory_texts
+
     from memcli.index.sentence_vectors import MemoryEmbedder, units
-    from search_latency import corpus, texts as memory_texts
 
     memories = memory_texts(512, corpus("locomo")[0])
     sentences = sum(len(units(text)) for text in memories) / len(memories)

@@ -37,8 +37,8 @@ def load(path: Path) -> list[dict]:
 def cosines(pairs: list[dict]) -> list[float]:
     import numpy as np
 
-    from memcli.core import engines
     from memcli.config import Settings
+    from memcli.core import engines
 
     embedder = engines.local().embedder(Settings().embed_model)  # whole texts, as memcli.features.versions.similar
     left = embedder.embed([p["a"] for p in pairs])

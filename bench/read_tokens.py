@@ -171,8 +171,8 @@ def main() -> None:
     args = parser.parse_args()
     samples = json.loads(args.data.read_text())
     work = args.stores or Path(tempfile.mkdtemp(prefix="mem-bench-read-tokens-"))
-    from memcli.core import engines
     from memcli.config import Settings
+    from memcli.core import engines
 
     count = engines.local().token_counter(Settings().compress_model)
     pooled: dict[str, dict[str, int]] = {}

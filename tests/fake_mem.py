@@ -13,7 +13,6 @@ from fakes import FakeEmbedder, HangingEmbedder, providers  # noqa: E402
 from memcli.cli import main  # noqa: E402
 from memcli.errors import ModelError  # noqa: E402
 
-
 # MEM_FAKE_HANG_EMBED=1: the embedder hangs once reached, so a test can kill the process mid-write.
 EMBEDDER = HangingEmbedder() if os.environ.get("MEM_FAKE_HANG_EMBED") else FakeEmbedder()
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from memcli.features.ingest.chunk import split
 from memcli.errors import InputError
+from memcli.features.ingest.chunk import split
 
 HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 

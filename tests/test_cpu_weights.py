@@ -7,8 +7,8 @@ import types
 
 import pytest
 
-from memcli.util.paths import models_dir
 from memcli.providers import cpu_weights
+from memcli.util.paths import models_dir
 
 
 class Params(ctypes.Structure):

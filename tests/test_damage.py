@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from helpers import add, jsonl, memory_files, ok, open_mem, run, store_root
 
-from memcli.index import stamps
 from memcli.index import db as db_file
+from memcli.index import stamps
 
 
 def ids_listed() -> set[str]:

@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 from helpers import add, jsonl, memory_files, ok, run, store_root
 
-from memcli.util import forked
 from memcli.core.mem import CHILD_EMBEDDED, LOOKING_AHEAD, WAITING_FOR_CHILD
 from memcli.index import db as db_file
+from memcli.util import forked
 
 TESTS = Path(__file__).parent
 

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memcli.errors import InputError, InvalidMemory
-from memcli.store.memory import KEY_ORDER, Memory
 from memcli.features.transfer import parse_record, to_memory
+from memcli.store.memory import KEY_ORDER, Memory
 
 FAST = settings(max_examples=200, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

@@ -13,8 +13,8 @@ from provider_helpers import NOTE, stored, use_server
 
 from memcli.compress import guard
 from memcli.compress.facts import KEYS
-from memcli.providers.settings import ProviderSettings
 from memcli.providers.protocols import Deadline
+from memcli.providers.settings import ProviderSettings
 
 pytestmark = pytest.mark.models
 
@@ -35,8 +35,8 @@ def llama_server(tmp_path_factory):
 
 
 def test_the_server_writes_a_grammar_held_line(llama_server, real_models, tmp_path):
-    from memcli.core import engines
     from memcli.compress.remote import RemoteCompressor
+    from memcli.core import engines
 
     settings = ProviderSettings(name="llamacpp", base_url=llama_server, model="smollm2", constrain="grammar",
                                 timeout_seconds=300)

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from memcli.config import Settings
-from memcli.providers.settings import PRESETS
 from memcli.errors import StoreError
+from memcli.providers.settings import PRESETS
 
 
 def load(provider) -> Settings:

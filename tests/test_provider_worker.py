@@ -16,12 +16,12 @@ from helpers import add, ok, run
 from provider_helpers import GOOD_JSON, GOOD_LINE, NOTE, state_file, stored, use_server
 from script_server import ScriptServer
 
-from memcli.providers.settings import ProviderSettings
 from memcli.errors import ProviderError
 from memcli.providers.calls import Caller
 from memcli.providers.circuit import CircuitState
 from memcli.providers.openai_http import ChatClient
 from memcli.providers.protocols import Deadline
+from memcli.providers.settings import ProviderSettings
 
 TESTS = Path(__file__).parent
 

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from helpers import add, jsonl, load_file, memory_files, ok, run, store_root
 
-from memcli.cli import core
+from memcli.cli import memory_cmd
 from memcli.store import ids
 from memcli.store.files import Store, find_store
 
@@ -282,7 +282,7 @@ def test_rm_deletes_several_and_never_guesses():
 
 def test_rm_asks_on_a_terminal(monkeypatch):
     memory_id = add("keep me unless I say yes")
-    monkeypatch.setattr(core, "interactive", lambda: True)
+    monkeypatch.setattr(memory_cmd, "interactive", lambda: True)
     declined = run("rm", memory_id, input="n\n")
     assert declined.exit_code == 1 and "Delete 1 memory?" in declined.stderr
     assert len(memory_files()) == 1

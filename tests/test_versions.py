@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import add, jsonl, load_file, memory_files, ok, open_mem, run, store_root
 
-from memcli.cli import core
+from memcli.cli import memory_cmd
 from memcli.features.versions import SIMILAR_AT
 
 
@@ -174,7 +174,7 @@ def test_the_store_default_and_asking(monkeypatch):
     # Not on a terminal, "ask" keeps both and says so.
     second = ok("add", "the coffee machine on floor 2 is broken again today")
     assert "similar to" in second.stderr and len(ids_of("ls")) == 2
-    monkeypatch.setattr(core, "interactive", lambda: True)
+    monkeypatch.setattr(memory_cmd, "interactive", lambda: True)
     answered = ok("add", "the coffee machine on floor 2 is broken again since today", input="y\n")
     assert "Store it as the new version" in answered.stderr
     assert ids_of("ls") == [answered.stdout.strip(), first]

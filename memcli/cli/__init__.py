@@ -21,12 +21,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import click  # noqa: E402
 
 from memcli import __version__  # noqa: E402
-from memcli.cli.common import Env, LazyGroup, setup_logging  # noqa: E402
+from memcli.cli.common import Env, LazyGroup, setup_logging
 
 # The module (under memcli.cli, in its COMMANDS) of each command: only the one a command line names is
 # imported, so `mem search` does not import what `mem thread`, `mem ingest` or `mem mcp` need.
 COMMANDS = {
-    **dict.fromkeys(["init", "path", "add", "show", "ls", "rm"], "core"),
+    **dict.fromkeys(["init", "path", "add", "show", "ls", "rm"], "memory_cmd"),
     "edit": "edit_cmd",
     **dict.fromkeys(["export", "import"], "transfer_cmd"),
     **dict.fromkeys(["search", "reindex"], "search_cmd"),

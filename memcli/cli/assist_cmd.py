@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import click
 
-from memcli.cli.common import (
-    Env,
-    ProgressBars,
-    echo_json,
+from memcli.cli.common import Env, ProgressBars, echo_json, pass_env
+from memcli.cli.options import (
+    filter_options,
     limit_option,
-    pass_env,
+    make_filters,
     query_text,
+    versions_option,
 )
-from memcli.cli.core import filter_options, make_filters, versions_option
-from memcli.features.budget import DEFAULT_BUDGET
 from memcli.errors import NOTHING
+from memcli.features.budget import DEFAULT_BUDGET
 from memcli.index.search import MODES
 
 

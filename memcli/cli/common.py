@@ -1,4 +1,4 @@
-"""What every command shares: error mapping, logging to stderr, the output-format options."""
+"""What every command shares: error mapping, logging to stderr, JSON and listing output, what a write says."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable
 
 import click
 
+from memcli.cli import render
 from memcli.cli.render import neutralise
 from memcli.errors import MemError, StoreError
 
@@ -109,36 +110,6 @@ class Env:
 pass_env = click.make_pass_decorator(Env)
 
 
-def output_options(func):
-    """--json / --jsonl on every listing; human text otherwise."""
-    func = click.option("--jsonl", "fmt", flag_value="jsonl", help="One JSON object per line.")(func)
-    func = click.option("--json", "fmt", flag_value="json", help="A JSON array (an object for one memory).")(func)
-    return func
-
-
-def with_raw_option(func):
-    """--with-raw: the read contract's opt-in for `content_raw` beside `content`."""
-    return click.option("--with-raw", is_flag=True,
-                        help="In --json/--jsonl, also give the raw text as content_raw where it differs.")(func)
-
-
-def no_gitignore_option(func):
-    """--no-gitignore: every command that decides paths takes it (.gitignore counts by default)."""
-    return click.option("--no-gitignore", is_flag=True,
-                        help="Inside a git work tree, do not treat .gitignore'd files as ignored.")(func)
-
-
-def limit_option(default: int | None, help: str, *aliases: str):
-    """-n/--limit: the one way every command that lists says how many."""
-    return click.option("-n", *aliases, "--limit", "limit", type=click.IntRange(min=1), default=default,
-                        show_default=default is not None, metavar="N", help=help)
-
-
-def query_text(words: tuple[str, ...]) -> str:
-    """Several words are one query, as `mem add` takes several words as one text."""
-    return " ".join(words)
-
-
 def echo_json(value) -> None:
     """One JSON object on stdout: what every command's --json prints when its answer is one thing."""
     click.echo(json.dumps(value, ensure_ascii=False, indent=2))
@@ -231,3 +202,52 @@ class ProgressBars:
     def __exit__(self, *exc) -> None:
         for phase in list(self.bars):
             self._close(phase)
+
+
+def say_versions(written, short_id) -> None:
+    """stderr: what a write replaced, and which current memories it is close to (the hint names the
+    short id: a beginning of the id would be ambiguous between memories made in the same second)."""
+    if written.replaced:
+        ids = ", ".join(m.id for m in written.replaced)
+        fork = " (the fork is resolved)" if len(written.replaced) > 1 else ""
+        click.echo(f"mem: {written.memory.id} replaces {ids}{fork}", err=True)
+    if written.replaced:
+        return
+    for close in written.similar:
+        click.echo(f"mem: similar to {close.memory.id} ({close.score:.2f}): "
+                   f"{render.one_line(close.memory.content)[:70]}", err=True)
+    if written.similar:
+        click.echo(f"mem: if it replaces that memory, run the same add with --supersedes "
+                   f"{short_id(written.similar[0].memory.id)} (it stores nothing twice)", err=True)
+
+
+def announce_new_store(env: Env) -> None:
+    mem = env.mem()
+    if mem.created_store:
+        click.echo(f"mem: created a new store at {mem.store.root}", err=True)
+
+
+def say_compressed(written, on_a_terminal: bool) -> None:
+    """The one-line summary after the progress of a long write, on a terminal only."""
+    info = written.memory.compression or {}
+    if on_a_terminal and not written.duplicate and info.get("status") == "done":
+        click.echo(f"mem: compressed {info.get('raw_tokens')} → {info.get('tokens')} tokens ({info.get('method')})",
+                   err=True)
+
+
+def say_written(written, as_json: bool, short_id) -> None:
+    """What `add` and `update` print: the id (or JSON) on stdout, what happened on stderr."""
+    say_redacted(written.redacted)
+    if written.tags_added:
+        click.echo(f"mem: already stored as {written.memory.id}; merged the new tags into it: "
+                   f"{', '.join(written.tags_added)}", err=True)
+    elif written.duplicate:
+        click.echo(f"mem: already stored as {written.memory.id} (--allow-duplicate stores it again)", err=True)
+    say_versions(written, short_id)
+    if as_json:
+        extra = {"replaces": [m.id for m in written.replaced], "similar": [s.to_contract() for s in written.similar]}
+        payload = written.memory.to_contract() | {"duplicate": written.duplicate, "redacted": written.redacted,
+                                                  "tags_added": written.tags_added}
+        echo_json(payload | {k: v for k, v in extra.items() if v})
+    else:
+        click.echo(written.memory.id)

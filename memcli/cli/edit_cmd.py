@@ -8,7 +8,7 @@ import click
 
 from memcli.cli import completion
 from memcli.cli.common import Env, pass_env, say_redacted
-from memcli.cli.core import interactive
+from memcli.cli.options import interactive
 from memcli.errors import InputError, InvalidMemory, Refused
 
 

@@ -10,14 +10,13 @@ from memcli.cli.common import (
     Env,
     MemGroup,
     ProgressBars,
+    announce_new_store,
     echo_json,
     emit,
-    no_gitignore_option,
-    output_options,
     pass_env,
     redaction_note,
 )
-from memcli.cli.core import announce_new_store, tag_option
+from memcli.cli.options import no_gitignore_option, output_options, tag_option
 from memcli.errors import NOTHING, Refused
 
 

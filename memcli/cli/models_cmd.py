@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from memcli.cli.common import MemGroup, ProgressBars, emit, output_options
+from memcli.cli.common import MemGroup, ProgressBars, emit
+from memcli.cli.options import output_options
 from memcli.errors import InputError, ModelError
 
 

@@ -8,18 +8,16 @@ import sys
 import click
 
 from memcli.cli import render
-from memcli.cli.common import (
-    Env,
-    ProgressBars,
-    echo_json,
-    emit,
+from memcli.cli.common import Env, ProgressBars, echo_json, emit, pass_env
+from memcli.cli.options import (
+    filter_options,
     limit_option,
+    make_filters,
     output_options,
-    pass_env,
     query_text,
+    versions_option,
     with_raw_option,
 )
-from memcli.cli.core import filter_options, make_filters, versions_option
 from memcli.errors import NOTHING
 from memcli.index.search import MIN_SCORE, MODES
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from memcli.cli import completion
-from memcli.cli.common import Env, emit, output_options, pass_env
-from memcli.cli.core import filter_options, make_filters
+from memcli.cli.common import Env, emit, pass_env
+from memcli.cli.options import filter_options, make_filters, output_options
 
 
 @click.command(context_settings={"ignore_unknown_options": True, "help_option_names": ["--help"]})

@@ -8,14 +8,8 @@ import sys
 
 import click
 
-from memcli.cli.common import (
-    Env,
-    MemGroup,
-    emit,
-    output_options,
-    pass_env,
-    say_redacted,
-)
+from memcli.cli.common import Env, MemGroup, emit, pass_env, say_redacted
+from memcli.cli.options import output_options
 from memcli.errors import NOTHING, describe
 
 
@@ -91,7 +85,7 @@ def append(env: Env, thread_id, text, role, name, as_jsonl, as_json) -> None:
 
 
 def _text(text, limit: int) -> str:
-    from memcli.cli.core import interactive
+    from memcli.cli.options import interactive
     from memcli.util.textio import read_stream
 
     if text == ("-",) or (not text and not interactive()):
@@ -210,7 +204,7 @@ def summarize(env: Env, thread_id, force) -> None:
 @pass_env
 def rm(env: Env, thread_id, yes) -> None:
     """Delete a thread's messages; its summaries stay as memories (`mem rm` them if unwanted)."""
-    from memcli.cli.core import interactive
+    from memcli.cli.options import interactive
 
     threads = _threads(env)
     thread_id = threads.resolve(thread_id)

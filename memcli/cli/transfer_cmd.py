@@ -6,8 +6,15 @@ import json
 
 import click
 
-from memcli.cli.common import Env, ProgressBars, echo_json, limit_option, pass_env, say_redacted
-from memcli.cli.core import announce_new_store, filter_options, make_filters
+from memcli.cli.common import (
+    Env,
+    ProgressBars,
+    announce_new_store,
+    echo_json,
+    pass_env,
+    say_redacted,
+)
+from memcli.cli.options import filter_options, limit_option, make_filters
 from memcli.errors import MemError, Refused
 
 
@@ -41,8 +48,8 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     """
     mem = env.mem()
     from memcli.core.mem import Compressing
-    from memcli.util.textio import RECORD_FACTOR, bounded_lines, open_input
     from memcli.features.transfer import import_lines
+    from memcli.util.textio import RECORD_FACTOR, bounded_lines, open_input
 
     stream = open_input(source)
     with stream:

@@ -5,14 +5,8 @@ from __future__ import annotations
 import click
 
 from memcli.cli import completion
-from memcli.cli.common import Env, ProgressBars, pass_env
-from memcli.cli.core import (
-    read_text,
-    say_compressed,
-    say_written,
-    tag_option,
-    text_options,
-)
+from memcli.cli.common import Env, ProgressBars, pass_env, say_compressed, say_written
+from memcli.cli.options import read_text, tag_option, text_options
 
 
 @click.command()

@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import math
 
-from memcli.compress.ranking import Ranker, always_dropped, rank_by_surprisal, rank_combined, rank_stopwords
+from memcli.compress.ranking import (
+    Ranker,
+    always_dropped,
+    rank_by_surprisal,
+    rank_combined,
+    rank_stopwords,
+)
 from memcli.compress.units import Unit, attach_scores, render, split_units
 from memcli.providers.protocols import CompressionModel, Deadline
 

@@ -28,7 +28,14 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from memcli.compress.lexicon import ADJECTIVES, is_light_verb, is_linking_verb, is_modifier, is_verb, names_a_thing
+from memcli.compress.lexicon import (
+    ADJECTIVES,
+    is_light_verb,
+    is_linking_verb,
+    is_modifier,
+    is_verb,
+    names_a_thing,
+)
 from memcli.compress.relations import anchors
 from memcli.compress.spans import Span
 from memcli.compress.units import Unit, neighbour

@@ -20,10 +20,10 @@ from pathlib import Path
 
 from memcli.compress import guard
 from memcli.compress.facts import GRAMMAR, KEYS, SEPARATOR, SYSTEM_PROMPT, clean
-from memcli.providers.settings import ProviderSettings
 from memcli.errors import ProviderError, describe
 from memcli.providers import Providers
 from memcli.providers.protocols import Deadline
+from memcli.providers.settings import ProviderSettings
 
 log = logging.getLogger("memcli")
 

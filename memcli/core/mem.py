@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from memcli.util import forked
 from memcli.core.compressing import Compressing
 from memcli.errors import (
     InputError,
@@ -38,6 +37,7 @@ from memcli.store.memory import (
     normalise_tags,
     now_utc,
 )
+from memcli.util import forked
 
 log = logging.getLogger("memcli")
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.errors import MemError, StoreError, describe
-from memcli.util.fsutil import stale_temps
 from memcli.index.catalog import DUPLICATE
 from memcli.store.files import INDEX
+from memcli.util.fsutil import stale_temps
 
 CONFLICT_MARKERS = ("<<<<<<< ", ">>>>>>> ")
 

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 from memcli.errors import InputError, InvalidMemory, MemError, Refused
 from memcli.index.filters import Filters
-from memcli.util.progress import Progress
 from memcli.store import ids
 from memcli.store.memory import Memory, clean_input, now_utc
+from memcli.util.progress import Progress
 from memcli.util.textio import json_object
 
 if TYPE_CHECKING:

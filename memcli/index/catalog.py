@@ -19,7 +19,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memcli.util import forked
 from memcli.config import Settings
 from memcli.errors import InvalidMemory, StoreError, describe
 from memcli.index import db as db_file
@@ -27,9 +26,10 @@ from memcli.index import stamps
 from memcli.index.dates import date_words
 from memcli.index.queries import CatalogQueries
 from memcli.index.stamps import RACY, SETTLED_NS
-from memcli.util.progress import Progress
 from memcli.store.files import Store
 from memcli.store.memory import Memory, content_key
+from memcli.util import forked
+from memcli.util.progress import Progress
 from memcli.util.textio import RECORD_FACTOR
 
 log = logging.getLogger("memcli")

@@ -29,9 +29,9 @@ class Filters:
               source: str | None = None, all_versions: bool = False, home: Path | None = None) -> "Filters":
         """From what a person or an assistant typed (`-t`, `--since 3d`, MCP arguments), checked. Given
         the project's `home`, `source` is a path from the working directory (memcli.store.sources.globs)."""
-        from memcli.store.sources import globs
-        from memcli.store.memory import check_text, normalise_tags
         from memcli.index.when import parse_when
+        from memcli.store.memory import check_text, normalise_tags
+        from memcli.store.sources import globs
 
         return cls(tags=tuple(normalise_tags(tags)), since=parse_when(since) if since else None,
                    until=parse_when(until, end_of_day=True) if until else None,

@@ -26,9 +26,9 @@ import os
 import zlib
 from typing import Iterable
 
-from memcli.util.fsutil import sibling_temp
 from memcli.index import db as db_file
 from memcli.index.catalog import Catalog
+from memcli.util.fsutil import sibling_temp
 from memcli.util.progress import Progress
 
 log = logging.getLogger("memcli")

@@ -19,15 +19,15 @@ from mcp_types import CallToolResult
 from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
+from memcli.core.idle import defers_writes
 from memcli.core.mem import Compressing
-from memcli.features.budget import DEFAULT_BUDGET, block
 from memcli.errors import MemError
+from memcli.features.budget import DEFAULT_BUDGET, block
+from memcli.features.savings import read_cost
 from memcli.index.filters import Filters
 from memcli.mcp.toolbox import Toolbox, client_name, reply
 from memcli.mcp.version_tools import Versioned, written_reply
-from memcli.features.savings import read_cost
 from memcli.store.memory import normalise_tags
-from memcli.core.idle import defers_writes
 
 Tags = Annotated[list[str] | str | None, Field(description='Tags to file it under, e.g. ["infra", "billing"].')]
 TagFilter = Annotated[list[str] | str | None, Field(description="Only memories that have all of these tags.")]

@@ -57,8 +57,8 @@ class Worker:
     catch-up is the one that makes the periodic look at every file (see REQUEST_PATIENCE)."""
 
     def __init__(self, mem: Mem):
-        from memcli.threads.summarize import DueFolds
         from memcli.core.idle import IdleWorker, PendingCompression
+        from memcli.threads.summarize import DueFolds
 
         self.mem = mem
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem")

@@ -43,7 +43,6 @@ import stat
 from pathlib import Path
 from typing import Iterator
 
-from memcli.util.paths import user_config_dir, work_tree_top
 from memcli.privacy.patterns import (
     DEFAULTS,
     GIT_IGNORE_FILE,
@@ -56,6 +55,7 @@ from memcli.privacy.patterns import (
     read_rules,
 )
 from memcli.privacy.reading import Pin, pin
+from memcli.util.paths import user_config_dir, work_tree_top
 
 log = logging.getLogger("memcli")
 

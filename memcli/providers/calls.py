@@ -17,10 +17,10 @@ import threading
 import time
 from typing import Callable, TypeVar
 
-from memcli.providers.settings import ProviderSettings
 from memcli.errors import ProviderError
 from memcli.providers.circuit import CircuitState
 from memcli.providers.protocols import Deadline
+from memcli.providers.settings import ProviderSettings
 
 log = logging.getLogger("memcli")
 

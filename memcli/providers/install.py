@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from memcli.errors import ModelError
-from memcli.util.fsutil import sibling_temp
 from memcli.providers import cpu_weights, registry
 from memcli.providers.fetch import (
     SourceFailed,
@@ -28,6 +27,7 @@ from memcli.providers.fetch import (
     sha256_file,
 )
 from memcli.providers.registry import ModelSpec, UrlSource, model_path
+from memcli.util.fsutil import sibling_temp
 
 log = logging.getLogger("memcli")
 

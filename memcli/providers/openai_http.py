@@ -14,8 +14,8 @@ import os
 import time
 from typing import Any
 
-from memcli.providers.settings import ProviderSettings
 from memcli.errors import ProviderError
+from memcli.providers.settings import ProviderSettings
 from memcli.util.paths import user_config_dir
 
 log = logging.getLogger("memcli")

@@ -19,10 +19,10 @@ import yaml
 
 from memcli.config import Settings
 from memcli.errors import InvalidMemory, StoreError
-from memcli.util.fsutil import atomic_write
-from memcli.util.paths import user_store_dir, work_tree_top
 from memcli.store.memory import Memory
 from memcli.store.yamlfile import parse_yaml
+from memcli.util.fsutil import atomic_write
+from memcli.util.paths import user_store_dir, work_tree_top
 
 SETTINGS_FILE = "mem.yaml"
 MEMORIES = "memories"

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
 from memcli.errors import AmbiguousId, InputError, InvalidMemory, NotFound
-from memcli.util.fsutil import atomic_write
 from memcli.index.filters import Filters
 from memcli.store import ids
 from memcli.store.memory import Memory, clean_input, now_utc, parse_time
 from memcli.threads.records import Message, ThreadInfo, normalise_role
+from memcli.util.fsutil import atomic_write
 
 if TYPE_CHECKING:
     from memcli.core.mem import Mem

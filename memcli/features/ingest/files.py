@@ -32,13 +32,13 @@ from pathlib import Path
 from typing import Iterable
 
 from memcli.core.mem import Compressing
-from memcli.features.ingest.chunk import split
 from memcli.errors import InputError, Refused
+from memcli.features.ingest.chunk import split
 from memcli.index.filters import Filters
 from memcli.privacy.reading import Pin, read_pinned
-from memcli.util.progress import Progress
-from memcli.store.sources import CHUNK, glob_escape, written
 from memcli.store.memory import normalise_tags
+from memcli.store.sources import CHUNK, glob_escape, written
+from memcli.util.progress import Progress
 from memcli.util.textio import decode, looks_binary
 
 log = logging.getLogger("memcli")

@@ -1,8 +1,7 @@
-"""The everyday commands (init, path, add, show, ls, rm) and the options other commands share with them."""
+"""The everyday commands on memories: init, path, add, show, ls, rm."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -11,111 +10,27 @@ from memcli.cli import completion, render
 from memcli.cli.common import (
     Env,
     ProgressBars,
+    announce_new_store,
     echo_json,
     emit,
-    limit_option,
-    no_gitignore_option,
-    output_options,
     pass_env,
-    say_redacted,
+    say_compressed,
+    say_written,
+)
+from memcli.cli.options import (
+    filter_options,
+    interactive,
+    limit_option,
+    make_filters,
+    output_options,
+    read_text,
+    tag_option,
+    text_options,
+    versions_option,
     with_raw_option,
 )
 from memcli.config import ON_SIMILAR
 from memcli.errors import NOTHING
-
-
-def interactive() -> bool:
-    """Whether a person is at the keyboard (prompts go to stderr only then)."""
-    return sys.stdin.isatty()
-
-
-def tag_option(help: str):
-    """-t/--tag, completed from the tags in use."""
-    return click.option("-t", "--tag", "tags", multiple=True, metavar="TAG", shell_complete=completion.tags, help=help)
-
-
-def filter_options(func):
-    """The filters that `ls`, `search`, `context` and `export` share."""
-    func = click.option("--source", metavar="PATH|GLOB",
-                        help="Only memories from this file (and its chunks), folder or glob, given from the "
-                             "current folder (sources are written relative to the project).")(func)
-    func = click.option("--until", metavar="WHEN", help="Created at or before WHEN (same forms as --since).")(func)
-    func = click.option("--since", metavar="WHEN",
-                        help="Created at or after WHEN: 2026-11-29, 30m (m is minutes), 12h, 3d, 2w, 1mo, 1y, "
-                             "'last week', yesterday.")(func)
-    func = tag_option("Only memories with this tag (repeat for all of several).")(func)
-    return func
-
-
-def versions_option(func):
-    """`ls`, `search` and `context` return current versions only unless asked (memcli/features/versions.py)."""
-    return click.option("--all-versions", is_flag=True, help="Include earlier versions that an update replaced.")(func)
-
-
-def make_filters(mem, tags, since, until, source, all_versions=False):
-    """The filters typed on the command line; a --source path is read from the working directory."""
-    from memcli.index.filters import Filters
-
-    return Filters.parse(list(tags), since, until, source, all_versions=all_versions, home=mem.home)
-
-
-def text_options(func):
-    """Where the text of `add` and `update` comes from, and how it is stored."""
-    func = no_gitignore_option(func)
-    func = click.option("--local-only", is_flag=True,
-                        help="Never send this memory to a compression server (mem.yaml `provider`); compress it "
-                             "here.")(func)
-    func = click.option("--defer", is_flag=True, help="Store now, compress later with `mem compress --pending`.")(func)
-    func = click.option("--no-compress", is_flag=True, help="Store the raw text only.")(func)
-    func = click.option("--source", metavar="PATH|URI",
-                        help="Where the memory came from (default: the --file path). A file or folder that exists "
-                             "is written relative to the project (the folder around .mem/), else as given.")(func)
-    func = click.option("-f", "--file", "file", type=click.Path(path_type=Path), help="Read the text from a file.")(func)
-    func = click.argument("text", nargs=-1)(func)
-    return func
-
-
-def read_text(mem, text, file, source, no_gitignore=False):
-    """(the text, its source) from arguments, `-` or a pipe, or --file (refused when .memignore names it);
-    a source that names a local file is written as memcli.store.sources says."""
-    from memcli.store.sources import from_typed, written
-    from memcli.util.textio import read_stream
-
-    mem.gitignore = not no_gitignore
-    limit = mem.settings.max_input_bytes
-    if file is not None and text:
-        raise click.UsageError("give the text or --file, not both")
-    source = from_typed(mem.home, source) if source else None
-    if file is not None:
-        return mem.gate.read_file(file, limit), source or written(mem.home, file)
-    if text == ("-",) or (not text and not interactive()):
-        return read_stream(sys.stdin.buffer, "stdin", limit), source
-    if text:
-        return " ".join(text), source
-    raise click.UsageError("nothing to add: give the text as arguments, pipe it in, or use --file")
-
-
-def say_versions(written, short_id) -> None:
-    """stderr: what a write replaced, and which current memories it is close to (the hint names the
-    short id: a beginning of the id would be ambiguous between memories made in the same second)."""
-    if written.replaced:
-        ids = ", ".join(m.id for m in written.replaced)
-        fork = " (the fork is resolved)" if len(written.replaced) > 1 else ""
-        click.echo(f"mem: {written.memory.id} replaces {ids}{fork}", err=True)
-    if written.replaced:
-        return
-    for close in written.similar:
-        click.echo(f"mem: similar to {close.memory.id} ({close.score:.2f}): "
-                   f"{render.one_line(close.memory.content)[:70]}", err=True)
-    if written.similar:
-        click.echo(f"mem: if it replaces that memory, run the same add with --supersedes "
-                   f"{short_id(written.similar[0].memory.id)} (it stores nothing twice)", err=True)
-
-
-def announce_new_store(env: Env) -> None:
-    mem = env.mem()
-    if mem.created_store:
-        click.echo(f"mem: created a new store at {mem.store.root}", err=True)
 
 
 @click.command()
@@ -206,32 +121,6 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
     announce_new_store(env)
     say_compressed(written, progress.enabled)
     say_written(written, as_json, mem.catalog.short_id)
-
-
-def say_compressed(written, on_a_terminal: bool) -> None:
-    """The one-line summary after the progress of a long write, on a terminal only."""
-    info = written.memory.compression or {}
-    if on_a_terminal and not written.duplicate and info.get("status") == "done":
-        click.echo(f"mem: compressed {info.get('raw_tokens')} → {info.get('tokens')} tokens ({info.get('method')})",
-                   err=True)
-
-
-def say_written(written, as_json: bool, short_id) -> None:
-    """What `add` and `update` print: the id (or JSON) on stdout, what happened on stderr."""
-    say_redacted(written.redacted)
-    if written.tags_added:
-        click.echo(f"mem: already stored as {written.memory.id}; merged the new tags into it: "
-                   f"{', '.join(written.tags_added)}", err=True)
-    elif written.duplicate:
-        click.echo(f"mem: already stored as {written.memory.id} (--allow-duplicate stores it again)", err=True)
-    say_versions(written, short_id)
-    if as_json:
-        extra = {"replaces": [m.id for m in written.replaced], "similar": [s.to_contract() for s in written.similar]}
-        payload = written.memory.to_contract() | {"duplicate": written.duplicate, "redacted": written.redacted,
-                                                  "tags_added": written.tags_added}
-        echo_json(payload | {k: v for k, v in extra.items() if v})
-    else:
-        click.echo(written.memory.id)
 
 
 def _confirm_update(close) -> bool:
