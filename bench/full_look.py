@@ -35,14 +35,14 @@ from memcli.store.files import Store
 
 catalog = Catalog(Store(Path(sys.argv[1])))
 catalog.refresh()
-assert catalog.behind() == (0, 0)
+assert catalog.looks.behind() == (0, 0)
 samples = []
 for _ in range(int(sys.argv[2])):
     catalog.db.execute("UPDATE meta SET value = '[0, 1]' WHERE key = 'full_look'")  # due
     began = time.perf_counter()
     assert not catalog.refresh(force=True)
     samples.append(time.perf_counter() - began)
-    assert catalog.full_look_due_at() > time.time()  # it was the look at every file
+    assert catalog.looks.full_look_due_at() > time.time()  # it was the look at every file
 print(statistics.median(samples))
 """
 

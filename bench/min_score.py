@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from retrieval import DEFAULT_DATA, questions, turns  # noqa: E402
 
+from memcli.core import reading
 from memcli.index.lexical import STOPWORDS  # noqa: E402
 
 WORD = re.compile(r"[a-z]{4,}")
@@ -77,7 +78,7 @@ def nonsense(own: set[str], other: set[str], count: int, seed: int) -> list[str]
 
 
 def scored(mem, query: str, mode: str) -> list[tuple[str, float]]:
-    return [(hit.memory.source, hit.score) for hit in mem.search(query, k=K, mode=mode, min_score=0)]
+    return [(hit.memory.source, hit.score) for hit in reading.search(mem, query, k=K, mode=mode, min_score=0)]
 
 
 def measure(mem, sample: dict, other: dict, mode: str, count: int) -> dict:

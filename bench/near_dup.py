@@ -4,7 +4,7 @@
 
 Each pair is two memories: a paraphrase of the same fact or an update of it (both should be flagged:
 the writer is better off updating), or a related but different fact (must not be flagged). The rule
-is memcli.features.versions.closeness: w x MiniLM cosine + (1 - w) x overlap of word stems, flagged at score
+is memcli.core.near_duplicates.closeness: w x MiniLM cosine + (1 - w) x overlap of word stems, flagged at score
 >= t. tests/fixtures/near_dup_pairs.jsonl: every fourth pair (index 3, 7, 11, ...) is held out, the
 others choose w (by F1 under 5-fold cross-validation, each fold fitting its own t) and then t (best
 F1 on all of them, ties to the higher precision). tests/fixtures/near_dup_fresh.jsonl is a second
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from memcli.features.versions import overlap  # noqa: E402
+from memcli.core.near_duplicates import overlap  # noqa: E402
 
 WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
 THRESHOLDS = [round(0.2 + 0.01 * i, 2) for i in range(76)]  # 0.20 .. 0.95
@@ -40,7 +40,7 @@ def cosines(pairs: list[dict]) -> list[float]:
     from memcli.config import Settings
     from memcli.core import engines
 
-    embedder = engines.local().embedder(Settings().embed_model)  # whole texts, as memcli.features.versions.similar
+    embedder = engines.local().embedder(Settings().embed_model)  # whole texts, as memcli.core.near_duplicates.similar
     left = embedder.embed([p["a"] for p in pairs])
     right = embedder.embed([p["b"] for p in pairs])
     return [float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))) for a, b in zip(left, right)]

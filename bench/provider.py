@@ -1,3 +1,4 @@
+
 """`mem compress --pending` through a compression server against the same work in process.
 
 Corpus: LoCoMo development summaries from ../shared/bench/locomo-dev (CC BY-NC 4.0, read-only, never
@@ -53,7 +54,9 @@ def corpus(count: int) -> list[str]:
 
 def make_store(root: Path, texts: list[str], provider) -> None:
     """A store holding texts as pending memories (`mem add --defer`), set to compress with `facts`."""
-    from memcli.core.mem import Compressing, Mem
+    from memcli.core import writing
+    from memcli.core.compressing import Compressing
+    from memcli.core.mem import Mem
 
     mem = Mem.open(root)
     mem.ensure_store()
@@ -62,7 +65,7 @@ def make_store(root: Path, texts: list[str], provider) -> None:
     (root / "mem.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
     mem = Mem.open(root)
     for text in texts:
-        mem.add(text, compressing=Compressing(defer=True), allow_duplicate=True)
+        writing.write(mem, text, compressing=Compressing(defer=True), allow_duplicate=True)
 
 
 def compress_pending(root: Path) -> float:

@@ -1,3 +1,4 @@
+
 """Recall at scale: the LoCoMo development questions asked of a store of 10,000 memories of two turns each.
 
     .venv/bin/python bench/scale_recall.py [--size 10000] [--store DIR] [--scored 1000 2000]
@@ -40,12 +41,14 @@ def build(root: Path, size: int) -> None:
 
 
 def recall(mem, sample: dict, mode: str, k: int = 10) -> float:
+    from memcli.core import reading
+
     turns = turn_texts(sample)
     shares = []
     for qa in sample["qa"]:
         evidence = [turns[ref] for ref in qa.get("evidence", []) if ref in turns]
         if evidence:
-            hits = mem.search(" ".join(str(qa["question"]).split()), k=k, mode=mode, min_score=0)
+            hits = reading.search(mem, " ".join(str(qa["question"]).split()), k=k, mode=mode, min_score=0)
             shares.append(sum(any(turn in hit.memory.raw for hit in hits) for turn in evidence) / len(evidence))
     return statistics.mean(shares)
 

@@ -116,7 +116,7 @@ def until_full_look_due(root: Path) -> None:
     from memcli.store.files import Store
 
     catalog = Catalog(Store(root))
-    due = catalog.full_look_due_at()
+    due = catalog.looks.full_look_due_at()
     catalog.close()
     time.sleep(max(0.0, due - time.time()) + 0.05)
 
@@ -160,7 +160,7 @@ def refreshes(root: Path, runs: int) -> tuple[float, float]:
         assert mem.vectors.in_step(embedder)
         quick.append(time.perf_counter() - began)
         began = time.perf_counter()
-        assert mem.catalog.behind() == (0, 0)
+        assert mem.catalog.looks.behind() == (0, 0)
         full.append(time.perf_counter() - began)
         mem.catalog.close()
     return statistics.median(quick), statistics.median(full)

@@ -17,7 +17,7 @@ from memcli.providers.settings import ProviderSettings, coerce
 
 log = logging.getLogger("memcli")
 
-ON_SIMILAR = ("keep", "update", "ask")  # what a write close to a current memory does (memcli/features/versions.py)
+ON_SIMILAR = ("keep", "update", "ask")  # what a write close to a current memory does (memcli/core/writing.py)
 MAX_INPUT_BYTES = 1 << 30
 
 

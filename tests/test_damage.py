@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from helpers import add, jsonl, memory_files, ok, open_mem, run, store_root
 
+from memcli.core import reading, writing
 from memcli.index import db as db_file
 from memcli.index import stamps
 
@@ -124,7 +125,7 @@ def test_item2_files_written_in_bulk_are_recorded_clean_once_their_racy_window_p
     clock = Later()
     monkeypatch.setattr(stamps, "time", clock)
     mem = open_mem()
-    mem.add_many([(f"note {n} about the billing queue", None) for n in range(5)])
+    writing.write_each(mem, [(f"note {n} about the billing queue", None) for n in range(5)])
     with catalog() as db:
         assert {ctime for (ctime,) in db.execute("SELECT ctime_ns FROM memories")} == {stamps.RACY}
 
@@ -143,7 +144,7 @@ def test_item2_a_file_changed_right_after_mem_wrote_it_is_not_recorded_clean(mon
     clock = Later()
     monkeypatch.setattr(stamps, "time", clock)
     mem = open_mem()
-    [written] = mem.add_many([("the deploy key rotates every 90 days", None)])
+    [written] = writing.write_each(mem, [("the deploy key rotates every 90 days", None)])
     path = memory_files()[0]
     rewrite_keeping_mtime(path, path.read_text().replace("every 90 days", "every 30 days"))
 
@@ -158,13 +159,15 @@ def test_item2_the_first_search_after_a_large_import_reads_no_file(monkeypatch):
     search after it finds nothing to look at (at 100k memories that look cost 1.4 s); an edit in place
     made after the import is still found by the next look at every file. A small import does not wait."""
     from memcli.index import catalog as catalog_module
+    from memcli.index import looking
     from memcli.index.catalog import SETTLE_WAIT_FILES, Catalog
     from memcli.store.files import Store
 
     clock = Later()  # its sleep only moves it: the racy window passes at once
     monkeypatch.setattr(stamps, "time", clock)
     monkeypatch.setattr(catalog_module, "time", clock)
-    monkeypatch.setattr(catalog_module, "FULL_LOOK_MIN_S", 60)  # as in a large store, where a full look costs seconds
+    monkeypatch.setattr(looking, "time", clock)
+    monkeypatch.setattr(looking, "FULL_LOOK_MIN_S", 60)  # as in a large store, where a full look costs seconds
     ok("import", "--no-compress", "-", input="".join(json.dumps({"raw": f"small note {n}"}) + "\n" for n in range(3)))
     assert clock.ahead == 0, "a small import does not wait"
     lines = "".join(json.dumps({"raw": f"note {n} about the billing queue"}) + "\n" for n in range(SETTLE_WAIT_FILES))
@@ -769,7 +772,7 @@ def test_files_that_change_between_the_look_and_the_lock_are_taken_as_they_are_t
     monkeypatch.setattr(mem.store, "lock", after_another_process)
     mem.refresh()
     monkeypatch.undo()
-    assert {m.id: m.raw for m in mem.list()} == {kept: "the first note",
+    assert {m.id: m.raw for m in reading.listing(mem)} == {kept: "the first note",
                                                   "01JDQ4R8ZK3M5N7P9Q1S3T5V7Y": "second words, longer"}
     assert "unreadable" not in run("ls").stderr
 

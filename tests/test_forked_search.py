@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from helpers import add, jsonl, memory_files, ok, run, store_root
 
-from memcli.core.mem import CHILD_EMBEDDED, LOOKING_AHEAD, WAITING_FOR_CHILD
+from memcli.core.reading import CHILD_EMBEDDED, LOOKING_AHEAD, WAITING_FOR_CHILD
 from memcli.index import db as db_file
 from memcli.util import forked
 
@@ -224,8 +224,9 @@ def test_a_failed_child_leaves_the_embedding_to_the_search():
         forked.Child.result = lambda self: self.stop()  # as if the child had died
         logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
         import json, fakes
+        from memcli.core import reading
         from memcli.core.mem import Mem
-        hits = Mem.open(providers=fakes.providers()).search("deploy key", mode="vector", once=True)
+        hits = reading.search(Mem.open(providers=fakes.providers()), "deploy key", mode="vector", once=True)
         print(json.dumps([hit.memory.raw for hit in hits]))
     """)
     assert json.loads(done.stdout) == ["the deploy key rotates every 90 days"]

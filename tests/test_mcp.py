@@ -19,8 +19,9 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import Implementation
 
+from memcli.core import reading, writing
 from memcli.features.budget import DEFAULT_BUDGET
-from memcli.index import catalog, vectors
+from memcli.index import catalog, looking, vectors
 from memcli.store import ids
 
 TESTS = Path(__file__).parent
@@ -375,19 +376,20 @@ def test_a_long_lived_mem_catches_up_with_other_writers(monkeypatch):
     """The library side of the server's promise: a `Mem` open for hours still sees the files as they are."""
     clock = Clock()
     monkeypatch.setattr(catalog, "time", clock)
+    monkeypatch.setattr(looking, "time", clock)
     first = add("first note about caching")
     mem = open_mem()
-    assert [m.id for m in mem.list()] == [first]
+    assert [m.id for m in reading.listing(mem)] == [first]
     settle(store_root())
     mem.refresh()
 
     second = write_file_behind_its_back("second note about caching")
-    assert [m.id for m in mem.list()] == [first], "a one-shot command looks at the files once"
+    assert [m.id for m in reading.listing(mem)] == [first], "a one-shot command looks at the files once"
     mem.refresh()
-    assert {m.id for m in mem.list()} == {first, second}
+    assert {m.id for m in reading.listing(mem)} == {first, second}
     next(p for p in memory_files() if p.stem == first).unlink()
     mem.refresh()
-    assert [m.id for m in mem.list()] == [second]
+    assert [m.id for m in reading.listing(mem)] == [second]
 
     settle(store_root())
     mem.refresh()
@@ -395,10 +397,10 @@ def test_a_long_lived_mem_catches_up_with_other_writers(monkeypatch):
     edited.write_text(edited.read_text().replace("caching", "queueing"))  # in place: no folder changes
     clock.now += 0.1
     mem.refresh()
-    assert "caching" in mem.get(second).raw, "right after a full look, only the folders are looked at"
+    assert "caching" in reading.get(mem, second).raw, "right after a full look, only the folders are looked at"
     clock.now += 1.0
     mem.refresh()
-    assert "queueing" in mem.get(second).raw
+    assert "queueing" in reading.get(mem, second).raw
 
 
 def test_a_long_lived_mem_finds_by_meaning_what_others_wrote_and_not_what_they_deleted():
@@ -406,13 +408,13 @@ def test_a_long_lived_mem_finds_by_meaning_what_others_wrote_and_not_what_they_d
     kept only until the index changes, by this process or another."""
     first = add("rotate the scraper proxies every hour")
     mem = open_mem()
-    assert [hit.memory.id for hit in mem.search("scraper proxies", mode="vector", k=1)] == [first]
+    assert [hit.memory.id for hit in reading.search(mem, "scraper proxies", mode="vector", k=1)] == [first]
     second = add("whiskers the cat likes tuna")
     mem.refresh()
-    assert [hit.memory.id for hit in mem.search("cat tuna", mode="vector", k=1)] == [second]
+    assert [hit.memory.id for hit in reading.search(mem, "cat tuna", mode="vector", k=1)] == [second]
     ok("rm", second, "-y")
     mem.refresh()
-    assert second not in [hit.memory.id for hit in mem.search("cat tuna", mode="vector", k=5)]
+    assert second not in [hit.memory.id for hit in reading.search(mem, "cat tuna", mode="vector", k=5)]
 
 
 def test_a_long_lived_mem_checks_a_touched_graph_file_and_searches_it(monkeypatch):
@@ -426,10 +428,10 @@ def test_a_long_lived_mem_checks_a_touched_graph_file_and_searches_it(monkeypatc
     tagged = add("the cat sleeps on the radiator", "-t", "x")
     ok("reindex")
     mem = open_mem()
-    assert [hit.memory.id for hit in mem.search("cat", mode="vector", k=1, filters=Filters(tags=("x",)))] == [tagged]
+    assert [hit.memory.id for hit in reading.search(mem, "cat", mode="vector", k=1, filters=Filters(tags=("x",)))] == [tagged]
     os.utime(store_root() / ".index" / "vectors.hnsw")
     for _ in range(2):
-        assert mem.search("cat tuna", mode="vector", k=1)[0].memory.id == notes["whiskers the cat likes tuna"]
+        assert reading.search(mem, "cat tuna", mode="vector", k=1)[0].memory.id == notes["whiskers the cat likes tuna"]
     assert mem.vectors._graph is not None
 
 
@@ -439,14 +441,14 @@ def test_a_long_lived_mem_survives_a_reindex_by_another_process(monkeypatch):
              "postgres upgrade next sprint"]
     notes = {text: add(text) for text in texts}
     mem = open_mem()
-    assert mem.search("scraper proxies", mode="vector")[0].memory.id == notes["rotate the scraper proxies"]
+    assert reading.search(mem, "scraper proxies", mode="vector")[0].memory.id == notes["rotate the scraper proxies"]
     next(p for p in memory_files() if p.stem == notes[texts[0]]).unlink()
     shutil.rmtree(store_root() / ".index")
     ok("reindex")
     mem.refresh()
     for text in texts[1:]:
-        assert mem.search(text, mode="vector", k=1)[0].memory.id == notes[text]
-    later = mem.add("a note written after the reindex").memory
+        assert reading.search(mem, text, mode="vector", k=1)[0].memory.id == notes[text]
+    later = writing.write(mem, "a note written after the reindex").memory
     assert later.id in ok("search", "written after the reindex", "--mode", "text", "--jsonl").stdout
 
 
@@ -457,11 +459,12 @@ def test_the_server_looks_at_every_file_when_idle_not_while_answering(monkeypatc
 
     clock = Clock()
     monkeypatch.setattr(catalog, "time", clock)
+    monkeypatch.setattr(looking, "time", clock)
     memory_id = add("the cache expires after 5 minutes")
     worker = Worker(open_mem())  # its idle thread is not started: each run_one() below is one idle moment
 
     def read() -> str:
-        return anyio.run(worker, lambda mem: mem.get(memory_id).raw)
+        return anyio.run(worker, lambda mem: reading.get(mem, memory_id).raw)
 
     try:
         settle(store_root())

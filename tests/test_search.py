@@ -8,6 +8,7 @@ import shutil
 import pytest
 from helpers import add, jsonl, memory_files, ok, open_mem, run, store_root
 
+from memcli.core import reading
 from memcli.errors import ModelError
 from memcli.index import vectors
 from memcli.index.search import MIN_SCORE
@@ -208,7 +209,7 @@ def test_embedding_a_backlog_does_not_hold_the_store_lock(monkeypatch, fakes):
     original = type(embedder).embed
     monkeypatch.setattr(type(embedder), "embed", lambda self, texts: held.append(mem.store._lock_depth)
                         or original(self, texts))
-    hits = mem.search("tomatoes", mode="vector", k=10)
+    hits = reading.search(mem, "tomatoes", mode="vector", k=10)
     assert len(hits) == 5
     assert held and set(held) == {0}
 
@@ -284,10 +285,10 @@ def test_a_long_lived_process_scores_words_again_after_the_store_changes():
     process is found, and the word's rarer now, so the scores move."""
     first = add("the kestrel nests on the north tower")
     mem = open_mem()
-    before = mem.search("kestrel tower", mode="text")
+    before = reading.search(mem, "kestrel tower", mode="text")
     assert [hit.memory.id for hit in before] == [first]
     second = add("a kestrel was seen near the old tower again, and another kestrel by the tower")
-    after = mem.search("kestrel tower", mode="text")
+    after = reading.search(mem, "kestrel tower", mode="text")
     assert [hit.memory.id for hit in after] == [second, first]
     assert after[1].score != before[0].score
     mem.catalog.close()
@@ -315,7 +316,7 @@ def test_the_library_takes_filters_built_with_lists():
     add("a kestrel again", "-t", "other")
     mem = open_mem()
     for mode in ("text", "hybrid"):
-        hits = mem.search("kestrel", mode=mode, filters=Filters(tags=["birds"], source=None))
+        hits = reading.search(mem, "kestrel", mode=mode, filters=Filters(tags=["birds"], source=None))
         assert [hit.memory.id for hit in hits] == [tagged]
     mem.catalog.close()
 

@@ -10,7 +10,10 @@ import pytest
 from helpers import add, jsonl, load_file, memory_files, ok, open_mem, run, store_root
 
 from memcli.cli import memory_cmd
-from memcli.features.versions import SIMILAR_AT
+from memcli.core import writing
+from memcli.core.near_duplicates import SIMILAR_AT
+from memcli.store import ids
+from memcli.store.memory import Memory, now_utc
 
 
 def file_of(memory_id: str):
@@ -188,7 +191,11 @@ def test_doctor_names_a_fork_and_an_update_resolves_it():
     base = add("the staging cluster is called kestrel")
     left = ok("update", base, "the staging cluster is called falcon").stdout.strip()
     mem = open_mem()
-    right = mem.add("the staging cluster is called osprey", supersedes=[base]).memory.id
+    stamp = now_utc()
+    fork = Memory(id=ids.new_id(), created_at=stamp, updated_at=stamp, raw="the staging cluster is called osprey",
+                  supersedes=[base])
+    writing.commit(mem, [(fork, None)], dedupe=False)
+    right = fork.id
     assert set(ids_of("ls")) == {left, right}
     report = run("doctor", "--json")
     assert report.exit_code == 1

@@ -47,10 +47,12 @@ def context(env: Env, words, budget, limit, tags, since, until, source, all_vers
       mem context how do we deploy billing
       mem context "scraper limits" --budget 200 -t scraper --json | jq .tokens
     """
+    from memcli.features.budget import context as context_of
+
     mem = env.mem()
     with ProgressBars() as progress:
-        packed = mem.context(query_text(words), budget, raw=raw, ids=ids, k=limit, mode=mode, min_score=min_score,
-                             progress=progress, filters=make_filters(mem, tags, since, until, source, all_versions))
+        packed = context_of(mem, query_text(words), budget, raw=raw, ids=ids, k=limit, mode=mode, min_score=min_score,
+                            progress=progress, filters=make_filters(mem, tags, since, until, source, all_versions))
     if as_json:
         echo_json(packed.to_contract())
     else:

@@ -32,9 +32,11 @@ def compress(env: Env, memory_ids, pending, failed, every, method, ratio, as_jso
     mem = env.mem()
     if not (memory_ids or pending or failed or every):
         raise click.UsageError("say which memories: IDs, --pending, --failed or --all")
-    from memcli.core.compressing import Compressing, recompress, to_compress
+    from memcli.core.compressing import Compressing
+    from memcli.core.reading import resolve, to_compress
+    from memcli.core.writing import recompress
 
-    chosen = mem.resolve(memory_ids) if memory_ids else []
+    chosen = resolve(mem, memory_ids) if memory_ids else []
     if pending or failed or every:
         seen = {m.id for m in chosen}
         chosen += [m for m in to_compress(mem, pending=pending, failed=failed, every=every) if m.id not in seen]
@@ -53,7 +55,9 @@ def compress(env: Env, memory_ids, pending, failed, every, method, ratio, as_jso
 @pass_env
 def stats(env: Env, as_json: bool) -> None:
     """How many tokens compression saves a reader, overall and by method."""
-    figures = env.mem().stats()
+    from memcli.features.savings import store_savings
+
+    figures = store_savings(env.mem())
     if as_json:
         echo_json(figures)
         return

@@ -22,11 +22,12 @@ def edit(env: Env, memory_id: str) -> None:
     on a terminal you may reopen it. The editor works on a private temp file inside the store
     (.index/), removed when mem is done whatever happens.
     """
+    from memcli.core.reading import get
     from memcli.features.editing import edit_text, save_edit
     from memcli.util.fsutil import scratch_file
 
     mem = env.mem()
-    memory = mem.get(memory_id)
+    memory = get(mem, memory_id)
     with scratch_file(mem.store.index_dir / f"edit-{memory.id}.yaml", edit_text(mem, memory)) as path:
         while True:
             edited = _edit(path)

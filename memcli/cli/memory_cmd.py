@@ -107,8 +107,8 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
       mem add --file notes/scraper.md -t scraper
       mem add "staging Postgres listens on 5433" --supersedes 01JDQ4
     """
-    from memcli.core.mem import Compressing
-    from memcli.features.versions import write
+    from memcli.core.compressing import Compressing
+    from memcli.core.writing import write
 
     mem = env.mem()
     body, source = read_text(mem, text, file, source, no_gitignore)
@@ -139,11 +139,12 @@ def _confirm_update(close) -> bool:
 def show(env: Env, memory_id: str, raw: bool, history: bool, with_raw: bool, fmt: str | None) -> None:
     """Show one memory (ID: a short id, the full id or a unique beginning of it): its current version, even when ID names an
     earlier one; --history lists every version."""
-    from memcli.features.versions import chain, heads
+    from memcli.core.reading import get
+    from memcli.index.versions import chain, heads
 
     mem = env.mem()
-    named = mem.get(memory_id)
-    versions = chain(mem, named.id)
+    named = get(mem, memory_id)
+    versions = chain(mem.catalog, named.id)
 
     def row(memory):
         return memory.to_contract(raw=raw, include_raw=with_raw)
@@ -172,8 +173,10 @@ def show(env: Env, memory_id: str, raw: bool, history: bool, with_raw: bool, fmt
 @pass_env
 def ls(env: Env, tags, since, until, source, all_versions, limit, raw, with_raw, fmt) -> None:
     """List memories, newest first (current versions only, unless --all-versions)."""
+    from memcli.core.reading import listing
+
     mem = env.mem()
-    memories = mem.list(make_filters(mem, tags, since, until, source, all_versions), limit)
+    memories = listing(mem, make_filters(mem, tags, since, until, source, all_versions), limit)
     emit(memories, fmt, row=lambda m: m.to_contract(raw=raw, include_raw=with_raw),
          human=lambda m: render.line(m, env.short_id(m.id), raw=raw))
 
@@ -186,10 +189,12 @@ def ls(env: Env, tags, since, until, source, all_versions, limit, raw, with_raw,
 def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
     """Delete memories, each with all its versions. Every ID must name exactly one memory, or nothing
     is deleted."""
-    from memcli.features.versions import chain
+    from memcli.core.reading import resolve
+    from memcli.core.writing import remove
+    from memcli.index.versions import chain
 
     mem = env.mem()
-    chains = {memory.id: chain(mem, memory.id) for memory in mem.resolve(memory_ids)}
+    chains = {memory.id: chain(mem.catalog, memory.id) for memory in resolve(mem, memory_ids)}
     memories = list({m.id: m for versions in chains.values() for m in versions}.values())
     if not yes and interactive():
         for memory in memories:
@@ -197,7 +202,7 @@ def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
         noun = "memory" if len(memories) == 1 else "memories"
         if not click.confirm(f"Delete {len(memories)} {noun}?", err=True):
             raise click.exceptions.Exit(NOTHING)
-    mem.remove(memories)
+    remove(mem, memories)
     if as_json:
         echo_json({"deleted": [memory.id for memory in memories]})
     for memory_id, versions in chains.items():

@@ -54,7 +54,7 @@ def filter_options(func):
 
 
 def versions_option(func):
-    """`ls`, `search` and `context` return current versions only unless asked (memcli/features/versions.py)."""
+    """`ls`, `search` and `context` return current versions only unless asked (memcli/index/versions.py)."""
     return click.option("--all-versions", is_flag=True, help="Include earlier versions that an update replaced.")(func)
 
 

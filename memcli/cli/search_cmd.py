@@ -49,6 +49,8 @@ def search(env: Env, words, limit, tags, since, until, source, all_versions, mod
       mem search how do we deploy --tag ops -n 3 --raw
       printf 'proxies\\nbilling\\n' | mem search - | jq -r .id
     """
+    from memcli.core.reading import search as search_memories
+
     query = query_text(words)
     mem = env.mem()
     filters = make_filters(mem, tags, since, until, source, all_versions)
@@ -67,12 +69,13 @@ def search(env: Env, words, limit, tags, since, until, source, all_versions, mod
                     continue
                 if not text:
                     continue
-                for hit in mem.search(text, k=limit, mode=mode, filters=filters, min_score=min_score, progress=progress):
+                for hit in search_memories(mem, text, k=limit, mode=mode, filters=filters, min_score=min_score,
+                                           progress=progress):
                     click.echo(json.dumps({"query": text} | row(hit), ensure_ascii=False))
                     found += 1
         else:
-            hits = mem.search(query, k=limit, mode=mode, filters=filters, min_score=min_score, progress=progress,
-                              once=True)
+            hits = search_memories(mem, query, k=limit, mode=mode, filters=filters, min_score=min_score,
+                                   progress=progress, once=True)
             found = emit(hits, fmt, row=row,
                          human=lambda h: render.line(h.memory, env.short_id(h.memory.id), raw=raw, score=h.score))
     if not found:

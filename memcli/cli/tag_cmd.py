@@ -24,7 +24,8 @@ def tag(env: Env, words, fmt) -> None:
       mem tag 01JDQ4R8 +scraper -draft
       mem tag 01JDQ4R8 01JDQ5AB +infra
     """
-    from memcli.features.tagging import retag
+    from memcli.core.reading import resolve
+    from memcli.core.writing import retag
 
     ids = [w for w in words if w[:1] not in "+-"]
     add = [w[1:] for w in words if w.startswith("+")]
@@ -32,7 +33,7 @@ def tag(env: Env, words, fmt) -> None:
     if not ids:
         raise click.UsageError("name at least one memory ID before the tag changes")
     mem = env.mem()
-    results = [retag(mem, memory, add, remove) for memory in mem.resolve(ids)]
+    results = [retag(mem, memory, add, remove) for memory in resolve(mem, ids)]
     emit(results, fmt, row=lambda r: r.to_dict(),
          human=lambda r: f"{env.short_id(r.memory.id)}  " + (" ".join(f"#{t}" for t in r.memory.tags) or "(no tags)"))
     changed = sum(bool(r.added or r.removed) for r in results)
@@ -49,7 +50,7 @@ def tags(env: Env, tags, since, until, source, fmt) -> None:
 
     The filters are those of `mem ls` (with -t, the tags that go with those tags).
     """
-    from memcli.features.tagging import tag_counts
+    from memcli.core.reading import tag_counts
 
     mem = env.mem()
     counts = tag_counts(mem, make_filters(mem, tags, since, until, source))

@@ -47,7 +47,7 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     keeps a private key, or whose source .memignore names, is refused (exit 7 if nothing was invalid).
     """
     mem = env.mem()
-    from memcli.core.mem import Compressing
+    from memcli.core.compressing import Compressing
     from memcli.features.transfer import import_lines
     from memcli.util.textio import RECORD_FACTOR, bounded_lines, open_input
 

@@ -1,4 +1,4 @@
-"""`mem update`: a new version of a memory, the old one kept as history (memcli/features/versions.py)."""
+"""`mem update`: a new version of a memory, the old one kept as history (memcli/core/writing.py, memcli/index/versions.py)."""
 
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ def update(env: Env, memory_id, text, file, source, no_compress, defer, local_on
       mem update 01JDQ4 "staging Postgres listens on 5433"
       mem show 01JDQ4 --raw | sed s/5432/5433/ | mem update 01JDQ4 -
     """
-    from memcli.core.mem import Compressing
-    from memcli.features.versions import update as update_memory
+    from memcli.core.compressing import Compressing
+    from memcli.core.writing import update as update_memory
 
     mem = env.mem()
     body, source = read_text(mem, text, file, source, no_gitignore)

@@ -1,6 +1,6 @@
-"""Compression as `Mem` runs it: the step of a write (whether to compress at all, now or later, and
-where: the local model, or the server mem.yaml names, behind the egress gate), and `mem compress`,
-which does it again for stored memories (the queue of `--defer`, the failed ones, any by id).
+"""Compression as a write runs it: whether to compress at all, now or later, and where: the local model,
+or the server mem.yaml names, behind the egress gate. `mem compress` runs it again for stored memories
+(memcli.core.writing.recompress: the queue of `--defer`, the failed ones, any by id).
 
 Fail-open: nothing here raises. A missing model, a crash, a timeout, a server that is down or a key
 it rejects leaves the memory raw with a status (`failed`, `pending`, `quarantined`, `skipped`) and
@@ -13,7 +13,6 @@ import logging
 from dataclasses import dataclass
 
 from memcli.errors import describe
-from memcli.index.filters import Filters
 from memcli.util.progress import Progress
 
 log = logging.getLogger("memcli")
@@ -72,28 +71,3 @@ def compression_of(mem, memory, compressing) -> tuple[str | None, dict]:
         log.warning("compression %s (%s); stored the raw text only, retry with `mem compress %s`",
                     info["status"], info.get("reason", "unknown reason"), retry)
     return compressed, info
-
-
-def to_compress(mem, *, pending: bool = False, failed: bool = False, every: bool = False) -> list:
-    """The memories a `mem compress` run should (re)do, oldest first."""
-    if not mem.readable():
-        return []
-    wanted = {status for status, on in (("pending", pending), ("failed", failed)) if on}
-    every_version = Filters(all_versions=True)
-    return [m for m in mem.catalog.list(every_version, newest_first=False) if every or m.status in wanted]
-
-
-def recompress(mem, memories: list, *, compressing: Compressing = Compressing(), progress=None) -> dict[str, int]:
-    """(Re)compress memories one by one, each saved as soon as it is done, so an interrupted run loses
-    nothing and a re-run picks up what is left. Returns how many ended in each status."""
-    outcome: dict[str, int] = {}
-    now = Compressing(method=compressing.method, ratio=compressing.ratio)
-    if progress:
-        progress(COMPRESSING, 0, len(memories))
-    for done, memory in enumerate(memories, 1):
-        status = mem.save_compression(memory, *mem.compression_of(memory, now))
-        if status:
-            outcome[status] = outcome.get(status, 0) + 1
-        if progress:
-            progress(COMPRESSING, done, len(memories))
-    return outcome

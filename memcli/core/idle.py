@@ -125,17 +125,18 @@ class PendingCompression:
         return lambda: self._compress(memory)
 
     def _pending(self) -> list:
-        from memcli.core.compressing import to_compress
+        from memcli.core.reading import pending_count, to_compress
 
-        if not self.mem.store.exists or not self.mem.pending_count():
+        if not self.mem.store.exists or not pending_count(self.mem):
             return []
         return to_compress(self.mem, pending=True)
 
     def _compress(self, memory) -> None:
-        from memcli.core.compressing import Compressing
+        from memcli.core.compressing import Compressing, compression_of
+        from memcli.core.writing import save_compression
 
-        compressed, info = self.mem.compression_of(memory, Compressing())
-        status = self.on_mem(lambda: self.mem.save_compression(memory, compressed, info))
+        compressed, info = compression_of(self.mem, memory, Compressing())
+        status = self.on_mem(lambda: save_compression(self.mem, memory, compressed, info))
         if status == "pending":
             count = self.tries.get(memory.id, (0, 0.0))[0] + 1
             wait = min(self.idle_seconds * 2 ** count, MAX_RETRY_WAIT_S)

@@ -27,7 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from memcli.core.reading import search
 from memcli.errors import InputError
+from memcli.index.filters import Filters
 from memcli.index.search import Hit
 from memcli.store.memory import Memory
 
@@ -96,6 +98,18 @@ def pack(hits: Sequence[Hit], budget: int, count: Callable[[str], int], *, raw: 
         else:
             skipped += 1
     return Packed(text, tokens, budget, chosen, skipped)
+
+
+def context(mem, query: str, budget: int, *, raw: bool = False, ids: bool = False, k: int = 20,
+            mode: str = "hybrid", filters: Filters = Filters(), min_score: float | None = None,
+            progress=None) -> Packed:
+    """The best of the top k memories that fit in `budget` tokens, as a block for a prompt, with short
+    ids when `ids` (`mem context`, MCP memory_context)."""
+    check_budget(budget)
+    hits = search(mem, query, k=k, mode=mode, filters=filters, min_score=min_score, progress=progress)
+    if not hits:
+        return Packed("", 0, budget)
+    return pack(hits, budget, mem.token_counter(), raw=raw, short_id=mem.catalog.short_id if ids else None)
 
 
 def check_budget(budget: int) -> None:

@@ -52,7 +52,7 @@ def diagnose(mem, progress=None, *, fix: bool = False) -> list[Finding]:
         return [Finding("store", False, str(exc), "repair mem.yaml by hand (`git diff mem.yaml` shows what changed)")]
     repaired = [f"the catalog was damaged ({problem}) and has been rebuilt from the files"
                 for problem in [mem.catalog.check()] if problem]
-    behind = mem.catalog.behind()
+    behind = mem.catalog.looks.behind()
     mem.catalog.refresh(full=True)
     repaired += [f"the vector index was {problem}; its vectors are searched directly until it is rebuilt"
                  for problem in [mem.vectors.check_file(deep=True)] if problem]
@@ -99,9 +99,9 @@ def _duplicates(duplicates: list[tuple[str, str]]) -> list[Finding]:
 
 
 def _forks(mem) -> list[Finding]:
-    from memcli.features.versions import forks
+    from memcli.index.versions import forks
 
-    found = forks(mem)
+    found = forks(mem.catalog)
     if not found:
         return [Finding("versions", True, "every updated memory has one current version")]
     return [Finding("versions", False, f"{fork.base} was updated twice (a fork, e.g. from a git merge): "
@@ -190,7 +190,7 @@ def _git_output(root: Path, *args: str) -> str | None:
 
 
 def _compression(mem) -> list[Finding]:
-    from memcli.core.compressing import to_compress
+    from memcli.core.reading import to_compress
 
     findings = []
     pending = to_compress(mem, pending=True)

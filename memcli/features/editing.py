@@ -1,14 +1,17 @@
 """`mem edit`, the library side: the file's YAML to edit, and the edited text checked and saved.
 
 The edited text passes the same gate as every write (every field screened, an ignored source
-refused) and the same pipeline (Mem.commit), and nothing is written before it is valid.
+refused) and the same pipeline (memcli.core.writing.commit), and nothing is written before it is valid.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from memcli.core.mem import Compressing, Mem
+from memcli.core.compressing import Compressing
+from memcli.core.mem import Mem
+from memcli.core.reading import relpath_of
+from memcli.core.writing import commit
 from memcli.errors import InvalidMemory
 from memcli.store.memory import Memory, clean_input, now_utc
 from memcli.store.yamlfile import parse_yaml
@@ -21,7 +24,7 @@ class EditResult:
 
 
 def edit_text(mem: Mem, memory: Memory) -> str:
-    return mem.store.read(mem.relpath_of(memory.id)).to_yaml()
+    return mem.store.read(relpath_of(mem, memory.id)).to_yaml()
 
 
 def save_edit(mem: Mem, memory: Memory, text: str) -> EditResult:
@@ -44,5 +47,5 @@ def save_edit(mem: Mem, memory: Memory, text: str) -> EditResult:
         if edited.compressed == memory.compressed:
             compressing = Compressing()  # the old short form describes the old text; make a new one
     edited.updated_at = now_utc()
-    mem.commit(edited, compressing, dedupe=False, replaces=mem.relpath_of(memory.id))
+    commit(mem, [(edited, compressing)], dedupe=False, replaces=relpath_of(mem, memory.id))
     return EditResult(edited, redacted)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from memcli.core.reading import listing
 from memcli.store.memory import Memory
 
 
@@ -39,6 +40,11 @@ def savings(memories: Iterable[Memory], count_tokens: Callable[[str], int], toke
         "by_method": by_method,
         "tokenizer": tokenizer,
     }
+
+
+def store_savings(mem) -> dict:
+    """What compression saves a reader of this store (`mem stats`)."""
+    return savings(listing(mem), lambda text: mem.token_counter()(text), mem.settings.compress_model)
 
 
 def stored_counts(memory: Memory) -> tuple[int, int] | None:

@@ -18,7 +18,8 @@ from memcli.util.progress import Progress
 from memcli.util.textio import json_object
 
 if TYPE_CHECKING:
-    from memcli.core.mem import Compressing, Mem
+    from memcli.core.compressing import Compressing
+    from memcli.core.mem import Mem
 
 WRITE_BATCH = 64  # memories per write: their texts share the embedding model's batches
 READ_ONLY_FIELDS = ("content", "content_raw", "optimized", "score", "query")
@@ -92,7 +93,9 @@ def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing:
 
 def _commit(mem: Mem, batch: list, report: ImportReport, progress: Progress | None, total: int) -> None:
     """Write a batch through the pipeline (one embedding call for all of it) and empty it."""
-    for existing in mem.commit_many(batch, dedupe=True):
+    from memcli.core.writing import commit
+
+    for existing in commit(mem, batch, dedupe=True):
         if existing:
             report.duplicates += 1
         else:

@@ -24,11 +24,11 @@ from memcli.errors import InvalidMemory, StoreError, describe
 from memcli.index import db as db_file
 from memcli.index import stamps
 from memcli.index.dates import date_words
+from memcli.index.looking import Looks
 from memcli.index.queries import CatalogQueries
 from memcli.index.stamps import RACY, SETTLED_NS
 from memcli.store.files import Store
 from memcli.store.memory import Memory, content_key
-from memcli.util import forked
 from memcli.util.progress import Progress
 from memcli.util.textio import RECORD_FACTOR
 
@@ -36,22 +36,10 @@ log = logging.getLogger("memcli")
 
 DUPLICATE = "duplicate id "  # how a file skipped because another file has its id is recorded (doctor reads it)
 
-# A file rewritten in place changes no folder's mtime; every file is looked at when the last full look is
-# older than this many times what that look cost (and at least FULL_LOOK_MIN_S).
-FULL_LOOK_EVERY = 10
-FULL_LOOK_MIN_S = 0.2
-
-# A one-shot search looks at every file in a child of its own (look_ahead) when the last look cost at least
-# this: a cheaper look (under some 20,000 files) hides behind the model's load in the other child anyway
-# (cold_search.py --due at 10,000 memories: 1.04x the floor with the child, 0.96x without).
-LOOK_AHEAD_MIN_S = 0.1
-
-# The stamps of every file are tallied as sums modulo this (SQLite's integers overflow at 2**63): see _TALLY.
-TALLY_MOD = 1 << 40
-
 # A writer of at least this many files (seconds of embedding at least) waits at its end for the racy window
 # of its last write to pass, then looks at every file itself: the next command finds nothing to look at.
 SETTLE_WAIT_FILES = 200
+
 
 @dataclass
 class Changes:
@@ -65,19 +53,6 @@ class Changes:
         return bool(self.added or self.removed or self.broken)
 
 
-@dataclass
-class Scan:
-    """A look at every file: every folder's mtime, and the files' stamps, None when they tally with what
-    the catalog held when the look began (nothing changed); `began` and `started_ns` are when it began,
-    `seconds` what it cost."""
-
-    began: float
-    started_ns: int
-    seconds: float
-    folders: dict[str, int | None]
-    files: list[stamps.Stamped] | None
-
-
 class Catalog(CatalogQueries):
     def __init__(self, store: Store):
         self.store = store
@@ -85,12 +60,11 @@ class Catalog(CatalogQueries):
         self._db: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None
         self._refreshed = False
-        self._seen_folders: dict[str, int | None] = {}
         self._orphans: list[str] = []  # copies of a memory whose first file just went; each is the memory now
         self._unsettled: dict[str, str] = {}  # files this process wrote and recorded RACY: path -> sha written
         self._written = 0  # files written since the last settle
         self._last_write_ns = 0  # when this process last wrote or deleted a memory file
-        self._ahead: forked.Child | None = None  # a look at every file made by a child (look_ahead)
+        self.looks = Looks(self)
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -108,9 +82,7 @@ class Catalog(CatalogQueries):
         db_file.discard(self.store.index_dir, self.store.lock)
 
     def close(self) -> None:
-        if self._ahead is not None:  # what it tallies against is about to go
-            self._ahead.stop()
-            self._ahead = None
+        self.looks.drop_ahead()
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -133,21 +105,9 @@ class Catalog(CatalogQueries):
 
     def refresh(self, progress: Progress | None = None, *, force: bool = False, full: bool = False,
                 patience: float = 1) -> Changes:
-        """Take in what changed on disk since the last look, by any process; once per command unless `force`.
-
-        Adding, deleting or renaming a file into place (git checkout and pull, other mem processes,
-        editors that save by renaming) changes its folder's mtime, so the catalog keeps every folder's
-        mtime and, when none moved, looks no further: a handful of stats, whatever the store's size.
-        A changed folder has its own files looked at. A file rewritten in place changes no folder; it is
-        seen at the next full look at every file, which happens when the last one is older than
-        FULL_LOOK_EVERY times what it cost (at least FULL_LOOK_MIN_S): at once in a small store, within
-        a few seconds at 100k memories, where a full look costs half a second: a stat of every file,
-        whose stamps are compared with the catalog's only when their sums differ (_TALLY). A one-shot
-        search makes it in a child while it loads the vector graph (look_ahead). `full` looks at every
-        file now and compares every stamp, whatever the sums (doctor). With `patience` n, the full look
-        waits until it is n times that late: a server answering a request leaves it to its idle moments,
-        unless it is never idle.
-        """
+        """Take in what changed on disk since the last look, by any process; once per command unless `force`:
+        a few stats when nothing did, whatever the store's size (memcli.index.looking says how, and what
+        `patience` defers). `full` looks at every file now and compares every stamp (doctor)."""
         if self._refreshed and not (force or full):
             return Changes()
         try:
@@ -187,146 +147,21 @@ class Catalog(CatalogQueries):
         return result
 
     def _look(self, progress: Progress | None, full: bool, patience: float = 1) -> Changes:
-        began, started_ns = time.time(), time.time_ns()
-        folders = None if full else self._changed_folders(patience)
-        scan, ahead, self._ahead = None, self._ahead, None
-        if ahead is not None and folders is None and not full:
-            scan = ahead.result()  # None when the child failed: the look is made here
-        elif ahead is not None:
-            ahead.stop()  # another process looked at every file meanwhile, or this look compares every stamp
-        if folders == []:
+        found = self.looks.find(full, patience)
+        if found is None:
             return Changes()
-        if folders is None:
-            scan = scan or _scan_every_file(self.store, None if full else self._expected())
-            began, started_ns, counted = scan.began, scan.started_ns, time.time() - scan.seconds
-            fresh, gone = self._diff_every_file(scan)
-        else:
-            counted = began
-            fresh, gone = self._diff(folders)
-        cost = time.time() - counted
         result = Changes()
-        if fresh or gone:
+        if found.fresh or found.gone:
             with self.store.lock():
-                result = self._apply(*self._as_they_are_now(fresh, gone), progress)
-        self._remember_folders(folders, began, cost, started_ns)
+                result = self._apply(*self.looks.as_they_are_now(found), progress)
+        self.looks.remember(found)
         return result
 
-    def look_ahead(self) -> bool:
-        """For a one-shot command with slow work of its own before it reads the catalog (loading the
-        vector graph while a child embeds the query): when the look at every file is due, a forked child
-        (memcli.util.forked) makes its stats meanwhile, and this command's refresh takes them. At 100k memories
-        the look costs half a second of stats, which otherwise come after the graph; a look that cost
-        less than LOOK_AHEAD_MIN_S is left to the refresh. Whether a child started."""
-        if self._refreshed or self._ahead is not None or not self.path.exists():
-            return False
-        try:
-            last = self._last_full_look()
-            if last is None or last[1] < LOOK_AHEAD_MIN_S or time.time() <= _due_at(last, 1):
-                return False
-            expected = self._expected()
-        except Exception as exc:
-            if not db_file.is_damage(exc):
-                raise
-            return False  # the refresh rebuilds it
-        self._ahead = forked.start(lambda: _scan_every_file(self.store, expected))
-        return self._ahead is not None
-
-    def _expected(self) -> tuple[tuple[int, ...], dict[str, int | None]]:
-        """What a look at every file finds when nothing changed: the tally of the stamps the catalog
-        holds, and the folders' mtimes as recorded."""
-        count, mtimes, sizes, ctimes = self.db.execute(_TALLY).fetchone()
-        return ((count, mtimes % TALLY_MOD, sizes, ctimes % TALLY_MOD),
-                dict(self.db.execute("SELECT path, mtime_ns FROM folders")))
-
-    def _last_full_look(self) -> tuple[float, float] | None:
-        """(when it began, what it cost) of the last look at every file; None when there was none."""
-        try:
-            at, cost = json.loads(db_file.meta(self.db, "full_look") or "null")
-        except (TypeError, ValueError):  # never looked, or a meta row that does not parse
-            return None
-        return at, cost
-
-    def full_look_due_at(self, patience: float = 1) -> float:
-        """When the next command looks at every file (0 when none was made): see refresh()."""
-        last = self._last_full_look()
-        return 0.0 if last is None else _due_at(last, patience)
-
-    def _full_look_due(self, patience: float) -> bool:
-        return time.time() > self.full_look_due_at(patience)
-
-    def _recorded(self) -> set[stamps.Stamped]:
-        """The (path, mtime, size, ctime) of every file the catalog holds, read or broken."""
-        return set(self.db.execute(_RECORDED.format(where="")))
-
-    def _changed_folders(self, patience: float) -> list[str] | None:
-        """Folders (relative to the store root) whose files need a look: None for all, [] for none."""
-        if self._full_look_due(patience):
-            return None
-        changed = []
-        for folder, mtime in self.db.execute("SELECT path, mtime_ns FROM folders"):
-            try:
-                now = os.stat(self.store.root / folder).st_mtime_ns
-            except FileNotFoundError:
-                now = None
-            if now != mtime:
-                changed.append(folder)
-        return changed
-
-    def _remember_folders(self, looked_at: list[str] | None, began: float, cost: float, started_ns: int) -> None:
-        """Store the mtime of every folder just looked at; one that moved within SETTLED_NS of the look
-        is stored as -1 (it may change again within the same clock tick unnoticed), so it is looked at
-        again next time, as git treats a "racily clean" file."""
-        seen = self._seen_folders
-        rows = [(folder, -1 if mtime is not None and mtime >= started_ns - SETTLED_NS else mtime)
-                for folder, mtime in seen.items()]
-        with db_file.transaction(self.db) as db:
-            if looked_at is None:
-                db.execute("DELETE FROM folders")
-                db_file.set_meta(db, "full_look", json.dumps([began, cost]))
-            db.executemany("INSERT OR REPLACE INTO folders VALUES (?, ?)", rows)
-            db.execute("DELETE FROM folders WHERE mtime_ns IS NULL AND path != 'memories'")
-
-    def behind(self) -> tuple[int, int]:
-        """How far the catalog is behind the files, without catching up: (new or changed, removed), every
-        stamp compared. A file only due for its second look (RACY) is not behind."""
-        fresh, gone = self._diff_every_file(_scan_every_file(self.store, None))
-        settling = sum(1 for path, *_ in fresh if self.db.execute(
-            "SELECT 1 FROM memories WHERE path = ? AND ctime_ns = ?", (path, RACY)).fetchone())
-        return len(fresh) - settling, len(gone)
-
-    def _diff(self, folders: list[str]) -> tuple[list[stamps.Stamped], list[str]]:
-        """Files new or changed, and files gone, in the given folders."""
-        self._seen_folders = {}
-        known_folders = {path for (path,) in self.db.execute("SELECT path FROM folders")}
-        known, files = set(), []
-        for folder in folders:
-            for row in self.db.execute(_RECORDED.format(where=" WHERE path > ?1 AND path < ?1 || '~'"),
-                                       (folder + "/",)):
-                parent = os.path.dirname(row[0])
-                if parent == folder or parent not in known_folders:
-                    known.add(row)
-            files += self.store.scan(folder, folders=self._seen_folders,
-                                     descend=lambda sub: sub not in known_folders)
-        return _compare(known, files)
-
-    def _diff_every_file(self, scan: Scan) -> tuple[list[stamps.Stamped], list[str]]:
-        self._seen_folders = scan.folders
-        return ([], []) if scan.files is None else _compare(self._recorded(), scan.files)
-
-    def _as_they_are_now(self, fresh: list[stamps.Stamped], gone: list[str]) -> tuple[list[stamps.Stamped], list[str]]:
-        """The files a look found new, changed or gone, stat'ed again under the store's lock (a mem writer
-        may have finished with them meanwhile). Only these: looking at their folders again would read
-        every file of a large import's folder twice, and whatever else changed since the look moved a
-        folder's mtime after the one the look recorded, so the next look finds it."""
-        now, vanished = [], []
-        for path in [path for path, *_ in fresh] + gone:
-            try:
-                info = os.stat(self.store.file_path(path))
-            except (OSError, StoreError):
-                vanished.append(path)
-                continue
-            now.append((path, info.st_mtime_ns, info.st_size, info.st_ctime_ns))
-        return now, vanished
+    def look_due(self):
+        """For a one-shot command with slow work of its own before it reads the catalog: what a child's
+        look at every file should tally against (memcli.index.looking.Looks.due), or None when this
+        command's refresh should look for itself."""
+        return None if self._refreshed else self.looks.due()
 
     def _apply(self, fresh, gone, progress: Progress | None) -> Changes:
         changes = Changes()
@@ -497,53 +332,6 @@ class Catalog(CatalogQueries):
 
 # A version is superseded while some memory names it in `supersedes` (the newest such one is recorded).
 _MARK_SUPERSEDED = "UPDATE memories SET superseded_by = (SELECT MAX(new) FROM links WHERE old = ?1) WHERE id = ?1"
-
-
-def _due_at(last: tuple[float, float], patience: float) -> float:
-    """When a look at every file is due, given (when the last began, what it cost)."""
-    at, cost = last
-    return at + patience * max(FULL_LOOK_MIN_S, FULL_LOOK_EVERY * cost)
-
-
-# How many files the catalog holds, and the sums of their mtimes, sizes and ctimes (each taken modulo
-# TALLY_MOD before it is added, so that no sum overflows; the sums are then taken modulo it).
-#
-# Equal to the tally of the files on disk, with every folder's mtime as recorded, nothing changed: no
-# file came or went (that moves its folder), and a file written since moved its ctime forward (no tool
-# can set a ctime back; a file recorded RACY holds -1). For the sums to agree anyway, other changes
-# would have to cancel it to the nanosecond, modulo 2**40 ns. Far cheaper than reading the catalog's
-# every stamp and comparing them: at 100k memories, 20 ms against 350. Where the ctime is not the inode's
-# change time (Windows' st_ctime is the creation time, some FUSE file systems give the mtime), two files
-# of one size whose contents and mtimes are swapped in place tally the same: `mem doctor` compares every
-# stamp (refresh(full=True)).
-_TALLY = ("SELECT count(*), coalesce(sum(mtime_ns % {m}), 0), coalesce(sum(size), 0), coalesce(sum(ctime_ns % {m}), 0)"
-          " FROM (SELECT mtime_ns, size, ctime_ns FROM memories UNION ALL SELECT mtime_ns, size, ctime_ns FROM broken)"
-          ).format(m=TALLY_MOD)
-
-
-def _scan_every_file(store: Store, expected: tuple[tuple[int, ...], dict[str, int | None]] | None) -> Scan:
-    """Stat every file; its stamps unless they tally with `expected` (Catalog._expected; None: always),
-    from the same walk. In a forked child (Catalog.look_ahead) it touches no database."""
-    began, started_ns = time.time(), time.time_ns()
-    folders: dict[str, int | None] = {}
-    files = store.scan(folders=folders)
-    tally = (len(files), sum(stamp[1] for stamp in files) % TALLY_MOD, sum(stamp[2] for stamp in files),
-             sum(stamp[3] for stamp in files) % TALLY_MOD)
-    same = expected is not None and (tally, folders) == expected
-    return Scan(began, started_ns, time.time() - began, folders, None if same else files)
-
-
-_RECORDED = ("SELECT path, mtime_ns, size, ctime_ns FROM memories{where} UNION ALL"
-             " SELECT path, mtime_ns, size, ctime_ns FROM broken{where}")
-
-
-def _compare(known: set, files: list[stamps.Stamped]) -> tuple[list[stamps.Stamped], list[str]]:
-    """(files new or changed, paths gone): a file is as recorded when its (path, mtime, size, ctime) is
-    one of the catalog's, one set of those tuples probed once a file (no list or dict entry built per file)."""
-    fresh = [stamp for stamp in files if stamp not in known]
-    if len(files) - len(fresh) == len(known):  # every file the catalog holds was found as recorded
-        return fresh, []
-    return fresh, sorted({path for path, *_ in known} - {path for path, *_ in files})
 
 
 def _identity(path) -> tuple[int, int] | None:

@@ -1,5 +1,5 @@
 """Which memories a read wants: tags (all of them), a time window, source globs (any of them, as
-memcli.store.sources reads a typed `--source`); current versions only unless `all_versions` (memcli/features/versions.py).
+memcli.store.sources reads a typed `--source`); current versions only unless `all_versions` (memcli/index/versions.py).
 
 One value object shared by listing, search (both sides) and export, turned into SQL in one place.
 """

@@ -15,12 +15,10 @@ of a fresh build while keeping the score's scale.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from itertools import islice
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from memcli.errors import MemError
 from memcli.index import lexical
 from memcli.index.dates import query_date_words
 from memcli.index.distinct import distinct
@@ -29,8 +27,6 @@ from memcli.index.filters import Filters
 if TYPE_CHECKING:
     from memcli.index.catalog import Catalog
     from memcli.store.memory import Memory
-
-log = logging.getLogger("memcli")
 
 MODES = ("hybrid", "vector", "text")
 # The default cut-off of the hybrid score: results below it have no real match. Measured, not chosen:
@@ -64,35 +60,34 @@ def fuse(rankings: list[tuple[float, list[tuple[int, float]], bool]]) -> list[tu
     return sorted(blended.items(), key=lambda item: (-item[1], item[0]))
 
 
-def search(catalog: Catalog, query: str, *, k: int, mode: str, filters: Filters, min_score: float | None,
-           vector_ranking: Callable[[str, int, Filters], list[tuple[int, float]]]) -> list[Hit]:
-    """Best memories first; `score` is the blend (hybrid), cosine (vector) or BM25 (text). When meaning
-    search cannot run (no embedding model), hybrid says so once and goes on with words alone. The query
-    is checked by the caller (Mem.search), before it loads a model."""
+def candidates(k: int) -> int:
+    """How many memories each side ranks for a query wanting k."""
+    return max(CANDIDATES, min(k, MAX_K))
+
+
+def word_ranking(catalog: Catalog, query: str, limit: int, filters: Filters) -> list[tuple[int, float]]:
+    """BM25 over the query's words and the date words it names (memcli.index.dates)."""
+    return lexical.bm25(catalog, lexical.words(query) + query_date_words(query), limit, filters)
+
+
+def ranked(catalog: Catalog, query: str, *, k: int, filters: Filters, min_score: float | None,
+           words: list[tuple[int, float]] | None, meaning: list[tuple[int, float]] | None) -> list[Hit]:
+    """Best memories first from the rankings a search made (None: that side did not run); `score` is the
+    blend (both), cosine (meaning) or BM25 (words)."""
     k = min(k, MAX_K)
-    terms, dates = lexical.words(query), query_date_words(query)
-    limit = max(CANDIDATES, k)
-    text = lexical.bm25(catalog, terms + dates, limit, filters) if mode in ("hybrid", "text") else None
-    vector = None
-    if mode in ("hybrid", "vector"):
-        try:
-            vector = vector_ranking(query, limit, filters)
-        except MemError as exc:
-            if mode == "vector":
-                raise
-            log.warning("meaning search unavailable (%s); showing word matches only", exc)
-    blended = text is not None and vector is not None
-    ranked = fuse([(1 - ALPHA, text, True), (ALPHA, vector, False)]) if blended else text if vector is None else vector
+    blended = words is not None and meaning is not None
+    ranking = fuse([(1 - ALPHA, words, True), (ALPHA, meaning, False)]) if blended else words if meaning is None else meaning
     cut = (MIN_SCORE if blended else 0.0) if min_score is None else min_score  # hybrid fallen back to words is BM25
     if cut:
-        ranked = [(label, score) for label, score in ranked if score >= cut]
-    if cut and blended and dates:
+        ranking = [(label, score) for label, score in ranking if score >= cut]
+    if cut and blended and query_date_words(query):
         # A date reorders what matches, it makes no match: the cut reads the blend without the date tokens,
         # else "quantum chromodynamics in June" passes with every June memory (BM25 is relative to its best).
-        passing = {label for label, score in fuse([(1 - ALPHA, lexical.bm25(catalog, terms, limit, filters), True),
-                                                   (ALPHA, vector, False)]) if score >= cut}
-        ranked = [(label, score) for label, score in ranked if label in passing]
-    return list(islice(distinct(hits_of(catalog, ranked, batch=min(k, 1000))), k))
+        undated = lexical.bm25(catalog, lexical.words(query), candidates(k), filters)
+        passing = {label for label, score in fuse([(1 - ALPHA, undated, True), (ALPHA, meaning, False)])
+                   if score >= cut}
+        ranking = [(label, score) for label, score in ranking if label in passing]
+    return list(islice(distinct(hits_of(catalog, ranking, batch=min(k, 1000))), k))
 
 
 def hits_of(catalog: Catalog, ranked: list[tuple[int, float]], batch: int) -> Iterator[Hit]:

@@ -100,18 +100,31 @@ class MemoryEmbedder:
         self.dim = model.dim
 
     def embed(self, texts: list[str]):
+        return self.embed_with_whole(texts, whole=False)[0]
+
+    def embed_with_whole(self, texts: list[str], *, whole: bool = True):
+        """(memory vectors, each text embedded whole or None) from one call to the model: a write's
+        near-duplicate check compares whole texts (memcli.core.near_duplicates) and must not embed the
+        same text again. A text of one sentence is its own whole."""
         import numpy as np
 
         split = [labelled_sentences(text) for text in texts]
-        vectors = self.model.embed([_labelled(label, sentence) for parts in split for label, sentence in parts])
+        inputs = [_labelled(label, sentence) for parts in split for label, sentence in parts]
+        extra = [n for n, parts in enumerate(split) if whole and parts != [(None, texts[n])]]
+        vectors = self.model.embed(inputs + [texts[n] for n in extra])
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        wholes = [None] * len(texts)
         start = 0
         for row, parts in enumerate(split):
             weights = np.array([max(1, len(sentence.split())) for _, sentence in parts], dtype=np.float32)
             out[row] = weights @ vectors[start:start + len(parts)]
+            if whole and row not in extra:
+                wholes[row] = vectors[start]
             start += len(parts)
+        for n, row in enumerate(extra):
+            wholes[row] = vectors[len(inputs) + n]
         norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.maximum(norms, 1e-12)
+        return out / np.maximum(norms, 1e-12), wholes
 
     def query(self, text: str):
         return self.model.embed([text])[0]

@@ -19,10 +19,12 @@ from mcp_types import CallToolResult
 from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
+from memcli.core import reading
+from memcli.core.compressing import Compressing
 from memcli.core.idle import defers_writes
-from memcli.core.mem import Compressing
 from memcli.errors import MemError
 from memcli.features.budget import DEFAULT_BUDGET, block
+from memcli.features.budget import context as budget_context
 from memcli.features.savings import read_cost
 from memcli.index.filters import Filters
 from memcli.mcp.toolbox import Toolbox, client_name, reply
@@ -139,7 +141,7 @@ def register(box: Toolbox) -> None:
         writing the same text again stores nothing new and says so. Names current memories that say
         nearly the same (`similar`), so that one can be updated instead. Secrets are replaced by
         [REDACTED:<kind>] before storing; a private key is refused."""
-        from memcli.features.versions import write
+        from memcli.core.writing import write
 
         written_by = client_name(ctx)
         # Slow compression (a server, a large local model) is left to the idle worker: stored now.
@@ -164,7 +166,7 @@ def register(box: Toolbox) -> None:
         Use it to look something up; use memory_context instead to fill a prompt within a token
         budget. Nothing comes back when nothing matches well (min_score: 0 shows the best anyway)."""
         def search(mem):
-            hits = mem.search(query, k=limit, mode=mode, filters=filters, min_score=min_score)
+            hits = reading.search(mem, query, k=limit, mode=mode, filters=filters, min_score=min_score)
             return listing(mem, [hit.memory for hit in hits], raw=raw, include_raw=include_raw,
                            scores=[hit.score for hit in hits],
                            empty="No memory matches well enough (min_score: 0 shows the closest ones).")
@@ -183,7 +185,7 @@ def register(box: Toolbox) -> None:
         """The newest memories first: each day once, then `ID content` per memory. When more follow, the
         result says `next_offset`; pass it as offset for the next page."""
         def page(mem):
-            memories = list(mem.list(filters, limit + 1, offset=offset))
+            memories = list(reading.listing(mem, filters, limit + 1, offset=offset))
             structured, text = listing(mem, memories[:limit], raw=raw, include_raw=include_raw,
                                        empty="No memories.")
             if len(memories) > limit:
@@ -197,7 +199,7 @@ def register(box: Toolbox) -> None:
     async def memory_get(id: MemoryId, raw: Raw = False, include_raw: IncludeRaw = False) -> CallToolResult:
         """One memory by id, as `ID content` under its day (raw: true for the full prose): its
         current version, even when the id names one that an update replaced."""
-        from memcli.features.versions import current
+        from memcli.core.writing import current
 
         return reply(*await box.run(lambda mem: listing(mem, current(mem, id)[1], raw=raw, include_raw=include_raw,
                                                         empty="")))
@@ -208,12 +210,13 @@ def register(box: Toolbox) -> None:
     ) -> CallToolResult:
         """Delete memories for good, each with its earlier versions. Every id must name exactly one
         memory, or nothing is deleted. Says the full ids deleted."""
-        from memcli.features.versions import chain
+        from memcli.core.writing import remove
+        from memcli.index.versions import chain
 
         def delete(mem):
-            named = mem.resolve([ids] if isinstance(ids, str) else ids)
-            memories = list({m.id: m for memory in named for m in chain(mem, memory.id)}.values())
-            mem.remove(memories)
+            named = reading.resolve(mem, [ids] if isinstance(ids, str) else ids)
+            memories = list({m.id: m for memory in named for m in chain(mem.catalog, memory.id)}.values())
+            remove(mem, memories)
             return [memory.id for memory in memories]
 
         deleted = await box.run(delete)
@@ -236,8 +239,8 @@ def register(box: Toolbox) -> None:
         as context: each day once, then one memory per line, best first (no ids unless `ids`). Says
         how many results did not fit. Use it to fill a prompt; use memory_search to look around."""
         def context(mem):
-            packed = mem.context(query, budget, raw=raw, ids=ids, k=limit, mode=mode, filters=filters,
-                                 min_score=min_score)
+            packed = budget_context(mem, query, budget, raw=raw, ids=ids, k=limit, mode=mode, filters=filters,
+                                    min_score=min_score)
             structured = packed.to_contract()
             count = counter(mem)
             if count is not None:

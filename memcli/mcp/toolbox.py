@@ -6,7 +6,7 @@ memcli/mcp/server.py) and declares each one with `@box.tool(...)`:
     @box.tool(Found, read_only=True)
     async def memory_search(query: Annotated[str, Field(description="...")]) -> CallToolResult:
         \"\"\"What it returns and when to use it, for a model choosing a tool.\"\"\"
-        hits = await box.run(lambda mem: mem.search(query))
+        hits = await box.run(lambda mem: search(mem, query))
         return reply({"memories": [...]}, "one line per hit")
 
 What the declaration gives every tool: an `outputSchema` from the TypedDict (the structured result is

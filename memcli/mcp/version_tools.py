@@ -1,4 +1,4 @@
-"""memory_update, and what the write tools say about versions (memcli/features/versions.py): the memories a
+"""memory_update, and what the write tools say about versions (memcli/core/writing.py): the memories a
 write replaced, and the current ones it is close to, so the assistant can make it an update."""
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def register(box: Toolbox) -> None:
         text becomes the current version and searches stop returning the old one, which is kept as
         history. Use it instead of memory_write when a memory already says something that is no
         longer true, or when memory_write reports a similar memory that the new text replaces."""
-        from memcli.features.versions import update
+        from memcli.core.writing import update
 
         written_by = client_name(ctx)
         written = await box.run(lambda mem: update(mem, id, content, tags=tags, written_by=written_by))

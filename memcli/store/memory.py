@@ -126,7 +126,7 @@ class Memory:
     compressed: str | None = None
     compression: dict | None = None
     extra: dict = field(default_factory=dict)
-    # The versions this one replaces (memcli/features/versions.py). The link lives in the new file only, so two
+    # The versions this one replaces (memcli/index/versions.py). The link lives in the new file only, so two
     # people updating one memory add two files and git merges them without a conflict.
     supersedes: list[str] = field(default_factory=list)
     # Not in the file: the catalog fills it from the files that name this one in `supersedes`.

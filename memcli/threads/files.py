@@ -150,8 +150,10 @@ class Threads:
 
     def folds(self, thread_id: str) -> list[Fold]:
         """The summaries of this thread, oldest first (the memories whose source names its ranges)."""
+        from memcli.core.reading import listing
+
         found = []
-        for memory in self.mem.list(Filters(source=f"{SOURCE_PREFIX}{thread_id}#*")):
+        for memory in listing(self.mem, Filters(source=f"{SOURCE_PREFIX}{thread_id}#*")):
             match = SOURCE_RANGE.match(memory.source or "")
             if match and match["id"] == thread_id:
                 found.append(Fold(int(match["first"]), int(match["last"]), memory))
@@ -172,8 +174,10 @@ class Threads:
     def list(self) -> list[ThreadInfo]:
         """Every thread, most recently active first: a directory listing per thread and one catalog
         query for the folds of all of them."""
+        from memcli.core.reading import listing
+
         folded: dict[str, int] = {}
-        for memory in self.mem.list(Filters(source=f"{SOURCE_PREFIX}*")):
+        for memory in listing(self.mem, Filters(source=f"{SOURCE_PREFIX}*")):
             match = SOURCE_RANGE.match(memory.source or "")
             if match:
                 folded[match["id"]] = max(folded.get(match["id"], 0), int(match["last"]))

@@ -87,12 +87,12 @@ def summarize(mem: Mem, thread_id: str, *, force: bool = False) -> Fold | None:
         if not span:
             return None
         text = summary_text(mem, span)
-        from memcli.core.mem import Compressing
+        from memcli.core.compressing import Compressing
+        from memcli.core.writing import write_each
 
-        result = mem.add(text, tags=["thread"], source=summary_source(thread_id, span[0].seq, span[-1].seq),
-                         written_by="thread", allow_duplicate=True, compressing=Compressing(enabled=False),
-                         check_source=False)
-        return Fold(span[0].seq, span[-1].seq, result.memory)
+        [written] = write_each(mem, [(text, summary_source(thread_id, span[0].seq, span[-1].seq))], tags=["thread"],
+                               written_by="thread", compressing=Compressing(enabled=False), check_source=False)
+        return Fold(span[0].seq, span[-1].seq, written.memory)
 
 
 class DueFolds:

@@ -2,7 +2,7 @@
 
 A cold `mem search` spends most of its time importing llama_cpp and loading the embedding model, on
 one core, while the other core idles: a child embeds the query there, and meanwhile this process
-catches up with the files, ranks by words and loads the vector graph (memcli.core.mem, Mem.search). A
+catches up with the files, ranks by words and loads the vector graph (memcli.core.reading.search). A
 thread cannot do it: llama-cpp-python points file descriptors 1 and 2 at /dev/null for the whole
 process while it loads a model (the other thread's warnings were lost), and the Python work holds the
 GIL. A child shares nothing with its parent but the memory it was forked with. It must touch no

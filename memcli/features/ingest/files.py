@@ -1,7 +1,7 @@
 """`mem ingest`: files and folders into memories, one per chunk, kept in step with the files on re-runs.
 
 Each text file is redacted as a whole (a private-key block is caught even when it is longer than a
-chunk), split with memcli.features.ingest.chunk, and a file's new chunks are stored through `Mem.add_many` (embedded together,
+chunk), split with memcli.features.ingest.chunk, and a file's new chunks are stored through memcli.core.writing.write_each (embedded together,
 like any memory) with `source: <path>#<n>` (n from 1) and `written_by: ingest`. Compression, the slow
 part (seconds a chunk with the local model), is queued by default for `mem compress --pending`.
 
@@ -31,7 +31,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from memcli.core.mem import Compressing
+from memcli.core.compressing import Compressing
+from memcli.core.reading import listing
+from memcli.core.writing import relabel, remove, write_each
 from memcli.errors import InputError, Refused
 from memcli.features.ingest.chunk import split
 from memcli.index.filters import Filters
@@ -111,7 +113,7 @@ def ingest(mem, paths: Iterable[Path | str], *, tags: Iterable[str] = (), dry_ru
     gone = [m for source, chunks in stored.items() if source not in present for m in chunks]
     if remove_orphans:
         if gone and not dry_run:
-            mem.remove(gone)
+            remove(mem, gone)
         report.removed += len(gone)
     else:
         report.orphaned = len(gone)
@@ -157,7 +159,7 @@ def _stored_chunks(mem, roots: list[_Root]) -> dict[str, list]:
     """Chunks that ingest stored earlier under the roots, by the path of their file, in chunk order."""
     chunks: dict[str, dict] = {}
     for root in roots:
-        for memory in mem.list(Filters(source=root.glob())):
+        for memory in listing(mem, Filters(source=root.glob())):
             found = CHUNK.match(memory.source or "")
             if memory.written_by == WRITTEN_BY and found and root.holds(found["path"]):
                 chunks.setdefault(found["path"], {})[memory.id] = memory
@@ -241,17 +243,17 @@ def _sync_file(mem, source: str, chunks: list[str], stored: list, tags: list[str
             continue
         updated += 1
         if not dry_run:
-            mem.relabel(memory, source=chunk_source, tags=wanted_tags)
+            relabel(mem, memory, source=chunk_source, tags=wanted_tags)
     if new and not dry_run:
-        stored = mem.add_many(new, tags=tags, written_by=WRITTEN_BY, allow_duplicate=True,
-                              compressing=Compressing(defer=defer), check_source=False)
+        stored = write_each(mem, new, tags=tags, written_by=WRITTEN_BY, compressing=Compressing(defer=defer),
+                            check_source=False)
         report.pending += sum(1 for result in stored if result.memory.status == "pending")
     for _ in new:  # new chunks count once stored (embedded together, above)
         ticks.tick()
     added = len(new)
     gone = [memory for left in pool.values() for memory in left]
     if gone and not dry_run:
-        mem.remove(gone)
+        remove(mem, gone)
     report.added += added
     report.updated += updated
     report.removed += len(gone)
