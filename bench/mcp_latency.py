@@ -8,7 +8,7 @@ process (start Python, load the model and the index, one query), and, through on
 spoken to by the MCP package's stdio client, the median round trip of `memory_search` (which includes
 the server's look at the files before every call) and of `memory_context` (budget 200). The server's
 start (connect) and its first search (warm-up) are shown apart. --fakes runs everything with the fake
-models of tests/fakes.py instead of the real ones: it checks the bench works, its figures say nothing
+models of tests/support/fakes.py instead of the real ones: it checks the bench works, its figures say nothing
 about the models.
 """
 
@@ -79,7 +79,7 @@ def main() -> None:
     parser.add_argument("--cold-runs", type=int, default=7, help="cold `mem search` processes")
     parser.add_argument("--fakes", action="store_true", help="use the fake models (checks the bench only)")
     args = parser.parse_args()
-    mem = [sys.executable, str(ROOT / "tests" / "fake_mem.py")] if args.fakes else [sys.executable, "-m", "memcli"]
+    mem = [sys.executable, str(ROOT / "tests" / "support" / "fake_mem.py")] if args.fakes else [sys.executable, "-m", "memcli"]
     work = Path(tempfile.mkdtemp(prefix="mem-bench-mcp-"))
     try:
         root = work / f"store-{args.size}"
@@ -87,7 +87,7 @@ def main() -> None:
         env = dict(os.environ, MEM_DIR=str(root), PYTHONPATH=str(ROOT))
         began = time.perf_counter()
         subprocess.run(mem + ["reindex"], env=env, check=True, stderr=subprocess.DEVNULL)
-        print(f"models: {'fake (tests/fakes.py)' if args.fakes else 'real defaults'}; {args.size} memories; "
+        print(f"models: {'fake (tests/support/fakes.py)' if args.fakes else 'real defaults'}; {args.size} memories; "
               f"indexed in {time.perf_counter() - began:.1f} s")
         cold = statistics.median(wall(mem + ["search", q, "--json"], env) for q in QUERIES[: args.cold_runs])
         figures = anyio.run(through_mcp, mem, env, args.runs)

@@ -5,9 +5,9 @@
 Each pair is two memories: a paraphrase of the same fact or an update of it (both should be flagged:
 the writer is better off updating), or a related but different fact (must not be flagged). The rule
 is memcli.core.near_duplicates.closeness: w x MiniLM cosine + (1 - w) x overlap of word stems, flagged at score
->= t. tests/fixtures/near_dup_pairs.jsonl: every fourth pair (index 3, 7, 11, ...) is held out, the
+>= t. tests/support/fixtures/near_dup_pairs.jsonl: every fourth pair (index 3, 7, 11, ...) is held out, the
 others choose w (by F1 under 5-fold cross-validation, each fold fitting its own t) and then t (best
-F1 on all of them, ties to the higher precision). tests/fixtures/near_dup_fresh.jsonl is a second
+F1 on all of them, ties to the higher precision). tests/support/fixtures/near_dup_fresh.jsonl is a second
 held-out set, written after a first version of this script (which chose w by plain training F1) had
 shown the first held-out figures. Cosine alone and word overlap alone are the baselines, each at its
 own best training threshold.
@@ -84,8 +84,8 @@ def line(name: str, weight: float, threshold: float, found: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=Path, default=ROOT / "tests" / "fixtures" / "near_dup_pairs.jsonl")
-    parser.add_argument("--fresh", type=Path, default=ROOT / "tests" / "fixtures" / "near_dup_fresh.jsonl")
+    parser.add_argument("--pairs", type=Path, default=ROOT / "tests" / "support" / "fixtures" / "near_dup_pairs.jsonl")
+    parser.add_argument("--fresh", type=Path, default=ROOT / "tests" / "support" / "fixtures" / "near_dup_fresh.jsonl")
     args = parser.parse_args()
     pairs = load(args.pairs) + load(args.fresh)
     first = len(load(args.pairs))

@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 # ../shared beside the repository (a worktree one level deeper finds it one level further up)
 LOCOMO = next((p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json" for p in HERE.parents
                if (p / "shared" / "bench" / "locomo-dev").is_dir()), HERE.parent.parent / "shared")
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent / "tests" / "support"))
 
 from llama_server import serve  # noqa: E402  (the tests' launcher for llama-cpp-python's server)
 

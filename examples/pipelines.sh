@@ -5,7 +5,7 @@
 #
 # It works in a throwaway store, so your own memories are left alone.
 set -euo pipefail
-mem() { ${MEM:-command mem} "$@"; }   # MEM="python tests/fake_mem.py" runs it without the models
+mem() { ${MEM:-command mem} "$@"; }   # MEM="python tests/support/fake_mem.py" runs it without the models
 repo="$(cd "${1:-.}" && pwd)"
 MEM_DIR="$(mktemp -d)/pipelines-store"
 export MEM_DIR

@@ -7,7 +7,7 @@
 # Each memory is its own file under .mem/memories/, so two people adding memories never conflict,
 # and the index (.mem/.index/, git-ignored) rebuilds itself after a clone or a pull.
 set -euo pipefail
-mem() { ${MEM:-command mem} "$@"; }   # MEM="python tests/fake_mem.py" runs it without the models
+mem() { ${MEM:-command mem} "$@"; }   # MEM="python tests/support/fake_mem.py" runs it without the models
 unset MEM_DIR                         # inside a clone, mem finds the store .mem/ by itself
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -36,7 +36,7 @@ def fakes():
 @pytest.fixture
 def use_providers(monkeypatch):
     """`use_providers(embedder=..., compressor=...)` swaps providers for the rest of the test: the CLI
-    (tests/helpers.run) and `open_mem()` get them."""
+    (tests/support/helpers.run) and `open_mem()` get them."""
     import dataclasses
 
     def swap(**changes):

@@ -2,7 +2,7 @@
 both close to a current memory is reported, or made its update (`on_similar`, memcli.core.writing).
 
 The weights and threshold were chosen by bench/near_dup.py on labelled pairs
-(tests/data/near_dup_pairs.jsonl).
+(tests/support/fixtures/near_dup_pairs.jsonl).
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ import sqlite3
 import sys
 
 import fake_secrets as fs
+import mcp_client
 import pytest
-import test_mcp as mcp_client
 import yaml
 from helpers import add, jsonl, load_file, memory_files, ok, run, store_root, write_tree
 

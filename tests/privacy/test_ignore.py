@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import pytest
+from locations import ROOT
 
 from memcli.errors import StoreError
 from memcli.privacy.ignore import IgnoreRules
@@ -244,7 +245,7 @@ def test_walk_needs_a_walk_root(store):
 
 
 def test_the_documented_example_behaves_as_its_comments_say(store):
-    example = Path(__file__).resolve().parent.parent / ".memignore.example"
+    example = ROOT / ".memignore.example"
     (store / ".memignore").write_text(example.read_text())
     rules = IgnoreRules.load(store)
     expected = {

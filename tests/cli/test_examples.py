@@ -1,4 +1,4 @@
-"""The scripts in examples/ run as a user would run them, with tests/fake_mem.py as the `mem` command."""
+"""The scripts in examples/ run as a user would run them, with tests/support/fake_mem.py as the `mem` command."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import sys
 from pathlib import Path
 
 from helpers import jsonl, ok
+from locations import FAKE_MEM as FAKE_MEM_SCRIPT
+from locations import ROOT
 
-ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"
-FAKE_MEM = f"env PYTHONPATH={ROOT} {sys.executable} {ROOT / 'tests' / 'fake_mem.py'}"
+FAKE_MEM = f"env PYTHONPATH={ROOT} {sys.executable} {FAKE_MEM_SCRIPT}"
 DAY = re.compile(r"^\d{1,2} [A-Z][a-z]{2} \d{4}$")
 
 

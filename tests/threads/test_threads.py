@@ -9,34 +9,11 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from helpers import jsonl, ok, run, store_root
-
-TESTS = Path(__file__).parent
-FAKE_MEM = str(TESTS / "fake_mem.py")
-
-
-def new_thread(*args) -> str:
-    return ok("thread", "new", *args).stdout.strip()
-
-
-def replay(thread_id: str, messages: list[dict]) -> list[str]:
-    body = "".join(json.dumps(m) + "\n" for m in messages)
-    return ok("thread", "append", thread_id, "--jsonl", input=body).stdout.split()
-
-
-def chat(n: int) -> list[dict]:
-    """A conversation of n turns between Ana (user) and the assistant, each with a fact to keep."""
-    out = []
-    for i in range(1, n + 1):
-        if i % 2:
-            out.append({"role": "user", "name": "Ana", "content": f"Turn {i}: Ana decided to visit Sintra on day {i} "
-                        f"and she loves pastel de nata."})
-        else:
-            out.append({"role": "assistant", "content": f"Turn {i}: the train from Rossio takes {i + 30} minutes."})
-    return out
+from locations import FAKE_MEM, ROOT
+from thread_helpers import chat, new_thread, replay
 
 
 def context(thread_id: str, budget: int) -> tuple[list[dict], str]:
@@ -84,7 +61,7 @@ def test_messages_are_redacted_like_every_other_write():
 
 def test_appends_from_several_processes_lose_nothing_and_keep_each_ones_order():
     thread_id = new_thread()
-    env = {**os.environ, "PYTHONPATH": str(TESTS.parent)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     script = "; ".join(f"{sys.executable} {FAKE_MEM} thread append {thread_id} \"writer $W message {n}\"" for n in range(8))
     writers = [subprocess.Popen(["sh", "-c", script], env={**env, "W": str(w)}) for w in range(4)]
     assert [w.wait(timeout=300) for w in writers] == [0, 0, 0, 0]
@@ -197,7 +174,7 @@ def test_a_killed_summariser_leaves_no_half_fold():
     settings.write_text(settings.read_text().replace("thread_summarize_every: 10", "thread_summarize_every: 50"))
     thread_id = new_thread()
     replay(thread_id, chat(12))  # not due yet with 50: the fold happens in a process we kill
-    env = {**os.environ, "PYTHONPATH": str(TESTS.parent), "MEM_FAKE_HANG_EMBED": "1"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MEM_FAKE_HANG_EMBED": "1"}
     before = sorted(p.name for p in store_root().rglob("*") if p.is_file() and ".index" not in p.parts)
     summarizer = subprocess.Popen([sys.executable, FAKE_MEM, "thread", "summarize", thread_id, "--force"], env=env,
                                   stderr=subprocess.PIPE, text=True)
@@ -225,7 +202,7 @@ def test_prune_removes_folded_messages_for_good_and_rm_keeps_the_summaries():
 @pytest.mark.models
 def test_append_returns_at_once_and_a_background_process_folds(real_models, tmp_path):
     """The real CLI: the fold runs in a detached `mem thread summarize` with the real models."""
-    env = {**os.environ, "PYTHONPATH": str(TESTS.parent), "MEM_MODELS_DIR": str(real_models)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MEM_MODELS_DIR": str(real_models)}
 
     def mem(*args, input=None):
         return subprocess.run([sys.executable, "-m", "memcli", *map(str, args)], input=input, env=env,
@@ -246,7 +223,7 @@ def test_append_returns_at_once_and_a_background_process_folds(real_models, tmp_
 
 
 def test_an_assistant_keeps_a_thread_through_mcp():
-    from test_mcp import call, error, session
+    from mcp_client import call, error, session
 
     ok("init")
     settings = store_root() / "mem.yaml"

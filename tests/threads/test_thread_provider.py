@@ -6,7 +6,7 @@ from __future__ import annotations
 from helpers import jsonl, ok
 from provider_helpers import use_server
 from script_server import ScriptServer
-from test_threads import chat, new_thread, replay
+from thread_helpers import chat, new_thread, replay
 
 FAITHFUL = ("Ana: decided to visit Sintra on days 1, 3 and 5; she loves pastel de nata.\n"
             "assistant: the train from Rossio takes 32 to 36 minutes.")

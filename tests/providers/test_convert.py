@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from locations import FIXTURES
 from tinybert import HIDDEN, VOCAB, write_tiny_bert
 
 from memcli.cli.models_cmd import models as models_cli
@@ -16,7 +17,7 @@ from memcli.providers import install as models
 from memcli.providers import llama as llm
 from memcli.providers.bert_gguf import convert_bert
 
-REFERENCE = json.loads((Path(__file__).parent / "fixtures" / "minilm_reference.json").read_text())
+REFERENCE = json.loads((FIXTURES / "minilm_reference.json").read_text())
 
 
 @pytest.fixture(autouse=True)

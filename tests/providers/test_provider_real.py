@@ -79,7 +79,7 @@ def test_a_constraint_the_server_cannot_take_leaves_the_job_pending_with_its_ans
 
 
 def test_a_thread_summary_from_the_server_invents_nothing(llama_server, real_models):
-    from test_threads import chat, new_thread, replay
+    from thread_helpers import chat, new_thread, replay
 
     use_server(llama_server, {**SLOW_MACHINE, "thread_summarize_every": 50}, name="llamacpp", model="smollm2",
                timeout_seconds=300, max_retries=0)

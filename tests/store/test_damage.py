@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from helpers import add, jsonl, memory_files, ok, open_mem, run, store_root
+from locations import FAKE_MEM, ROOT
 
 from memcli.core import reading, writing
 from memcli.index import db as db_file
@@ -55,7 +56,7 @@ def copied_elsewhere() -> Path:
     return original
 
 
-def test_item1_a_moved_copy_is_the_memory_once_the_original_is_deleted():
+def test_a_moved_copy_is_the_memory_once_the_original_is_deleted():
     memory_id = add("The billing service moved to Fly.io in March")
     original = copied_elsewhere()
     assert ids_listed() == {memory_id}
@@ -67,7 +68,7 @@ def test_item1_a_moved_copy_is_the_memory_once_the_original_is_deleted():
     assert not any("duplicate" in finding["message"] for finding in doctor["findings"])
 
 
-def test_item1_rm_deletes_every_copy_so_none_comes_back():
+def test_rm_deletes_every_copy_so_none_comes_back():
     memory_id = add("The billing service moved to Fly.io in March")
     copied_elsewhere()
     ok("ls")
@@ -76,7 +77,7 @@ def test_item1_rm_deletes_every_copy_so_none_comes_back():
     assert memory_files() == []
 
 
-def test_item1_a_copy_takes_over_when_the_first_file_is_given_another_id():
+def test_a_copy_takes_over_when_the_first_file_is_given_another_id():
     first = add("The billing service moved to Fly.io in March")
     original = copied_elsewhere()
     ok("ls")
@@ -93,7 +94,7 @@ def rewrite_keeping_mtime(path: Path, text: str) -> None:
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
-def test_item2_an_edit_in_place_with_the_old_mtime_restored_is_seen():
+def test_an_edit_in_place_with_the_old_mtime_restored_is_seen():
     memory_id = add("the deploy key rotates every 90 days")
     path = memory_files()[0]
     size = path.stat().st_size
@@ -120,7 +121,7 @@ class Later:
         self.ahead += seconds
 
 
-def test_item2_files_written_in_bulk_are_recorded_clean_once_their_racy_window_passed(monkeypatch):
+def test_files_written_in_bulk_are_recorded_clean_once_their_racy_window_passed(monkeypatch):
     """What keeps the first search after an import from reading every imported file again."""
     clock = Later()
     monkeypatch.setattr(stamps, "time", clock)
@@ -139,7 +140,7 @@ def test_item2_files_written_in_bulk_are_recorded_clean_once_their_racy_window_p
     assert recorded == on_disk
 
 
-def test_item2_a_file_changed_right_after_mem_wrote_it_is_not_recorded_clean(monkeypatch):
+def test_a_file_changed_right_after_mem_wrote_it_is_not_recorded_clean(monkeypatch):
     """A change in the same clock tick as the write keeps the stat; the settling reads the file again."""
     clock = Later()
     monkeypatch.setattr(stamps, "time", clock)
@@ -154,7 +155,7 @@ def test_item2_a_file_changed_right_after_mem_wrote_it_is_not_recorded_clean(mon
     assert "every 30 days" in ok("show", written.memory.id, "--raw").stdout
 
 
-def test_item2_the_first_search_after_a_large_import_reads_no_file(monkeypatch):
+def test_the_first_search_after_a_large_import_reads_no_file(monkeypatch):
     """The import waits out the racy window of its last files and looks at every file itself, so the
     search after it finds nothing to look at (at 100k memories that look cost 1.4 s); an edit in place
     made after the import is still found by the next look at every file. A small import does not wait."""
@@ -188,7 +189,7 @@ def test_item2_the_first_search_after_a_large_import_reads_no_file(monkeypatch):
     assert read == [str(path.relative_to(store_root()))]
 
 
-def test_item2_doctor_looks_at_every_file_and_catches_up():
+def test_doctor_looks_at_every_file_and_catches_up():
     memory_id = add("the deploy key rotates every 90 days")
     path = memory_files()[0]
     rewrite_keeping_mtime(path, path.read_text().replace("every 90 days", "every 30 days"))
@@ -197,7 +198,7 @@ def test_item2_doctor_looks_at_every_file_and_catches_up():
     assert "every 30 days" in ok("show", memory_id, "--raw").stdout
 
 
-def test_item2_files_deleted_while_a_look_walks_their_folder_are_left_out_not_a_crash():
+def test_files_deleted_while_a_look_walks_their_folder_are_left_out_not_a_crash():
     ids = [add(f"note {n} on the deploy key") for n in range(3)]
     walk = open_mem().store.stats()
     _, first, _ = next(walk)  # the folder is listed: its other files go before their stat
@@ -208,7 +209,7 @@ def test_item2_files_deleted_while_a_look_walks_their_folder_are_left_out_not_a_
     assert ids_listed() == {first.removesuffix(".yaml")} <= set(ids)
 
 
-def test_item2_a_broken_file_repaired_in_place_is_seen():
+def test_a_broken_file_repaired_in_place_is_seen():
     add("the deploy key rotates every 90 days")
     path = memory_files()[0]
     good = path.read_text()
@@ -261,7 +262,7 @@ def memory_text(extra: str | None, name: str) -> str:
 
 
 @pytest.mark.parametrize("name", list(UNEXPECTED))
-def test_item4_unexpected_value_is_named_and_skipped_and_others_still_work(name):
+def test_unexpected_value_is_named_and_skipped_and_others_still_work(name):
     good = add("the staging database is called pg-staging-2")
     bad = hand_made()
     bad.write_text(memory_text(UNEXPECTED[name], name))
@@ -280,7 +281,7 @@ def test_item4_unexpected_value_is_named_and_skipped_and_others_still_work(name)
     assert good in ids_listed()
 
 
-def test_item4_a_date_in_an_unknown_key_is_kept_as_text():
+def test_a_date_in_an_unknown_key_is_kept_as_text():
     ok("init")
     hand_made().write_text(
         f"id: {VALID_ID}\nraw: renew the TLS certificate\ndue: 2026-12-01\n")
@@ -288,7 +289,7 @@ def test_item4_a_date_in_an_unknown_key_is_kept_as_text():
     assert exported[0]["due"] == "2026-12-01"
 
 
-def test_item4_created_at_in_year_one_is_accepted():
+def test_created_at_in_year_one_is_accepted():
     ok("init")
     folder = store_root() / "memories" / "0001" / "01"
     folder.mkdir(parents=True)
@@ -316,7 +317,7 @@ MERGE_BOMB = "id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7X\nraw: lol\nk0: &k0 {a0: 1, b0: 2}\n
 
 
 @pytest.mark.parametrize("text", [BOMB, MERGE_BOMB], ids=["nested aliases", "merge keys"])
-def test_item5_a_billion_laughs_file_is_refused_at_once(text):
+def test_a_billion_laughs_file_is_refused_at_once(text):
     good = add("the staging database is called pg-staging-2")
     path = hand_made()
     path.write_text(text)
@@ -325,13 +326,13 @@ def test_item5_a_billion_laughs_file_is_refused_at_once(text):
     assert "aliases" in listed.stderr
 
 
-def test_item5_an_anchor_without_alias_and_a_star_in_the_text_are_fine():
+def test_an_anchor_without_alias_and_a_star_in_the_text_are_fine():
     ok("init")
     hand_made().write_text(f"id: {VALID_ID}\nraw: '**bold** and 2 * 3'\nnote: &n kept\n")
     assert ids_listed() == {VALID_ID}
 
 
-def test_item4_a_huge_memory_file_is_skipped_without_reading_it():
+def test_a_huge_memory_file_is_skipped_without_reading_it():
     good = add("the staging database is called pg-staging-2")
     ok("init")
     settings = store_root() / "mem.yaml"
@@ -381,7 +382,7 @@ def table_page(name: str) -> int:
 
 
 @pytest.mark.parametrize("table", ["memories", "fts_data", "vectors", "meta", "broken", "folders"])
-def test_item6_noise_in_a_page_of_the_catalog_rebuilds_it(table):
+def test_noise_in_a_page_of_the_catalog_rebuilds_it(table):
     expected = set(fill())
     offset = page_size() * (table_page(table) - 1)
     with open(store_root() / ".index" / db_file.FILE, "r+b") as handle:
@@ -391,7 +392,7 @@ def test_item6_noise_in_a_page_of_the_catalog_rebuilds_it(table):
 
 
 @pytest.mark.parametrize("where", ["header", "middle", "end", "truncated", "empty", "a folder", "text"])
-def test_item6_neighbours_a_catalog_file_that_is_not_a_database(where):
+def test_neighbours_a_catalog_file_that_is_not_a_database(where):
     expected = set(fill())
     path = store_root() / ".index" / db_file.FILE
     size = path.stat().st_size
@@ -411,7 +412,7 @@ def test_item6_neighbours_a_catalog_file_that_is_not_a_database(where):
 
 
 @pytest.mark.parametrize("name", ["-wal", "-shm"])
-def test_item6_neighbours_noise_in_the_wal_and_shm_files(name):
+def test_neighbours_noise_in_the_wal_and_shm_files(name):
     expected = set(fill())
     path = store_root() / ".index" / (db_file.FILE + name)
     path.write_bytes(os.urandom(64 * 1024))
@@ -423,7 +424,7 @@ def test_item6_neighbours_noise_in_the_wal_and_shm_files(name):
     ("hnsw_deleted", "x"), ("hnsw_file", "{}"), ("hnsw_file", "nonsense"), ("schema", "99"),
     ("embed_model", "another-model"),
 ])
-def test_item6_neighbours_a_meta_row_that_makes_no_sense(key, value):
+def test_neighbours_a_meta_row_that_makes_no_sense(key, value):
     expected = set(fill())
     with catalog() as db:
         db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
@@ -432,7 +433,7 @@ def test_item6_neighbours_a_meta_row_that_makes_no_sense(key, value):
 
 @pytest.mark.parametrize("damage", ["a record that is not JSON", "a record of the wrong shape", "a dropped table",
                                     "a dropped meta table"])
-def test_item6_neighbours_rows_that_make_no_sense(damage):
+def test_neighbours_rows_that_make_no_sense(damage):
     expected = set(fill())
     with catalog() as db:
         if damage == "a record that is not JSON":
@@ -447,7 +448,7 @@ def test_item6_neighbours_rows_that_make_no_sense(damage):
 
 
 @pytest.mark.parametrize("what", [".index as a file", "lock as a folder", "graph file as a folder"])
-def test_item6_neighbours_something_else_where_a_cache_should_be(what):
+def test_neighbours_something_else_where_a_cache_should_be(what):
     expected = set(fill())
     index = store_root() / ".index"
     if what == ".index as a file":
@@ -462,7 +463,7 @@ def test_item6_neighbours_something_else_where_a_cache_should_be(what):
     every_command_works(expected)
 
 
-def test_item3_a_restored_older_graph_file_is_not_used():
+def test_a_restored_older_graph_file_is_not_used():
     old = fill(50)
     saved = store_root() / "old.hnsw"
     shutil.copy2(store_root() / ".index" / db_file.HNSW_FILE, saved)
@@ -478,7 +479,7 @@ def test_item3_a_restored_older_graph_file_is_not_used():
     assert "vector index" not in ok("search", "papaya", "--mode", "vector").stderr
 
 
-def test_item7_a_damaged_graph_file_never_reaches_hnswlib():
+def test_a_damaged_graph_file_never_reaches_hnswlib():
     fill(200)
     path = store_root() / ".index" / db_file.HNSW_FILE
     assert path.stat().st_size > 60_000
@@ -490,7 +491,7 @@ def test_item7_a_damaged_graph_file_never_reaches_hnswlib():
     assert "damaged" in result.stderr
 
 
-def test_item7_a_truncated_graph_file_is_rebuilt_once_not_warned_about_forever():
+def test_a_truncated_graph_file_is_rebuilt_once_not_warned_about_forever():
     fill(200)
     path = store_root() / ".index" / db_file.HNSW_FILE
     os.truncate(path, 1000)
@@ -501,7 +502,7 @@ def test_item7_a_truncated_graph_file_is_rebuilt_once_not_warned_about_forever()
     assert ok("doctor").exit_code == 0
 
 
-def test_item7_damage_that_keeps_the_stat_is_found_by_doctor():
+def test_damage_that_keeps_the_stat_is_found_by_doctor():
     fill(200)
     path = store_root() / ".index" / db_file.HNSW_FILE
     before = path.stat()
@@ -520,7 +521,7 @@ def test_item7_damage_that_keeps_the_stat_is_found_by_doctor():
 
 # -- small -----------------------------------------------------------------------------------------
 
-def test_item17_stale_temp_files_are_reported_and_removed_by_doctor_fix():
+def test_stale_temp_files_are_reported_and_removed_by_doctor_fix():
     add("the deploy key rotates every 90 days")
     folder = memory_files()[0].parent
     dead = [folder / f".{VALID_ID}.yaml.4194304.0badf00d.tmp", store_root() / ".index" / ".vectors.hnsw.4194305.tmp"]
@@ -551,7 +552,7 @@ BAD_LINES = {
 }
 
 
-def test_item8_one_bad_import_line_is_reported_and_the_rest_imported():
+def test_one_bad_import_line_is_reported_and_the_rest_imported():
     good = [json.dumps({"raw": f"good line {n}"}).encode() for n in range(3)]
     lines = [good[0], *BAD_LINES.values(), good[1], b"\xff\xfe\x00garbage", good[2]]
     result = run("import", "-", input=b"\n".join(lines) + b"\n")
@@ -562,7 +563,7 @@ def test_item8_one_bad_import_line_is_reported_and_the_rest_imported():
     assert {row["raw"] for row in jsonl(ok("export").stdout)} == {"good line 0", "good line 1", "good line 2"}
 
 
-def test_item8_an_import_line_over_the_limit_is_skipped_unread():
+def test_an_import_line_over_the_limit_is_skipped_unread():
     ok("init")
     settings = store_root() / "mem.yaml"
     settings.write_text(settings.read_text().replace("max_input_bytes: 1048576", "max_input_bytes: 100"))
@@ -576,14 +577,14 @@ def test_item8_an_import_line_over_the_limit_is_skipped_unread():
     ["add", "caf\udce9"], ["add", "text", "-t", "tag\udcff"], ["add", "text", "--source", "notes/\udcff.md"],
     ["search", "caf\udce9"], ["ls", "--source", "\udcff*"],
 ])
-def test_item8_text_arguments_that_are_not_utf8_are_refused_clearly(args):
+def test_text_arguments_that_are_not_utf8_are_refused_clearly(args):
     add("something already stored")
     result = run(*args)
     assert result.exit_code == 2
     assert "not valid Unicode" in result.stderr
 
 
-def test_item8_a_file_name_that_is_not_utf8_is_refused_clearly(tmp_path):
+def test_a_file_name_that_is_not_utf8_is_refused_clearly(tmp_path):
     name = os.fsencode(tmp_path) + b"/caf\xe9.md"
     with open(name, "w") as handle:
         handle.write("a note in a file with a Latin-1 name")
@@ -596,7 +597,7 @@ def test_item8_a_file_name_that_is_not_utf8_is_refused_clearly(tmp_path):
     ["search", "note", "-k", "99999999999999999999"], ["ls", "-n", "99999999999999999999"],
     ["context", "note", "-k", "99999999999999999999"],
 ])
-def test_item8_huge_limits_mean_everything(args):
+def test_huge_limits_mean_everything(args):
     first, second = add("a note about kiwis"), add("a note about mangos")
     result = run(*args, "--jsonl") if args[0] != "context" else run(*args)
     assert result.exit_code == 0, result.stderr
@@ -605,7 +606,7 @@ def test_item8_huge_limits_mean_everything(args):
 
 
 @pytest.mark.parametrize("when", ["99999999d", "99999999999999999999y", "0001-01-01T00:00+05:00"])
-def test_item8_times_out_of_range_are_usage_errors(when):
+def test_times_out_of_range_are_usage_errors(when):
     add("a note")
     result = run("ls", "--since", when)
     assert result.exit_code == 2
@@ -615,7 +616,7 @@ def test_item8_times_out_of_range_are_usage_errors(when):
 # -- small -----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("source", ["/dev/null", "fifo"])
-def test_item17_import_reads_dev_null_and_fifos(source, tmp_path):
+def test_import_reads_dev_null_and_fifos(source, tmp_path):
     if source == "fifo":
         fifo = tmp_path / "pipe"
         os.mkfifo(fifo)
@@ -632,17 +633,17 @@ def test_item17_import_reads_dev_null_and_fifos(source, tmp_path):
     assert ("imported 1" if source != "/dev/null" else "imported 0") in result.stderr
 
 
-def test_item17_import_of_a_folder_or_a_missing_file_says_so(tmp_path):
+def test_import_of_a_folder_or_a_missing_file_says_so(tmp_path):
     assert "is a directory" in run("import", tmp_path).stderr
     assert "no such file" in run("import", tmp_path / "missing.jsonl").stderr
 
 
-def test_item17_created_at_in_year_one_is_imported_as_given():
+def test_created_at_in_year_one_is_imported_as_given():
     ok("import", "-", input=json.dumps({"raw": "an old note", "created_at": "0001-01-01"}))
     assert jsonl(ok("export").stdout)[0]["created_at"] == "0001-01-01T00:00:00Z"
 
 
-def test_item17_a_terminal_never_gets_stored_escape_sequences(tmp_path):
+def test_a_terminal_never_gets_stored_escape_sequences(tmp_path):
     import pty
     import subprocess
     import sys
@@ -666,18 +667,16 @@ def test_item17_a_terminal_never_gets_stored_escape_sequences(tmp_path):
 
 # -- MCP -------------------------------------------------------------------------------------------
 
-def test_item16_malformed_mcp_requests_get_json_rpc_errors_and_the_server_goes_on():
+def test_malformed_mcp_requests_get_json_rpc_errors_and_the_server_goes_on():
     import select
     import subprocess
     import sys
     import time
-    from pathlib import Path
 
-    tests = Path(__file__).parent
     env = {key: os.environ[key] for key in ("MEM_DIR", "MEM_MODELS_DIR", "MEM_CONFIG_DIR")}
-    server = subprocess.Popen([sys.executable, str(tests / "fake_mem.py"), "mcp"], stdin=subprocess.PIPE,
+    server = subprocess.Popen([sys.executable, str(FAKE_MEM), "mcp"], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              env=env | {"PYTHONPATH": str(tests.parent)})
+                              env=env | {"PYTHONPATH": str(ROOT)})
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize",
          "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},

@@ -9,10 +9,10 @@ import os
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 from helpers import add, ok, run
+from locations import FAKE_MEM, ROOT
 from provider_helpers import GOOD_JSON, GOOD_LINE, NOTE, state_file, stored, use_server
 from script_server import ScriptServer
 
@@ -22,8 +22,6 @@ from memcli.providers.circuit import CircuitState
 from memcli.providers.openai_http import ChatClient
 from memcli.providers.protocols import Deadline
 from memcli.providers.settings import ProviderSettings
-
-TESTS = Path(__file__).parent
 
 
 class Clock:
@@ -145,10 +143,10 @@ def test_state_survives_between_processes(tmp_path):
         add(NOTE)
         add(NOTE + " Two.")
         # Another process: a `mem add` there sends nothing, and its `mem status` sees the open circuit.
-        env = {**os.environ, "PYTHONPATH": str(TESTS.parent)}
-        subprocess.run([sys.executable, str(TESTS / "fake_mem.py"), "add", NOTE + " Three."], env=env, check=True,
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        subprocess.run([sys.executable, str(FAKE_MEM), "add", NOTE + " Three."], env=env, check=True,
                        capture_output=True, timeout=120)
-        status = json.loads(subprocess.run([sys.executable, str(TESTS / "fake_mem.py"), "status", "--json"], env=env,
+        status = json.loads(subprocess.run([sys.executable, str(FAKE_MEM), "status", "--json"], env=env,
                                            check=True, capture_output=True, timeout=120).stdout)
     assert len(server.requests) == 2
     assert status["circuit"] == "open" and status["closes_at"] is not None

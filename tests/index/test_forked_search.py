@@ -22,16 +22,15 @@ from pathlib import Path
 
 import pytest
 from helpers import add, jsonl, memory_files, ok, run, store_root
+from locations import FAKE_MEM, ROOT, SUPPORT
 
 from memcli.core.reading import CHILD_EMBEDDED, LOOKING_AHEAD, WAITING_FOR_CHILD
 from memcli.index import db as db_file
 from memcli.util import forked
 
-TESTS = Path(__file__).parent
-
 
 def environment() -> dict:
-    return os.environ | {"PYTHONPATH": f"{TESTS.parent}{os.pathsep}{TESTS}"}
+    return os.environ | {"PYTHONPATH": f"{ROOT}{os.pathsep}{SUPPORT}"}
 
 
 def fresh_python(code: str, **env: str) -> subprocess.CompletedProcess:
@@ -42,8 +41,8 @@ def fresh_python(code: str, **env: str) -> subprocess.CompletedProcess:
 
 
 def mem_process(*args: str, **env: str) -> subprocess.CompletedProcess:
-    """`mem ARGS` in its own process, on the fake models (tests/fake_mem.py)."""
-    return subprocess.run([sys.executable, str(TESTS / "fake_mem.py"), *args], capture_output=True, text=True,
+    """`mem ARGS` in its own process, on the fake models (tests/support/fake_mem.py)."""
+    return subprocess.run([sys.executable, str(FAKE_MEM), *args], capture_output=True, text=True,
                           timeout=120, env=environment() | env)
 
 
@@ -237,7 +236,7 @@ def test_no_child_for_words_alone_or_a_search_of_many_queries():
     add("the deploy key rotates every 90 days")
     assert CHILD_EMBEDDED in mem_process("-vv", "search", "deploy key").stderr
     assert CHILD_EMBEDDED not in mem_process("-vv", "search", "deploy key", "--mode", "text").stderr
-    many = subprocess.run([sys.executable, str(TESTS / "fake_mem.py"), "-vv", "search", "-"], input="deploy key\n",
+    many = subprocess.run([sys.executable, str(FAKE_MEM), "-vv", "search", "-"], input="deploy key\n",
                           capture_output=True, text=True, timeout=120, env=environment())
     assert CHILD_EMBEDDED not in many.stderr and "the deploy key rotates" in many.stdout
 
@@ -255,7 +254,7 @@ def test_a_model_that_cannot_load_still_gives_word_matches_and_is_tried_once():
 
 def test_a_query_that_is_not_text_is_refused_before_any_child_or_model():
     add("the deploy key rotates every 90 days")
-    done = subprocess.run([sys.executable, str(TESTS / "fake_mem.py"), "-vv", "search", b"bad \xff query"],
+    done = subprocess.run([sys.executable, str(FAKE_MEM), "-vv", "search", b"bad \xff query"],
                           capture_output=True, timeout=120, env=environment() | {"MEM_FAKE_LOAD": "fail"})
     assert done.returncode == 2
     assert b"the search query" in done.stderr
@@ -265,7 +264,7 @@ def test_a_query_that_is_not_text_is_refused_before_any_child_or_model():
 def test_ctrl_c_while_the_child_loads_the_model_leaves_no_child_behind():
     add("the deploy key rotates every 90 days")
     age_last_full_look()
-    search = subprocess.Popen([sys.executable, str(TESTS / "fake_mem.py"), "-vv", "search", "deploy key"],
+    search = subprocess.Popen([sys.executable, str(FAKE_MEM), "-vv", "search", "deploy key"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=environment() | {"MEM_FAKE_LOAD": "hang"})
     try:
@@ -289,7 +288,7 @@ def test_with_the_real_model_a_child_embeds_the_query_as_this_process_would(real
     for text in ["Caroline moved from Sweden four years ago", "Melanie paints sunsets by the lake",
                  "The team deploys on Tuesdays after the standup"]:
         ok("add", "--no-compress", text)
-    env = os.environ | {"PYTHONPATH": str(TESTS.parent), "MEM_MODELS_DIR": str(real_models)}
+    env = os.environ | {"PYTHONPATH": str(ROOT), "MEM_MODELS_DIR": str(real_models)}
     mem = [sys.executable, "-m", "memcli", "-vv", "search"]
     once = subprocess.run([*mem, "Where did Caroline move from?", "--mode", "vector", "--jsonl"],
                           capture_output=True, text=True, timeout=120, env=env)

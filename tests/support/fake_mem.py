@@ -1,4 +1,4 @@
-"""`python tests/fake_mem.py ARGS...` runs the real CLI in its own process with the fake models."""
+"""`python tests/support/fake_mem.py ARGS...` runs the real CLI in its own process with the fake models."""
 
 import dataclasses
 import os

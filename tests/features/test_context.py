@@ -26,7 +26,7 @@ def memory_lines(text: str) -> list[str]:
 
 
 def count_words(text: str) -> int:
-    """What the fake tokenizer counts (tests/fakes.py), so the tests can check the CLI's arithmetic."""
+    """What the fake tokenizer counts (tests/support/fakes.py), so the tests can check the CLI's arithmetic."""
     return len(text.split())
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
+from mcp_client import call, session
 from provider_helpers import GOOD_LINE, NOTE, stored, use_server
 from script_server import ScriptServer
-from test_mcp import call, session
 
 IDLE_S = 2.0
 WAIT_S = 60.0

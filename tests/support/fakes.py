@@ -77,6 +77,6 @@ def providers(compressor=None, embedder=None):
                      locate_model=lambda ref, role: f"fake-{role}-model.gguf")
 
 
-# The providers the CLI of the running test gets (tests/helpers.run passes them as `main(obj=...)`);
+# The providers the CLI of the running test gets (tests/support/helpers.run passes them as `main(obj=...)`);
 # None runs the real models (tests marked `models`).
 current = None

@@ -11,11 +11,10 @@ import os
 import pty
 import subprocess
 import sys
-from pathlib import Path
 
 from helpers import add, ok, run, write_tree
+from locations import ROOT, SUPPORT
 
-TESTS = Path(__file__).parent
 CHILD = """
 import sys, time
 sys.path.insert(0, {tests!r})
@@ -39,8 +38,8 @@ main(sys.argv[1:], prog_name="mem", obj=fakes.providers(compressor=SlowCompresso
 def on_a_terminal(*args, input: str | None = None) -> tuple[int, str, str]:
     """Run `mem ARGS` with stderr on a pseudo-terminal: (exit code, stdout, what the terminal showed)."""
     master, slave = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
-    child = subprocess.Popen([sys.executable, "-c", CHILD.format(tests=str(TESTS)), *map(str, args)],
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    child = subprocess.Popen([sys.executable, "-c", CHILD.format(tests=str(SUPPORT)), *map(str, args)],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=slave, env=env)
     os.close(slave)
     out, _ = child.communicate(input.encode() if input else None, timeout=120)

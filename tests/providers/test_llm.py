@@ -10,13 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from locations import FIXTURES, ROOT
 from tinybert import write_tiny_bert
 
 from memcli.errors import ModelError
 from memcli.providers import llama as llm
 from memcli.providers.bert_gguf import convert_bert
 
-SENTENCES = json.loads((Path(__file__).parent / "fixtures" / "minilm_reference.json").read_text())["sentences"]
+SENTENCES = json.loads((FIXTURES / "minilm_reference.json").read_text())["sentences"]
 
 
 @pytest.fixture(autouse=True)
@@ -171,7 +172,7 @@ def test_llama_cpp_logs_stay_off_the_terminal_unless_asked(real_models):
         "llm.get_embedder('all-minilm-l6-v2').embed(['hello'])\n"
         "llm.get_lm('smollm2-135m-instruct-q4_1').count_tokens('hello')\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     quiet = subprocess.run([sys.executable, "-c", script, "quiet"], capture_output=True, text=True, env=env)
     chatty = subprocess.run([sys.executable, "-c", script, "debug"], capture_output=True, text=True, env=env)
 

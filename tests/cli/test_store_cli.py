@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from helpers import add, jsonl, load_file, memory_files, ok, run, store_root
+from locations import FAKE_MEM
 
 from memcli.cli import memory_cmd
 from memcli.store import ids
@@ -410,7 +411,7 @@ def test_nothing_is_written_outside_the_store():
 
 def test_concurrent_adds_from_eight_processes_all_land(tmp_path):
     ok("init")
-    script = Path(__file__).parent / "fake_mem.py"
+    script = FAKE_MEM
     procs = [subprocess.Popen([sys.executable, str(script), "add", f"concurrent memory number {n}", "-t", "race"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for n in range(8)]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from helpers import add, jsonl, load_file, memory_files, ok, open_mem, run, store_root
+from locations import FIXTURES
 
 from memcli.cli import memory_cmd
 from memcli.core import writing
@@ -186,7 +186,7 @@ def test_the_store_default_and_asking(monkeypatch):
 
 
 def test_doctor_names_a_fork_and_an_update_resolves_it():
-    """Two successors of one version (what a git merge of two updates leaves; tests/test_git_store.py
+    """Two successors of one version (what a git merge of two updates leaves; tests/store/test_git_store.py
     plays it through git)."""
     base = add("the staging cluster is called kestrel")
     left = ok("update", base, "the staging cluster is called falcon").stdout.strip()
@@ -213,7 +213,7 @@ def test_doctor_names_a_fork_and_an_update_resolves_it():
 
 
 def test_an_assistant_updates_through_mcp_and_reads_only_the_newest():
-    from test_mcp import call, session
+    from mcp_client import call, session
 
     async def scenario(client):
         old = await call(client, "memory_write", content="staging Postgres listens on port 5432", tags=["db"])
@@ -251,7 +251,7 @@ def test_an_assistant_updates_through_mcp_and_reads_only_the_newest():
 def test_near_duplicates_on_real_pairs_through_the_write_path(real_models, tmp_path):
     """The held-out labelled pairs (bench/near_dup.py chose the rule on the others), each written into
     its own store with the real MiniLM: paraphrases and updates are named, most related facts are not."""
-    fixtures = Path(__file__).parent / "fixtures"
+    fixtures = FIXTURES
     pairs = [row for n, row in enumerate(jsonl((fixtures / "near_dup_pairs.jsonl").read_text())) if n % 4 == 3]
     pairs += jsonl((fixtures / "near_dup_fresh.jsonl").read_text())
     flagged: dict[str, list[bool]] = {"paraphrase": [], "update": [], "related": []}
@@ -270,7 +270,7 @@ def test_near_duplicates_on_real_pairs_through_the_write_path(real_models, tmp_p
 def test_two_turns_of_one_speaker_are_not_taken_for_one_fact(real_models, tmp_path):
     """A stored vector carries each sentence's label, so two turns of one speaker are close in the index;
     the near-duplicate rule compares their whole texts and names only the same fact told again."""
-    pairs = jsonl((Path(__file__).parent / "fixtures" / "near_dup_labelled.jsonl").read_text())
+    pairs = jsonl((FIXTURES / "near_dup_labelled.jsonl").read_text())
     for n, pair in enumerate(pairs):
         store = tmp_path / f"pair{n}"
         first = ok("--dir", store, "add", pair["a"], "--no-compress").stdout.strip()

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import fake_secrets as fs
 import fakes as fakes_module
+import mcp_client
 import pytest
-import test_mcp as mcp_client
 from helpers import add, jsonl, load_file, memory_files, ok, run, store_root
 
 from memcli.privacy.redact import redact
@@ -53,7 +53,7 @@ def write_editor(tmp_path, body: str) -> str:
 
 # -- item 9: every string that reaches a file or the catalog is redacted ------------------------------
 
-def test_item9_tag_with_a_secret_is_redacted_in_the_file_and_the_catalog():
+def test_tag_with_a_secret_is_redacted_in_the_file_and_the_catalog():
     password, key_id = fs.password(), fs.aws_access_key()
     result = ok("add", "the staging database", "-t", f"password={password}", "-t", key_id, "-t", "db", "--json")
     stored = json.loads(result.stdout)
@@ -65,7 +65,7 @@ def test_item9_tag_with_a_secret_is_redacted_in_the_file_and_the_catalog():
     assert listed[0]["tags"] == stored["tags"]
 
 
-def test_item9_mcp_tags_source_and_client_name_are_redacted():
+def test_mcp_tags_source_and_client_name_are_redacted():
     token, password = fs.github_token(), fs.password()
 
     async def scenario(client):
@@ -80,7 +80,7 @@ def test_item9_mcp_tags_source_and_client_name_are_redacted():
     assert_nowhere([token, password])
 
 
-def test_item9_import_redacts_unknown_keys_written_by_reason_and_nested_values():
+def test_import_redacts_unknown_keys_written_by_reason_and_nested_values():
     token, secret, password = fs.github_token(), fs.aws_secret_key(), fs.password()
     record = {
         "id": "01JDQ4R8ZK3M5N7P9Q1S3T5V7X", "raw": "a clean note about the deploy", "tags": ["Deploy"],
@@ -108,14 +108,14 @@ def test_item9_import_redacts_unknown_keys_written_by_reason_and_nested_values()
     assert_nowhere([token, secret, password, "correct horse battery staple"])
 
 
-def test_item9_an_import_line_with_an_uppercase_key_in_a_tag_is_caught_before_tags_are_lowercased():
+def test_an_import_line_with_an_uppercase_key_in_a_tag_is_caught_before_tags_are_lowercased():
     key_id = fs.aws_access_key()
     ok("import", input=json.dumps({"raw": "billing account", "tags": [key_id]}) + "\n")
     assert jsonl(ok("export").stdout)[0]["tags"] == ["[REDACTED:aws-access-key]"]
     assert_nowhere([key_id])
 
 
-def test_item9_an_edit_that_adds_a_key_holding_an_aws_secret_saves_it_redacted(tmp_path):
+def test_an_edit_that_adds_a_key_holding_an_aws_secret_saves_it_redacted(tmp_path):
     memory_id = add("the billing account")
     secret, token = fs.aws_secret_key(), fs.github_token()
     editor = write_editor(tmp_path, f"p.write_text(t + '{AWS_SECRET_LINE}: {secret}\\nci:\\n  bot: {token}\\n"
@@ -128,7 +128,7 @@ def test_item9_an_edit_that_adds_a_key_holding_an_aws_secret_saves_it_redacted(t
     assert_nowhere([secret, token])
 
 
-def test_item9_an_edit_that_puts_a_secret_in_tags_source_or_written_by_is_redacted(tmp_path):
+def test_an_edit_that_puts_a_secret_in_tags_source_or_written_by_is_redacted(tmp_path):
     memory_id = add("the billing account")
     password, key_id = fs.password(), fs.aws_access_key()
     editor = write_editor(tmp_path, "import yaml\nd = yaml.safe_load(t)\n"
@@ -142,7 +142,7 @@ def test_item9_an_edit_that_puts_a_secret_in_tags_source_or_written_by_is_redact
     assert_nowhere([password, key_id])
 
 
-def test_item9_a_private_key_in_any_field_refuses_the_write():
+def test_a_private_key_in_any_field_refuses_the_write():
     body = fs.key_body()
     result = run("import", input=json.dumps({"raw": "note", "notes": fs.truncated_pem(body)}) + "\n")
     assert result.exit_code == 7 and "still holds a private key" in result.stderr
@@ -151,7 +151,7 @@ def test_item9_a_private_key_in_any_field_refuses_the_write():
     assert memory_files() == []
 
 
-def test_item9_a_compression_failure_whose_reason_holds_a_secret_is_redacted(use_providers):
+def test_a_compression_failure_whose_reason_holds_a_secret_is_redacted(use_providers):
     token = fs.github_token()
 
     def failing(raw, **_):
@@ -188,7 +188,7 @@ def ssh2_key() -> str:
     (lambda: "vpn:\n  passphrase: correct horse battery staple\n  host: vpn.example.com",
      lambda t: "horse battery staple"),
 ], ids=["putty-2", "putty-3", "ssh2", "password-phrase", "yaml-passphrase"])
-def test_item10_putty_ssh2_and_multi_word_passwords_are_redacted(text, gone):
+def test_putty_ssh2_and_multi_word_passwords_are_redacted(text, gone):
     text = text()
     secret = gone(text)
     result = ok("add", text, "--json")
@@ -196,7 +196,7 @@ def test_item10_putty_ssh2_and_multi_word_passwords_are_redacted(text, gone):
     assert_nowhere([secret])
 
 
-def test_item10_a_putty_key_cut_before_its_mac_is_refused():
+def test_a_putty_key_cut_before_its_mac_is_refused():
     cut = putty_key().rsplit("\nPrivate-MAC", 1)[0]
     result = run("add", "half a key:\n" + cut)
     assert result.exit_code == 7 and "still holds a private key" in result.stderr
@@ -205,7 +205,7 @@ def test_item10_a_putty_key_cut_before_its_mac_is_refused():
     assert memory_files() == []
 
 
-def test_item10_an_ssh2_public_key_and_prose_about_passwords_stay():
+def test_an_ssh2_public_key_and_prose_about_passwords_stay():
     public = "---- BEGIN SSH2 PUBLIC KEY ----\n" + "\n".join(fs.key_body(2)) + "\n---- END SSH2 PUBLIC KEY ----"
     for text in (public, "password = x if admin else y", "password: must be 12 characters or more",
                  "Password: see the vault entry"):
@@ -225,7 +225,7 @@ def umask_022():
     os.umask(old)
 
 
-def test_item11_the_store_folder_is_0700_and_every_file_0600_under_umask_022(umask_022):
+def test_the_store_folder_is_0700_and_every_file_0600_under_umask_022(umask_022):
     add("the first memory", "-t", "a")
     add("y " * 300)
     ok("search", "memory")
@@ -239,7 +239,7 @@ def test_item11_the_store_folder_is_0700_and_every_file_0600_under_umask_022(uma
         assert mode == expected, f"{name} is {oct(mode)}"
 
 
-def test_item11_a_store_made_before_is_tightened_on_the_next_write(umask_022):
+def test_a_store_made_before_is_tightened_on_the_next_write(umask_022):
     root = store_root()
     ok("init")
     os.chmod(root, 0o755)
@@ -249,7 +249,7 @@ def test_item11_a_store_made_before_is_tightened_on_the_next_write(umask_022):
     assert stat.S_IMODE((root / ".index").stat().st_mode) == 0o700
 
 
-def test_item11_caches_rebuilt_by_a_read_are_private_too(umask_022):
+def test_caches_rebuilt_by_a_read_are_private_too(umask_022):
     add("the first memory")
     root = store_root()
     for path in sorted((root / ".index").iterdir(), reverse=True):
@@ -262,7 +262,7 @@ def test_item11_caches_rebuilt_by_a_read_are_private_too(umask_022):
         assert mode == expected, f"{name} is {oct(mode)}"
 
 
-def test_item11_a_project_store_inside_a_repository_follows_the_repository_modes(tmp_path, monkeypatch, umask_022):
+def test_a_project_store_inside_a_repository_follows_the_repository_modes(tmp_path, monkeypatch, umask_022):
     repo = tmp_path / "repo"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
@@ -301,7 +301,7 @@ def leftovers(temp_dir) -> list[str]:
      "still holds a private key", 7),
     ("p.write_text(t.replace('precious', 'changed'))\nsys.exit(3)", "Editing failed", 2),
 ], ids=["yaml", "no-raw", "id", "not-a-mapping", "bad-tag", "private-key", "editor-fails"])
-def test_item12_an_invalid_edit_leaves_no_temp_file_anywhere(tmp_path, temp_dir, script, message, code):
+def test_an_invalid_edit_leaves_no_temp_file_anywhere(tmp_path, temp_dir, script, message, code):
     memory_id = add("precious text")
     before = memory_files()[0].read_bytes()
     result = run("edit", memory_id, env={"EDITOR": write_editor(tmp_path, script)})
@@ -312,7 +312,7 @@ def test_item12_an_invalid_edit_leaves_no_temp_file_anywhere(tmp_path, temp_dir,
     assert memory_files()[0].read_bytes() == before
 
 
-def test_item12_the_editor_works_on_a_private_file_inside_the_store(tmp_path, temp_dir):
+def test_the_editor_works_on_a_private_file_inside_the_store(tmp_path, temp_dir):
     memory_id = add("precious text")
     seen = tmp_path / "seen.txt"
     editor = write_editor(tmp_path, f"import os, stat\npathlib.Path({str(seen)!r}).write_text(str(p) + ' ' + "
@@ -349,7 +349,7 @@ def stored_text() -> str:
     return "\n".join(m["raw"] + " " + str(m.get("source")) for m in jsonl(ok("export").stdout))
 
 
-def test_item13_a_link_to_an_ignored_file_is_never_read_by_add_ingest_or_a_walk(tree):
+def test_a_link_to_an_ignored_file_is_never_read_by_add_ingest_or_a_walk(tree):
     (tree / "docs" / "link.md").symlink_to("../.env")
     result = run("add", "--file", "docs/link.md")
     assert result.exit_code == 7
@@ -363,7 +363,7 @@ def test_item13_a_link_to_an_ignored_file_is_never_read_by_add_ingest_or_a_walk(
     assert checked.exit_code == 0 and checked.stdout.startswith("built-in defaults:2:.env*\tdocs/link.md -> ")
 
 
-def test_item13_links_by_every_route_are_decided_on_their_target(tree):
+def test_links_by_every_route_are_decided_on_their_target(tree):
     (tree / "keys").mkdir()
     (tree / "keys" / "prod.pem").write_text("-----BEGIN CERTIFICATE-----\nabc\n")
     (tree / "docs" / "hop1.md").symlink_to("hop2.md")  # a chain of links
@@ -378,7 +378,7 @@ def test_item13_links_by_every_route_are_decided_on_their_target(tree):
     assert tree.secret not in stored_text() and "BEGIN CERTIFICATE" not in stored_text()
 
 
-def test_item13_a_walk_never_follows_a_link_out_of_the_folder_unless_asked(tree, tmp_path):
+def test_a_walk_never_follows_a_link_out_of_the_folder_unless_asked(tree, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "diary.md").write_text("a private diary entry")
@@ -392,13 +392,13 @@ def test_item13_a_walk_never_follows_a_link_out_of_the_folder_unless_asked(tree,
     assert tree.secret not in stored_text()
 
 
-def test_item13_a_linked_folder_given_directly_is_walked_and_decided(tree, tmp_path):
+def test_a_linked_folder_given_directly_is_walked_and_decided(tree, tmp_path):
     (tmp_path / "alias").symlink_to(tree, target_is_directory=True)
     report = json.loads(ok("ingest", str(tmp_path / "alias"), "--json").stdout)
     assert report["files"] == 1 and tree.secret not in stored_text()
 
 
-def test_item13_a_hard_link_to_an_ignored_file_is_refused(tree):
+def test_a_hard_link_to_an_ignored_file_is_refused(tree):
     os.link(tree / ".env", tree / "docs" / "notes.md")
     result = run("add", "--file", "docs/notes.md")
     assert result.exit_code == 7 and "it leads to" in result.stderr
@@ -407,7 +407,7 @@ def test_item13_a_hard_link_to_an_ignored_file_is_refused(tree):
     assert tree.secret not in stored_text()
 
 
-def test_item13_an_ignore_file_that_is_a_link_is_followed_to_a_regular_file_and_never_hangs(tree, tmp_path):
+def test_an_ignore_file_that_is_a_link_is_followed_to_a_regular_file_and_never_hangs(tree, tmp_path):
     (tmp_path / "shared-rules").write_text("*.md\n")
     (tree / "docs" / ".memignore").symlink_to(tmp_path / "shared-rules")
     assert run("add", "--file", "docs/guide.md").exit_code == 7
@@ -421,7 +421,7 @@ def test_item13_an_ignore_file_that_is_a_link_is_followed_to_a_regular_file_and_
     assert memory_files() == []
 
 
-def test_item13_a_fifo_or_device_named_directly_is_refused_without_hanging(tree):
+def test_a_fifo_or_device_named_directly_is_refused_without_hanging(tree):
     os.mkfifo(tree / "docs" / "pipe.md")
     (tree / "docs" / "zero.md").symlink_to("/dev/zero")
     for name in ("pipe.md", "zero.md"):
@@ -446,7 +446,7 @@ def swapping(swap):
 LONG_NOTE = "We rotate the proxies every hour and back off exponentially on HTTP 429 responses. " * 8
 
 
-def test_item14_a_file_swapped_for_a_link_to_env_while_ingest_compresses_never_stores_the_secret(tree, use_providers):
+def test_a_file_swapped_for_a_link_to_env_while_ingest_compresses_never_stores_the_secret(tree, use_providers):
     (tree / "docs" / "a.md").write_text(LONG_NOTE)
     (tree / "docs" / "b.md").write_text("the second note")
     victim = tree / "docs" / "b.md"
@@ -458,7 +458,7 @@ def test_item14_a_file_swapped_for_a_link_to_env_while_ingest_compresses_never_s
     assert "the second note" in stored_text() and tree.secret not in stored_text()
 
 
-def test_item14_a_folder_swapped_for_a_link_while_ingest_compresses_never_stores_the_secret(tree, tmp_path, use_providers):
+def test_a_folder_swapped_for_a_link_while_ingest_compresses_never_stores_the_secret(tree, tmp_path, use_providers):
     (tree / "docs" / "a.md").write_text(LONG_NOTE)
     (tree / "docs" / "z").mkdir()
     (tree / "docs" / "z" / "b.md").write_text("the second note")
@@ -482,7 +482,7 @@ def git_repo(path):
     return path
 
 
-def test_item15_the_memignore_of_the_files_folder_counts_in_every_path(tree):
+def test_the_memignore_of_the_files_folder_counts_in_every_path(tree):
     (tree / "docs" / ".memignore").write_text("secret.md\n")
     (tree / "docs" / "secret.md").write_text(SECRET_ENV.format(tree.secret))
     result = run("add", "--file", "docs/secret.md")
@@ -494,7 +494,7 @@ def test_item15_the_memignore_of_the_files_folder_counts_in_every_path(tree):
     assert tree.secret not in stored_text()
 
 
-def test_item15_memignore_files_count_up_to_the_top_of_the_git_work_tree_only(tmp_path, monkeypatch):
+def test_memignore_files_count_up_to_the_top_of_the_git_work_tree_only(tmp_path, monkeypatch):
     (tmp_path / ".memignore").write_text("*.md\n")  # above the work tree: not the repository's business
     repo = git_repo(tmp_path / "repo")
     write_tree_files = {".memignore": "drafts/\n", "notes/a.md": "a note", "notes/drafts/b.md": "a draft"}
@@ -508,7 +508,7 @@ def test_item15_memignore_files_count_up_to_the_top_of_the_git_work_tree_only(tm
     assert run("add", "--file", "drafts/b.md").exit_code == 7
 
 
-def test_item15_gitignore_counts_inside_a_work_tree_and_no_gitignore_turns_it_off(tmp_path, monkeypatch):
+def test_gitignore_counts_inside_a_work_tree_and_no_gitignore_turns_it_off(tmp_path, monkeypatch):
     repo = git_repo(tmp_path / "repo")
     files = {".gitignore": "build/\n*.log\n!.env.example\n", ".memignore": "!keep.log\n", "build/out.md": "built",
              "debug.log": "a log", "keep.log": "kept log", ".env.example": "API_TOKEN=", "notes.md": "a note",

@@ -1,5 +1,5 @@
 """`mem mcp` as an assistant meets it: the MCP package's own client over stdio, the server a subprocess
-running the real CLI with the fake models (tests/fake_mem.py)."""
+running the real CLI with the fake models (tests/support/fake_mem.py)."""
 
 from __future__ import annotations
 
@@ -13,67 +13,20 @@ import time
 from pathlib import Path
 
 import anyio
-import jsonschema
 from helpers import add, memory_files, ok, open_mem, run, store_root
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp_types import Implementation
+from locations import FAKE_MEM
+from mcp_client import call, error, server_env, session, text_of
 
 from memcli.core import reading, writing
 from memcli.features.budget import DEFAULT_BUDGET
 from memcli.index import catalog, looking, vectors
 from memcli.store import ids
 
-TESTS = Path(__file__).parent
-FAKE_MEM = str(TESTS / "fake_mem.py")
 LONG = ("Rate limiting has been the hardest part of the scraper project. Amazon blocks IPs after about 30 "
         "requests per second, so we rotate through a pool of 12 residential proxies and back off "
         "exponentially starting at 250 ms. eBay is more lenient but returns HTTP 429 with a Retry-After "
         "header that we now honour. We never scrape logged-in pages. The crawler runs on a single "
         "Hetzner box with 4 cores and keeps its queue in Redis.")
-
-
-def server_env() -> dict[str, str]:
-    env = {key: os.environ[key] for key in ("MEM_DIR", "MEM_MODELS_DIR", "MEM_CONFIG_DIR")}
-    return env | {"PYTHONPATH": str(TESTS.parent)}
-
-
-def session(scenario, *, client: str = "test-assistant", mode: str = "auto"):
-    """Run `scenario(client)` against a fresh `mem mcp` subprocess; returns what the scenario returns."""
-    async def main():
-        params = StdioServerParameters(command=sys.executable, args=[FAKE_MEM, "mcp"], env=server_env())
-        async with Client(params, client_info=Implementation(name=client, version="1.0"), mode=mode,
-                          read_timeout_seconds=60) as connected:
-            return await scenario(connected)
-
-    return anyio.run(main)
-
-
-async def schemas(client) -> dict:
-    if not hasattr(client, "schemas"):
-        client.schemas = {tool.name: tool.output_schema for tool in (await client.list_tools()).tools}
-    return client.schemas
-
-
-async def call(client, tool: str, **arguments) -> dict:
-    """The structured result, checked against the tool's outputSchema; the text block is compact lines."""
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content[0].text
-    jsonschema.validate(result.structured_content, (await schemas(client))[tool])
-    assert all(not block.text.lstrip().startswith("{") for block in result.content)
-    return result.structured_content
-
-
-async def text(client, tool: str, **arguments) -> str:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content[0].text
-    return "".join(block.text for block in result.content)
-
-
-async def error(client, tool: str, **arguments) -> str:
-    result = await client.call_tool(tool, arguments)
-    assert result.is_error, result.structured_content
-    return result.content[0].text
 
 
 def write_file_behind_its_back(text: str) -> str:
@@ -112,7 +65,7 @@ def test_a_client_writes_searches_lists_gets_and_deletes():
         tagged = (await call(client, "memory_search", query="moved", tags=["infra"]))["memories"]
         assert [m["id"] for m in tagged] == [short["id"]]
         assert tagged[0]["source"] == "notes/infra.md" and "optimized" not in tagged[0]
-        lines = await text(client, "memory_search", query="Amazon proxies rate limit", limit=1)
+        lines = await text_of(client, "memory_search", query="Amazon proxies rate limit", limit=1)
         day, line = lines.splitlines()
         assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} 20\d\d", day)
         handle, content = line.split(" ", 1)
@@ -285,7 +238,7 @@ def test_memory_context_keeps_to_the_budget():
             assert scores == sorted(scores, reverse=True)
             sizes.append(len(packed["memories"]))
             assert packed.get("skipped", 0) == 12 - sizes[-1]
-            note = await text(client, "memory_context", query="deploy billing proxies", budget=budget)
+            note = await text_of(client, "memory_context", query="deploy billing proxies", budget=budget)
             assert note.endswith(f"({12 - sizes[-1]} more results did not fit in {budget} tokens)") == (sizes[-1] < 12)
         assert sizes[0] == 0 and sizes == sorted(sizes) and sizes[-1] == 12
 
