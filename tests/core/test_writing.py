@@ -1,0 +1,40 @@
+"""What one write costs the models: `mem add` embeds its own text in one pass, and the near-duplicate check
+reuses that pass (it embeds only the stored candidates it compares, whose index vectors carry sentence
+labels; memcli.core.near_duplicates)."""
+
+from __future__ import annotations
+
+import fakes
+from helpers import ok
+
+FIRST = "Amazon blocks our scraper's IP addresses after about 30 requests per second."
+SECOND = "Amazon blocks the scraper's IP addresses after roughly 30 requests each second. We back off for a minute."
+
+
+class CountingEmbedder(fakes.FakeEmbedder):
+    def __init__(self):
+        super().__init__()
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts):
+        self.calls.append(list(texts))
+        return super().embed(texts)
+
+
+def test_mem_add_into_an_empty_store_asks_the_embedding_model_once(use_providers):
+    embedder = CountingEmbedder()
+    use_providers(embedder=lambda ref: embedder)
+    ok("add", SECOND)
+    assert len(embedder.calls) == 1
+
+
+def test_mem_add_embeds_its_own_text_in_one_pass_near_duplicate_check_included(use_providers):
+    embedder = CountingEmbedder()
+    use_providers(embedder=lambda ref: embedder)
+    ok("add", FIRST)
+    embedder.calls.clear()
+    written = ok("add", SECOND)
+    passes_with_new_text = [call for call in embedder.calls if any("back off" in text for text in call)]
+    assert len(passes_with_new_text) == 1
+    assert [text for call in embedder.calls for text in call].count(SECOND) == 1
+    assert "similar" in written.stderr or "close" in written.stderr
