@@ -36,6 +36,7 @@ from memcli.compress.lexicon import (
     is_verb,
     names_a_thing,
 )
+from memcli.compress.meaning import meaning_words
 from memcli.compress.relations import anchors
 from memcli.compress.spans import Span
 from memcli.compress.units import Unit, neighbour
@@ -70,7 +71,7 @@ def rank_combined(units: Sequence[Unit]) -> list:
     ranks: list = [None] * len(units)
     score = _phrase_scores(units)
     negated = _negation_scopes(units) | _reason_scopes(units)
-    kept = _relation_words(units) | _thing_words(units)
+    kept = _relation_words(units) | _thing_words(units) | meaning_words(units)
     best: dict[str, int] = {}
     for i, unit in enumerate(units):
         if unit.kind == "word" and (unit.lower not in best or score[i] > score[best[unit.lower]]):
