@@ -19,7 +19,7 @@ pruning by surprisal alone at the same ratio. The method never sees the question
 A corpus with texts shorter than 400 characters (the turns) also gets compress()'s saving and answers
 per length band, to choose the shortest text worth compressing (`compress_min_chars`).
 
-    PYTHONPATH=. python bench/compression.py [--corpus all|tuning|judged] [--only NAME] [--ratio 0.6]
+    PYTHONPATH=. python bench/compression.py [--corpus all|tuning|judged|devcontent] [--only NAME] [--ratio 0.6]
         [--runs 3] [--show N] [--dump FILE]
 """
 
@@ -131,7 +131,9 @@ def print_bands(corpus, results, count_tokens) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default="smollm2-135m-instruct-q4_1")
-    parser.add_argument("--corpus", choices=("all", "tuning", "judged"), default="all")
+    parser.add_argument("--corpus", choices=("all", "tuning", "judged", "devcontent"), default="all",
+                        help="devcontent: developers' content by kind (bench/devcontent.py)")
+    parser.add_argument("--misses", action="store_true", help="devcontent: print the answers lost on the tune part")
     parser.add_argument("--ratio", type=float, default=0.6)
     parser.add_argument("--only", action="append", default=[],
                         help="only the corpora whose name contains this (repeatable): 'conv-26', 'turns'")
@@ -149,6 +151,14 @@ def main() -> int:
 
     from memcli.providers.llama import get_lm, import_llama_cpp
 
+    if args.corpus == "devcontent":
+        import devcontent
+
+        import_llama_cpp()
+        ops = SharedScores(LlamaOps(get_lm(args.model)), args.scores)
+        devcontent.run(ops, args.ratio, show_misses=args.misses)
+        ops.save()
+        return 0
     corpora = [c for c in all_corpora(args.corpus) if not args.only or any(o in c.name for o in args.only)]
     load_before = os.getloadavg()
     started = time.perf_counter()

@@ -28,6 +28,7 @@ def compress(env: Env, memory_ids, pending, failed, every, method, ratio, as_jso
     \b
       mem add --defer "..."   then later:   mem compress --pending
       mem compress --failed --method prune
+      mem compress --all      after an upgrade: every memory by its kind (code, diffs, logs, ...)
     """
     mem = env.mem()
     if not (memory_ids or pending or failed or every):
@@ -54,7 +55,9 @@ def compress(env: Env, memory_ids, pending, failed, every, method, ratio, as_jso
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @pass_env
 def stats(env: Env, as_json: bool) -> None:
-    """How many tokens compression saves a reader, overall and by method."""
+    """How many tokens compression saves a reader, overall, by method and by kind of content.
+
+    Memories compressed before mem knew kinds show as `unknown`: `mem compress --all` redoes them."""
     from memcli.features.savings import store_savings
 
     figures = store_savings(env.mem())
@@ -69,6 +72,11 @@ def stats(env: Env, as_json: bool) -> None:
     for method, row in sorted(figures["by_method"].items()):
         click.echo(f"  {method:<8} {row['memories']} memories, {row['raw_tokens']} → {row['tokens']} tokens "
                    f"({row['saved_percent']}% fewer)")
+    if figures["by_kind"]:
+        click.echo("by kind:")
+        for kind, row in sorted(figures["by_kind"].items()):
+            click.echo(f"  {kind:<12} {row['memories']} memories, {row['raw_tokens']} → {row['tokens']} tokens "
+                       f"({row['saved_percent']}% fewer)")
     click.echo("status:          " + ", ".join(f"{k} {v}" for k, v in sorted(figures["by_status"].items())))
     click.echo(f"tokens counted with {figures['tokenizer']}")
 

@@ -78,6 +78,9 @@ def full(memory: Memory, *, raw: bool = False, replaced: int = 0) -> str:
         rows.append(("source", memory.source))
     rows.append(("written by", memory.written_by))
     rows.append(("compression", _compression_summary(info)))
+    if info.get("kind"):
+        parts = info.get("kinds")
+        rows.append(("kind", info["kind"] + (f" ({', '.join(map(str, parts))})" if isinstance(parts, list) else "")))
     rows.append(("showing", "raw text" if raw or not memory.optimized else "compressed form (--raw for the text)"))
     width = max(len(key) for key, _ in rows)
     header = "\n".join(f"{key + ':':<{width + 1}} {_shown(str(value))}" for key, value in rows)

@@ -40,8 +40,8 @@ def tokens(text: str) -> set[str]:
 def invented(raw: str, form: str) -> list[str]:
     """What the form says that the raw text does not (at most a few, in order)."""
     text = unmarked(form)
-    known = tokens(raw)
-    new = [t for t in _TOKEN.findall(text) if t not in known and t.strip(".-/~") not in known]
+    known = tokens(raw.lower())  # prose gets a capital where a sentence's first word went: no new word
+    new = [t for t in _TOKEN.findall(text) if t.lower() not in known and t.lower().strip(".-/~") not in known]
     new += [q for q in _QUOTED.findall(text) if q not in raw]
     return list(dict.fromkeys(new))[:5]
 

@@ -127,7 +127,10 @@ def _paragraphs(rows: list[str], start: int, end: int) -> list[tuple[str, int, i
             j += 1
         if j > i:
             kind, lang = block_kind(rows[i:j])
-            if found and _continues(found[-1][0], kind, rows[i:j]):
+            if (found and found[-1][0] in PROSE_KINDS and kind in ("code", "log", "prose", "markdown")
+                    and all(r.startswith(("    ", "\t")) for r in rows[i:j])):
+                kind, lang = "code", L.language(rows[i:j])  # markdown's indented code block
+            elif found and _continues(found[-1][0], kind, rows[i:j]):
                 kind, lang = found[-1][0], found[-1][3]
             found.append((kind, i, j, lang))
         i = j

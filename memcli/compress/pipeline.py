@@ -22,7 +22,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
-from memcli.compress import guard, methods
+from memcli.compress import bykind, guard, kinds, methods
 from memcli.compress.facts import KEYS as FACT_KEYS
 from memcli.compress.facts import facts
 from memcli.compress.prune import prune
@@ -34,6 +34,7 @@ log = logging.getLogger("memcli")
 
 MAX_REASON_CHARS = 200
 MAX_FACTS_TOKENS = 512  # the guard wants fewer tokens than the raw anyway; this only stops a runaway
+MIN_PROSE_CHARS = 50  # a prose part shorter than this (a one-line header) stays as it is
 FACTS_SHARE = 0.7  # of the time left: a slow facts line must leave prune time to run
 
 
@@ -115,18 +116,43 @@ def _compress(raw, method, ratio, model, lm, deadline, state) -> Compression:
     raw_tokens = ops.count_tokens(raw)
     state["raw_tokens"] = raw_tokens
     deadline.check()
+    segments = kinds.segments(raw)
+    state["kind"] = kinds.kind_of(segments)
+    if state["kind"] not in kinds.PROSE_KINDS:
+        return _by_kind(raw, segments, ops, ratio, raw_tokens, deadline, state)
     if method == "facts":
         text, reason = _try_facts(raw, ops, raw_tokens, Deadline(deadline.remaining() * FACTS_SHARE))
         deadline.check()
         if reason is None:
-            return _done("facts", ops, raw_tokens, text)
+            return _done("facts", ops, raw_tokens, text, state)
         log.info("facts line rejected (%s); falling back to prune", reason)
     text = prune(raw, ops, ratio=ratio, deadline=deadline)
     reason = guard.check(raw, text, ops.count_tokens)
     if reason is None:
-        return _done("prune", ops, raw_tokens, text)
+        return _done("prune", ops, raw_tokens, text, state)
     log.info("pruned form rejected (%s); memory stays raw", reason)
     return _raw(method, state, reason, status="skipped" if reason == "not smaller" else "failed")
+
+
+def _by_kind(raw, segments, ops, ratio, raw_tokens, deadline, state) -> Compression:
+    """A text that is not all prose: each part by its kind (memcli.compress.bykind), the prose parts
+    pruned under the prose guard."""
+
+    def prose(text: str) -> str:
+        if len(text) < MIN_PROSE_CHARS:
+            return text
+        pruned = prune(text, ops, ratio=ratio, deadline=deadline)
+        return pruned if guard.check(text, pruned, ops.count_tokens) is None else text
+
+    result = bykind.compress(raw, prose, segments)
+    if result.kind == kinds.MIXED:
+        state["kinds"] = result.kinds
+    for reason in result.kept_raw:
+        log.info("a part stays raw: %s", reason)
+    tokens = ops.count_tokens(result.text)
+    if len(result.text.encode()) >= len(raw.encode()) or tokens >= raw_tokens:
+        return _raw("prune", state, "not smaller", status="skipped")
+    return Compression(result.text, _info("prune", ops.name, raw_tokens, tokens, "done", kind=state))
 
 
 def _try_facts(raw, ops, raw_tokens, deadline) -> tuple[str | None, str | None]:
@@ -140,17 +166,24 @@ def _try_facts(raw, ops, raw_tokens, deadline) -> tuple[str | None, str | None]:
     return text, guard.check(raw, text, ops.count_tokens, allowed=FACT_KEYS)
 
 
-def _done(method: str, ops, raw_tokens: int, text: str) -> Compression:
-    return Compression(text, _info(method, ops.name, raw_tokens, ops.count_tokens(text), "done"))
+def _done(method: str, ops, raw_tokens: int, text: str, state: dict) -> Compression:
+    return Compression(text, _info(method, ops.name, raw_tokens, ops.count_tokens(text), "done", kind=state))
 
 
 def _raw(method: str, state: dict, reason: str, status: str = "failed") -> Compression:
     tokens = state.get("raw_tokens")
-    return Compression(None, _info(method, state["name"], tokens, tokens, status, reason))
+    return Compression(None, _info(method, state["name"], tokens, tokens, status, reason, kind=state))
 
 
-def _info(method, model, raw_tokens=None, tokens=None, status="done", reason=None) -> dict:
-    info = {"method": method, "model": model}
+def _info(method, model, raw_tokens=None, tokens=None, status="done", reason=None, kind: dict | None = None) -> dict:
+    """The `compression` mapping; `kind` is the worker's state, which holds the text's kind (and its
+    parts' kinds when they differ) once they are known."""
+    info = {"method": method}
+    if kind and "kind" in kind:
+        info["kind"] = kind["kind"]
+        if "kinds" in kind:
+            info["kinds"] = kind["kinds"]
+    info["model"] = model
     if raw_tokens is not None:
         info["raw_tokens"] = raw_tokens
         info["tokens"] = tokens

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from memcli.compress import guard
 from memcli.compress.facts import GRAMMAR, KEYS, SEPARATOR, SYSTEM_PROMPT, clean
+from memcli.compress.kinds import PROSE_KINDS, detect
 from memcli.errors import ProviderError, describe
 from memcli.providers import Providers
 from memcli.providers.protocols import Deadline
@@ -117,7 +118,8 @@ class RemoteCompressor:
         from memcli.compress.pipeline import Compression, too_short
 
         local = dict(ratio=ratio, model=model, min_chars=min_chars, timeout_s=timeout_s)
-        if method != "facts" or local_only or not self.settings.send_to_remote:
+        # Only prose is worth a facts line: code, diffs and tool output are compressed here by kind.
+        if method != "facts" or local_only or not self.settings.send_to_remote or detect(raw) not in PROSE_KINDS:
             return self.local.compressor(raw, method="prune" if method == "facts" else method, **local)
         short = too_short(raw, min_chars)
         if short:

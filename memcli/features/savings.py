@@ -7,13 +7,17 @@ from typing import Callable, Iterable
 from memcli.core.reading import listing
 from memcli.store.memory import Memory
 
+UNKNOWN_KIND = "unknown"  # compressed before mem knew kinds: `mem compress --all` finds it
+
 
 def savings(memories: Iterable[Memory], count_tokens: Callable[[str], int], tokenizer: str) -> dict:
-    """Totals, by status and by method. Stored token counts are used where the compressor left them;
-    only memories without them are counted with the tokenizer."""
+    """Totals, by status, by method (the compressed memories) and by kind (every memory whose counts
+    were stored: one kept raw reads as many tokens as it has). Stored token counts are used where the
+    compressor left them; only memories without them are counted with the tokenizer."""
     totals = {"memories": 0, "optimized": 0, "raw_tokens": 0, "read_tokens": 0}
     by_status: dict[str, int] = {}
     by_method: dict[str, dict] = {}
+    by_kind: dict[str, dict] = {}
     for memory in memories:
         info = memory.compression or {}
         status = info.get("status", "none")
@@ -26,11 +30,16 @@ def savings(memories: Iterable[Memory], count_tokens: Callable[[str], int], toke
             method["raw_tokens"] += raw_tokens
             method["tokens"] += read_tokens
             totals["optimized"] += 1
+        if stored:
+            kind = by_kind.setdefault(str(info.get("kind") or UNKNOWN_KIND), {"memories": 0, "raw_tokens": 0, "tokens": 0})
+            kind["memories"] += 1
+            kind["raw_tokens"] += raw_tokens
+            kind["tokens"] += read_tokens
         totals["memories"] += 1
         totals["raw_tokens"] += raw_tokens
         totals["read_tokens"] += read_tokens
-    for method in by_method.values():
-        method["saved_percent"] = _percent(method["raw_tokens"] - method["tokens"], method["raw_tokens"])
+    for row in [*by_method.values(), *by_kind.values()]:
+        row["saved_percent"] = _percent(row["raw_tokens"] - row["tokens"], row["raw_tokens"])
     return {
         **totals,
         "optimized_percent": _percent(totals["optimized"], totals["memories"]),
@@ -38,6 +47,7 @@ def savings(memories: Iterable[Memory], count_tokens: Callable[[str], int], toke
         "saved_percent": _percent(totals["raw_tokens"] - totals["read_tokens"], totals["raw_tokens"]),
         "by_status": by_status,
         "by_method": by_method,
+        "by_kind": by_kind,
         "tokenizer": tokenizer,
     }
 

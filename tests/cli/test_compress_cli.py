@@ -109,3 +109,25 @@ def test_an_import_stores_what_each_memory_costs_so_stats_need_no_model(use_prov
     use_providers(token_counter=gone)
     figures = json.loads(ok("stats", "--json").stdout)
     assert figures["memories"] == 3 and figures["raw_tokens"] == sum(counts)
+
+
+def test_show_and_stats_say_the_kind_and_compress_all_redoes_an_old_store(use_providers):
+    import dev_samples
+    from compress_fakes import FakeModel
+
+    from memcli.compress.pipeline import compress
+
+    use_providers(compressor=lambda raw, **kw: compress(raw, lm=FakeModel(), **kw))
+    diff_id = add(dev_samples.DIFF * 2)
+    log_id = add(dev_samples.LOG)
+    assert status_of(diff_id)["compression"]["kind"] == "diff"
+    assert "kind:" in ok("show", diff_id).stdout and "diff" in ok("show", diff_id).stdout
+    [path] = [p for p in memory_files() if p.stem == log_id]
+    path.write_text(path.read_text().replace("kind: log, ", ""))  # as a store written before kinds
+    figures = json.loads(ok("stats", "--json").stdout)
+    assert set(figures["by_kind"]) == {"diff", "unknown"}
+    assert "by kind:" in ok("stats").stdout
+    ok("compress", "--all")
+    figures = json.loads(ok("stats", "--json").stdout)
+    assert set(figures["by_kind"]) == {"diff", "log"}
+    assert figures["by_kind"]["log"]["saved_percent"] > 50

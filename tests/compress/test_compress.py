@@ -36,7 +36,7 @@ def test_a_long_memory_is_pruned_and_passes_the_guard():
     model = FakeModel()
     result = compress(RAW, lm=model)
     assert result.info["status"] == "done"
-    assert list(result.info) == ["method", "model", "raw_tokens", "tokens", "status"]
+    assert list(result.info) == ["method", "kind", "model", "raw_tokens", "tokens", "status"]
     assert result.info["method"] == "prune" and result.info["model"] == "fake-model"
     # A note this dense in names, numbers and things stays above the 0.6 target, but shrinks.
     assert result.info["tokens"] == model.count_tokens(result.text) <= 0.7 * result.info["raw_tokens"]
