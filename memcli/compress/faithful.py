@@ -16,7 +16,7 @@ from typing import Iterable
 from memcli.compress.marks import unmarked
 
 _TOKEN = re.compile(r"[\w.~/-]*[/\w][\w.~/-]*")
-_QUOTED = re.compile(r"\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`")
+_QUOTED = re.compile(r"\"[^\"\n]{1,200}\"|(?<!\w)'[^'\n]{1,200}'(?!\w)|`[^`\n]{1,200}`")
 _DIFF_CHANGE = re.compile(r"^[+-](?![+-]{2} )")
 # Kinds whose kept lines are whole lines of the raw text.
 WHOLE_LINES = frozenset({"code", "diff", "traceback"})
@@ -29,6 +29,8 @@ def tokens(text: str) -> set[str]:
     for token in _TOKEN.findall(text):
         found.add(token)
         found.add(token.strip(".-/~"))
+        for at in (i for i, c in enumerate(token) if c == "-"):  # "non-ascii" may be cut at its hyphen
+            found.update((token[:at], token[at:], token[at + 1:]))
         at = token.find("/", 1)
         while at != -1:
             found.add(token[at + 1:])

@@ -22,7 +22,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
-from memcli.compress import bykind, guard, kinds, methods
+from memcli.compress import bykind, faithful, guard, kinds, methods
 from memcli.compress.facts import KEYS as FACT_KEYS
 from memcli.compress.facts import facts
 from memcli.compress.prune import prune
@@ -127,7 +127,7 @@ def _compress(raw, method, ratio, model, lm, deadline, state) -> Compression:
             return _done("facts", ops, raw_tokens, text, state)
         log.info("facts line rejected (%s); falling back to prune", reason)
     text = prune(raw, ops, ratio=ratio, deadline=deadline)
-    reason = guard.check(raw, text, ops.count_tokens)
+    reason = _prose_guard(raw, text, ops)
     if reason is None:
         return _done("prune", ops, raw_tokens, text, state)
     log.info("pruned form rejected (%s); memory stays raw", reason)
@@ -142,7 +142,7 @@ def _by_kind(raw, segments, ops, ratio, raw_tokens, deadline, state) -> Compress
         if len(text) < MIN_PROSE_CHARS:
             return text
         pruned = prune(text, ops, ratio=ratio, deadline=deadline)
-        return pruned if guard.check(text, pruned, ops.count_tokens) is None else text
+        return pruned if _prose_guard(text, pruned, ops) is None else text
 
     result = bykind.compress(raw, prose, segments)
     if result.kind == kinds.MIXED:
@@ -153,6 +153,13 @@ def _by_kind(raw, segments, ops, ratio, raw_tokens, deadline, state) -> Compress
     if len(result.text.encode()) >= len(raw.encode()) or tokens >= raw_tokens:
         return _raw("prune", state, "not smaller", status="skipped")
     return Compression(result.text, _info("prune", ops.name, raw_tokens, tokens, "done", kind=state))
+
+
+def _prose_guard(raw: str, text: str, ops) -> str | None:
+    """The prose guard, and nothing invented: a full stop dropped inside "2.x." must not leave "2X"."""
+    reason = guard.check(raw, text, ops.count_tokens)
+    invented = None if reason else faithful.invented(raw, text)
+    return reason or (f"invented {', '.join(map(repr, invented))}" if invented else None)
 
 
 def _try_facts(raw, ops, raw_tokens, deadline) -> tuple[str | None, str | None]:
