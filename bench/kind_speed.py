@@ -35,7 +35,7 @@ def cut(text: str, size: int) -> str:
 def texts(size: int) -> dict[str, str]:
     items = [json.loads(line) for line in SHARED.read_text().splitlines()]
     diff = min((i for i in items if i["kind"] == "diff"), key=lambda i: abs(len(i["raw"]) - size))["raw"]
-    log = next(i for i in items if i["kind"] == "log" and len(i["raw"]) >= size)["raw"]
+    log = max((i for i in items if i["kind"] == "log"), key=lambda i: min(len(i["raw"]), size))["raw"]
     summaries = [s for c in json.loads(LOCOMO.read_text()) for s in c["session_summary"].values()]
     return {"prose": cut("\n\n".join(summaries), size), "diff": cut(diff, size), "log": cut(log, size)}
 
