@@ -124,10 +124,9 @@ def _index(mem, behind: tuple[int, int], progress, repaired: list[str]) -> Findi
                                            f"({describe(exc)})",
                            "get the embedding model working (see the models check), then: mem reindex")
         synced = None
-    if synced and synced.cached:
-        done.append(f"took {synced.cached} vectors from the vector cache")
-    if synced and synced.embedded:
-        done.append(f"embedded {synced.embedded} memories"
+    if synced and (synced.cached or synced.embedded):
+        done.append(" and ".join([f"took {synced.cached} vectors from the vector cache"] * bool(synced.cached)
+                                 + [f"embedded {synced.embedded} memories"] * bool(synced.embedded))
                     + ("" if synced.cached + synced.embedded == missing else " (the embedding changed)"))
     return Finding("index", True, "up to date" + (f" (caught up: {'; '.join(done)})" if done else ""))
 
@@ -139,8 +138,8 @@ def _vector_cache(mem, sample: int) -> list[Finding]:
 
     try:
         report = check(mem.catalog, mem.embedder(), sample)
-    except Exception as exc:  # no model: the models check says why
-        return [Finding("cache", True, f"not checked: {describe(exc)}", info=True)]
+    except Exception:  # no model: the models check says why
+        return []
     findings = [Finding("cache", True, f"the vector cache holds {report.hits} of {report.total} memories' vectors "
                                        f"({report.hit_rate:.0%}; {report.bytes / 1e6:.1f} MB in {report.files} files)"
                         + (f"; {report.unused} vectors of texts no longer stored" if report.unused else ""),

@@ -5,11 +5,12 @@ mem makes is also kept beside the memories, in `vectors/`, which a team commits 
 build (a reindex, the first search of a clone, the catch-up after a pull) takes what it finds there and
 embeds only the misses.
 
-Layout: `vectors/<model key>/<day>-<writer>.vec`. The model key names the embedding (the model file's
+Layout: `vectors/<model key>/<day>-<random>.vec`. The model key names the embedding (the model file's
 fingerprint, mem's method of embedding a memory, and the dimension), so another model's vectors are
-never even opened. Each clone appends only to files of its own writer id (random, kept in `.index/`),
-one file a day, so two people adding memories at once never touch the same file and git merges never
-conflict; a day's file is small, so a commit adds little to the repository.
+never even opened. A clone appends only to a file it started itself, the same day, and only while the
+file is exactly as it left it (`.index/` records which and its stat); otherwise it starts a new one. So
+two people adding memories at once, or one person on two branches, never change the same file, and git
+merges never conflict; a day's file is small, so a commit adds little to the repository.
 
 A file is a header (magic, model key, dimension, CRC) and records: the first 16 bytes of the sha256 of
 the text embedded, the vector as float16 (half the bytes; cosines move by ~1e-3 at most), and a CRC of
@@ -38,7 +39,7 @@ MAGIC = b"MEMVEC1\n"
 HEADER = struct.Struct("<8s16sI")  # magic, model key, dimension; then the CRC of these bytes
 HEADER_SIZE = HEADER.size + 4
 KEY_BYTES = 16
-WRITER_FILE = "writer"  # in .index/: this clone's writer id (a new one after the index is deleted is fine)
+APPENDING_FILE = "vectors-appending"  # in .index/: the cache file this clone appends to, and its stat
 UNIT_TOLERANCE = 1e-2  # a stored vector's norm must be 1 within this (float16 rounding stays far below)
 
 
@@ -141,9 +142,9 @@ class VectorCache:
     # -- writing ------------------------------------------------------------------------------------
 
     def append(self, texts: list[str], vectors) -> None:
-        """Add the vectors of these texts to this writer's file of the day (the caller holds the store
-        lock, so no other process of this clone appends meanwhile). A file whose tail was cut (a crash
-        mid-append) is first cut back to its last whole record; one whose header is damaged starts anew. Failing to write the cache never fails the write."""
+        """Add the vectors of these texts to this clone's file (the caller holds the store lock, so no
+        other process of this clone appends meanwhile). Failing to write the cache never fails the write:
+        the index has the vectors, and the cache is only a cache."""
         import numpy as np
 
         if not texts:
@@ -155,25 +156,40 @@ class VectorCache:
             records += record + zlib.crc32(record).to_bytes(4, "little")
         try:
             path = self._own_file()
-            self._mkdir()
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, self.store.file_mode or 0o666)
-            with os.fdopen(fd, "r+b") as handle:
-                size = os.fstat(fd).st_size
+            if path is None:
+                self._mkdir()
+                path = self.folder / f"{_today()}-{secrets.token_hex(4)}{SUFFIX}"
                 header = HEADER.pack(MAGIC, self.key, self.dim)
-                header += zlib.crc32(header).to_bytes(4, "little")
-                if size < HEADER_SIZE or handle.read(HEADER_SIZE) != header:
-                    handle.truncate(0)  # new, or its header is damaged (so every record was ignored anyway)
-                    records[:0] = header
-                else:
-                    whole = HEADER_SIZE + (size - HEADER_SIZE) // record_size(self.dim) * record_size(self.dim)
-                    if whole != size:
-                        handle.truncate(whole)
+                records[:0] = header + zlib.crc32(header).to_bytes(4, "little")
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, self.store.file_mode or 0o666)
+            with os.fdopen(fd, "wb") as handle:
                 handle.write(records)
+            self._appended(path)
         except OSError as exc:
             log.warning("the vector cache was not updated (%s); the index has the vectors", exc.strerror or exc)
 
-    def _own_file(self) -> Path:
-        return self.folder / f"{time.strftime('%Y-%m-%d', time.gmtime())}-{writer_id(self.store)}{SUFFIX}"
+    def _own_file(self) -> Path | None:
+        """The file this clone appends to: the one it started, while it is exactly as this clone left it
+        (same day, size and mtime); else None (start a new one). So a file changes in one line of history
+        only: after a checkout of another branch, or a pull that changed it, the next append starts a new
+        file, and the branches merge without touching the same file; and a tail cut by a crash mid-append
+        is never appended to (readers ignore that part record)."""
+        record = Path(self.store.index_dir) / APPENDING_FILE
+        try:
+            name, size, mtime_ns = record.read_text(encoding="utf-8").split()
+            path = self.folder / name
+            info = path.stat()
+            if name.startswith(_today()) and (info.st_size, info.st_mtime_ns) == (int(size), int(mtime_ns)):
+                return path
+        except (OSError, ValueError, UnicodeDecodeError):
+            pass
+        return None
+
+    def _appended(self, path: Path) -> None:
+        info = path.stat()
+        Path(self.store.index_dir).mkdir(parents=True, exist_ok=True)
+        (Path(self.store.index_dir) / APPENDING_FILE).write_text(
+            f"{path.name} {info.st_size} {info.st_mtime_ns}\n", encoding="utf-8")
 
     def _mkdir(self) -> None:
         mode = 0o700 if self.store.private else 0o777
@@ -182,20 +198,8 @@ class VectorCache:
                 folder.mkdir(mode=mode, exist_ok=True)
 
 
-def writer_id(store) -> str:
-    """This clone's writer id: random, so two clones never append to the same file (kept in .index/, so
-    it is never committed; a clone whose index was deleted simply starts new files)."""
-    path = Path(store.index_dir) / WRITER_FILE
-    try:
-        found = path.read_text(encoding="ascii").strip()
-        if len(found) == 8 and all(c in "0123456789abcdef" for c in found):
-            return found
-    except (OSError, UnicodeDecodeError):
-        pass
-    found = secrets.token_hex(4)
-    Path(store.index_dir).mkdir(parents=True, exist_ok=True)
-    path.write_text(found + "\n", encoding="ascii")
-    return found
+def _today() -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime())
 
 
 @dataclass
