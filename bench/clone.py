@@ -46,7 +46,8 @@ def run(cmd: list[str], env: dict, stdin: str | None = None) -> tuple[float, str
 
 
 def git(repo: Path, *args: str) -> tuple[float, str]:
-    return run(["git", "-C", str(repo), *args], dict(os.environ, **GIT_ENV))
+    """git without automatic gc in the background (it would run into the timed searches and `git gc`)."""
+    return run(["git", "-c", "gc.auto=0", "-C", str(repo), *args], dict(os.environ, **GIT_ENV))
 
 
 def mem(store: Path, *args: str, stdin: str | None = None) -> tuple[float, str]:
@@ -69,7 +70,7 @@ def packed(repo: Path) -> tuple[int, int]:
     _, listing = git(repo, "rev-list", "--objects", "--all")
     paths = dict(line.split(" ", 1) for line in listing.splitlines() if " " in line)
     _, sizes = run(["git", "-C", str(repo), "cat-file", "--batch-check=%(objectname) %(objectsize:disk)"],
-                   dict(os.environ, **GIT_ENV), stdin="\n".join(line.split(" ")[0] for line in listing.splitlines()) + "\n")
+                   dict(os.environ, **GIT_ENV), "\n".join(line.split(" ")[0] for line in listing.splitlines()) + "\n")
     total = cache = 0
     for line in sizes.splitlines():
         name, size = line.split()
