@@ -11,6 +11,11 @@ and committed in the original, `git pull` in the clone, and the next search ther
 disk: cache bytes per memory, and the packed repository (after `git gc`) with and without the cache's
 objects. Without the cache, the clone's first search would embed every memory: the import's rate says
 how long that takes on this machine, and is printed beside.
+
+`--synthetic` (for sizes whose embedding would take hours here): the memory files are written directly
+and the cache gets random unit vectors under the real model's key, so nothing is embedded anywhere and
+the original's first search builds its index from the cache like the clone's. The times are real; the
+search results mean nothing, and random vectors make the vector graph slower to build than real ones.
 """
 
 from __future__ import annotations
@@ -64,6 +69,38 @@ def import_texts(store: Path, items: list[str]) -> float:
     return mem(store, "import", "--no-compress", "-", stdin=lines)[0]
 
 
+def write_synthetic(store: Path, items: list[str]) -> None:
+    """Memory files of these texts, written directly, and their cache records: random unit vectors filed
+    under the real embedding model's key (see --synthetic)."""
+    import datetime as dt
+
+    import numpy as np
+
+    from memcli.index.sentence_vectors import MemoryEmbedder
+    from memcli.index.vector_cache import VectorCache
+    from memcli.providers.llama import get_embedder
+    from memcli.store import ids
+    from memcli.store.files import Store
+    from memcli.store.memory import Memory, format_time
+
+    files = Store(store)
+    embedder = MemoryEmbedder(get_embedder(files.settings.embed_model))
+    cache = VectorCache(files, embedder.model_id, embedder.dim)
+    rng = np.random.default_rng(len(items))
+    start = time.time() - len(items)
+    for first in range(0, len(items), 5000):
+        chunk = items[first:first + 5000]
+        for n, text in enumerate(chunk, first):
+            moment = dt.datetime.fromtimestamp(start + n, dt.timezone.utc)
+            memory = Memory(id=ids.new_id(int((start + n) * 1000)), created_at=format_time(moment),
+                            updated_at=format_time(moment), raw=text, tags=[], compression={"status": "skipped"})
+            path = store / memory.relpath()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(memory.to_yaml(), encoding="utf-8")
+        vectors = rng.standard_normal((len(chunk), embedder.dim)).astype(np.float32)
+        cache.append(chunk, vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
+
+
 def packed(repo: Path) -> tuple[int, int]:
     """(bytes of the packed repository, bytes of the packed objects under vectors/) after `git gc`."""
     git(repo, "gc", "-q", "--prune=now")
@@ -84,6 +121,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--pull", type=int, default=1_000)
+    parser.add_argument("--synthetic", action="store_true", help="write files and random cached vectors directly")
     parser.add_argument("--work", type=Path, help="keep the repositories here (default: a temp folder, removed)")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="mem-clone-"))
@@ -95,14 +133,21 @@ def main() -> None:
         git(work, "init", "-q", "-b", "main", str(origin))
         store = origin / ".mem"
         mem(store, "init", str(store), "--git")
-        seconds = import_texts(store, items[:args.size])
-        print(f"import of {args.size} memories into the original: {seconds:.1f} s ({args.size / seconds:.1f} memories/s)")
-        rate = args.size / seconds
+        if args.synthetic:
+            write_synthetic(store, items[:args.size])
+            rate = float(os.environ.get("MEM_BENCH_EMBED_RATE", "20"))
+            print(f"synthetic store of {args.size} memories (random cached vectors; an embedding rate of "
+                  f"{rate:g} memories/s assumed below, MEM_BENCH_EMBED_RATE)")
+        else:
+            seconds = import_texts(store, items[:args.size])
+            print(f"import of {args.size} memories into the original: {seconds:.1f} s ({args.size / seconds:.1f} memories/s)")
+            rate = args.size / seconds
         git(origin, "add", "-A")
         git(origin, "commit", "-q", "-m", f"{args.size} memories")
         query = queries[0]
         original_s, original_ids = search(store, query)
-        print(f"search in the original (index built): {original_s:.2f} s")
+        print(f"search in the original ({'its first: index built from the cache' if args.synthetic else 'index built'}):"
+              f" {original_s:.2f} s")
 
         clone_s, _ = git(work, "clone", "-q", str(origin), str(clone))
         first_s, clone_ids = search(clone / ".mem", query)
@@ -112,7 +157,10 @@ def main() -> None:
               f"same top 10 as the original: {clone_ids == original_ids}")
         print(f"  without the cache, embedding {args.size} memories at the import's rate: ~{args.size / rate:.0f} s")
 
-        import_texts(store, items[args.size:])
+        if args.synthetic:
+            write_synthetic(store, items[args.size:])
+        else:
+            import_texts(store, items[args.size:])
         git(origin, "add", "-A")
         git(origin, "commit", "-q", "-m", f"{args.pull} more memories")
         pull_s, _ = git(clone, "pull", "-q", "--no-rebase")
