@@ -187,9 +187,11 @@ class VectorCache:
 
     def _appended(self, path: Path) -> None:
         info = path.stat()
-        Path(self.store.index_dir).mkdir(parents=True, exist_ok=True)
-        (Path(self.store.index_dir) / APPENDING_FILE).write_text(
-            f"{path.name} {info.st_size} {info.st_mtime_ns}\n", encoding="utf-8")
+        record = Path(self.store.index_dir) / APPENDING_FILE
+        fd = os.open(record, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, self.store.file_mode or 0o666)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(f"{path.name} {info.st_size} {info.st_mtime_ns}\n")
+        self.store.protect(record)
 
     def _mkdir(self) -> None:
         mode = 0o700 if self.store.private else 0o777
