@@ -141,3 +141,20 @@ def test_doctor_reports_how_much_the_cache_covers_and_checks_a_sample(tmp_path, 
     report = json.loads(run("doctor", "--json", "--check-vectors", "5").stdout)
     failed = [f for f in report["findings"] if f["check"] == "cache" and not f["ok"]]
     assert len(failed) == 1 and "1 differ" in failed[0]["message"] and not report["healthy"]
+
+
+@pytest.mark.models
+def test_with_the_real_model_a_clone_finds_the_same_memories_from_the_cache_and_doctor_finds_them_agreeing(
+        tmp_path, real_models):
+    for text in NOTES:
+        ok("add", "--no-compress", text)
+    before = jsonl(ok("search", QUERY, "--jsonl").stdout)
+    clone = cloned(tmp_path)
+    result = ok("--dir", clone, "doctor", "--json", "--check-vectors", "4")
+    messages = [f["message"] for f in json.loads(result.stdout)["findings"] if f["check"] in ("index", "cache")]
+    assert "took 4 vectors from the vector cache" in messages[0] and "embedded" not in messages[0]
+    assert messages[1].startswith("the vector cache holds 4 of 4 memories' vectors (100%")
+    assert messages[2] == "4 cached vectors checked against fresh embeddings: all match"
+    after = jsonl(ok("--dir", clone, "search", QUERY, "--jsonl").stdout)
+    assert [hit["id"] for hit in after] == [hit["id"] for hit in before]
+    assert all(abs(a["score"] - b["score"]) < 0.01 for a, b in zip(after, before))  # float16 moves a cosine by ~1e-3
