@@ -232,7 +232,8 @@ def check(catalog, embedder, sample: int = 0, *, agree: float = 0.99) -> Report:
     import numpy as np
 
     cache = VectorCache(catalog.store, embedder.model_id, embedder.dim)
-    loaded = cache.load()
+    with catalog.store.lock():
+        loaded = cache.load()
     memories = [(memory_id, text, text_key(text)) for memory_id, text in
                 catalog.db.execute("SELECT id, json_extract(record, '$.raw') FROM memories")]
     covered = [(memory_id, text, key) for memory_id, text, key in memories if key in loaded.rows]

@@ -107,7 +107,8 @@ class VectorIndex:
         if not missing:
             return Synced()
         cache = VectorCache(self.catalog.store, embedder.model_id, embedder.dim)
-        loaded = cache.load()
+        with self.catalog.store.lock():  # no half-appended record of this clone's other processes is read
+            loaded = cache.load()
         self.cache_problems = loaded.problems
         found = [(label, loaded.get(text_key(text))) for label, text in missing]
         hits = [(label, vector) for label, vector in found if vector is not None]
