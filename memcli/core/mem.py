@@ -136,7 +136,7 @@ class Mem:
         """Give a vector to whatever has none yet (from the vector cache, else embedded) and fold a large
         delta into the graph; cheap when in step. Returns what the sync did (memcli.index.vectors.Synced)."""
         synced = self.vectors.sync(self.embedder(), progress)
-        self.vectors.maybe_fold()
+        self.vectors.maybe_fold(progress)
         return synced
 
     def settle(self) -> None:

@@ -238,17 +238,18 @@ class VectorIndex:
 
     # -- folding the delta into the graph ----------------------------------------------------------
 
-    def maybe_fold(self) -> None:
+    def maybe_fold(self, progress: Progress | None = None) -> None:
         """Check the graph file and fold a large delta; once per change of the index (a graph file whose
-        stat moved meanwhile is checked again before a query loads it, and a loaded graph was checked)."""
-        self.catalog.kept.get("folded", self._maybe_fold)
+        stat moved meanwhile is checked again before a query loads it, and a loaded graph was checked). The
+        first search of a clone builds the whole graph here: `progress` says so."""
+        self.catalog.kept.get("folded", lambda: self._maybe_fold(progress))
 
-    def _maybe_fold(self) -> None:
+    def _maybe_fold(self, progress: Progress | None) -> None:
         self.check_file()
         delta, dead = self.db.execute(
             "SELECT (SELECT COUNT(*) FROM vectors WHERE in_hnsw = 0), (SELECT COUNT(*) FROM hnsw_dead)").fetchone()
         if delta >= FOLD_AT or dead >= FOLD_AT:
-            self.fold()
+            self.fold(progress)
 
     def fold(self, progress: Progress | None = None) -> None:
         """Write every stored vector into the hnsw file (from scratch when it is missing or bad).
