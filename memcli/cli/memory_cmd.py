@@ -59,8 +59,9 @@ def init(ctx: click.Context, directory: Path | None, git: bool, as_json: bool) -
         click.echo(str(store.root))
     click.echo(("mem: initialised a new store at " if created else "mem: store already exists at ") + str(store.root),
                err=True)
-    if git:
-        click.echo("mem: commit mem.yaml, .gitignore, .gitattributes, memories/ and vectors/ (the embeddings)", err=True)
+    if git or not store.private:  # shared through git: say what to commit
+        click.echo(f"mem: commit mem.yaml, .gitignore, {'.gitattributes, ' if git else ''}memories/ and vectors/ "
+                   "(the embeddings, so a clone need not make them again)", err=True)
 
 
 @click.command()

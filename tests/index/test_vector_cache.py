@@ -143,6 +143,18 @@ def test_doctor_reports_how_much_the_cache_covers_and_checks_a_sample(tmp_path, 
     assert len(failed) == 1 and "1 differ" in failed[0]["message"] and not report["healthy"]
 
 
+def test_init_of_a_store_in_a_repository_says_to_commit_the_vector_cache(tmp_path):
+    import subprocess
+
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert "memories/ and vectors/" in ok("init", repo / ".mem").stderr
+    result = ok("init", tmp_path / "shared", "--git")
+    assert ".gitattributes, memories/ and vectors/" in result.stderr
+    assert "vectors/**/*.vec binary" in (tmp_path / "shared" / ".gitattributes").read_text().splitlines()
+    assert "vectors/" not in ok("init", tmp_path / "private").stderr  # not shared: nothing to commit
+
+
 @pytest.mark.models
 def test_with_the_real_model_a_clone_finds_the_same_memories_from_the_cache_and_doctor_finds_them_agreeing(
         tmp_path, real_models):
