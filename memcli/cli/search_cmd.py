@@ -86,7 +86,11 @@ def search(env: Env, words, limit, tags, since, until, source, all_versions, mod
 @click.option("--json", "as_json", is_flag=True, help="Print {store, memories} on stdout.")
 @pass_env
 def reindex(env: Env, as_json: bool) -> None:
-    """Rebuild every cache in .index/ from the memory files alone (catalog, words, vectors)."""
+    """Rebuild every cache in .index/ from the memory files (catalog, words, vectors).
+
+    Vectors come from the vector cache in vectors/ when it has the text; the rest are embedded and
+    added to it. To embed every memory afresh, delete vectors/ first.
+    """
     mem = env.mem()
     with ProgressBars() as progress:
         count = mem.reindex(progress)

@@ -150,7 +150,7 @@ class Mem:
         self.catalog.settle()
 
     def reindex(self, progress=None) -> int:
-        """Rebuild every cache from the files alone: catalog, vectors, graph."""
+        """Rebuild every cache from the files: catalog, vectors (from the vector cache where it has them), graph."""
         if not self.store.exists:
             raise StoreError(f"no store at {self.store.root}; run `mem init` first")
         self.catalog.rebuild(progress)
