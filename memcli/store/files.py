@@ -139,8 +139,9 @@ class Store:
             if git:
                 # Memories are text with LF line ends on every machine, so a checkout on Windows does not
                 # rewrite every file and diffs stay line by line.
-                _ensure_lines(self.root / ".gitattributes", ["memories/**/*.yaml text eol=lf diff", "mem.yaml text eol=lf"],
-                              self.file_mode)
+                # The vector cache (memcli.index.vector_cache) is binary: never diffed, never merged as text.
+                _ensure_lines(self.root / ".gitattributes", ["memories/**/*.yaml text eol=lf diff", "mem.yaml text eol=lf",
+                                                             "vectors/**/*.vec binary"], self.file_mode)
         except OSError as exc:
             raise StoreError(f"cannot create a store at {self.root}: {exc.strerror or exc}") from None
         return created
