@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from memcli.compress.wordlists import FUNCTION_WORDS
+from memcli.threads.facts import SENTENCE
 
 WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-ENDS = ".!?"  # the marks a sentence ends with, here and where summaries are written
-SENTENCE = re.compile(rf"[^{ENDS}\n]+(?:[{ENDS}]+|$)")
 DATE = re.compile(r"^\[([^\]\n]+)\]\s*")
 SPEAKER = re.compile(r"^([^:\n]{1,60}): ")
 ROUNDS = 3  # of choosing, checking the exact cost and filling what is left
