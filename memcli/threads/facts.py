@@ -29,7 +29,7 @@ CUES = re.compile(
     r"halal|kosher|gluten|can(?:no|')t|won['’]t|don['’]t (?:want|like|eat|drink)|doesn['’]t (?:want|like|eat|drink)|"
     r"no more than|at (?:least|most)|only|hate[sd]?|love[sd]?|favou?rite|decid\w*|decision|chose|choose|chosen|"
     r"let['’]s|go(?:ing)? with|book(?:ed)?|agreed|settled|i['’]ll|we['’]ll)\b", re.I)
-CLAUSE = re.compile(r"[^,;:()\u2014]+")
+CLAUSE = re.compile(r"[,;:](?:\s|$)|[()\u2014]")  # between clauses; "1,000" and "7:30" stay whole
 CALENDAR = frozenset(word.lower() for word in MONTHS + WEEKDAYS)  # "May" is a month here, not a modal
 NUMBER_WORD_ALONE = frozenset({"one", "first"})  # "one more thing", "the first evening": no quantity told
 PLEASANTRIES = frozenset(
@@ -81,11 +81,11 @@ def facts(text: str) -> list[Fact]:
                 found.setdefault(words, Fact(span.kind, words, span.text))
         if body.rstrip().endswith("?"):
             continue
-        for clause in CLAUSE.finditer(body):
-            if CUES.search(clause.group()):
-                words = content(clause.group()) - PLEASANTRIES
+        for clause in CLAUSE.split(body):
+            if CUES.search(clause):
+                words = content(clause) - PLEASANTRIES
                 if words:
-                    found.setdefault(words, Fact("statement", words, clause.group().strip(" " + ENDS)))
+                    found.setdefault(words, Fact("statement", words, clause.strip(" " + ENDS)))
     return list(found.values())
 
 
