@@ -177,10 +177,7 @@ def context(env: Env, thread_id, budget, as_json) -> None:
         for message in built.messages:
             speaker = message["role"] + (f" ({message['name']})" if message.get("name") else "")
             click.echo(f"{speaker}: {message['content']}")
-    left = built.left_out_turns + built.left_out_summaries
-    shortened = f" ({built.shortened} shortened)" if built.shortened else ""
-    click.echo(f"mem: {built.tokens} of {budget} tokens: {built.summaries} summaries{shortened}, {built.turns} turns"
-               + (f"; {left} older items did not fit" if left else ""), err=True)
+    click.echo(f"mem: {built.report()}", err=True)
 
 
 @thread.command()

@@ -10,6 +10,10 @@ speakers' names, said everywhere, weigh nothing. Words already covered count no 
 repeated in ten folds is told once. This is greedy budgeted maximum coverage, the usual extractive
 summariser (Gillick and Favre's concept coverage; the greedy gain-per-cost rule of Khuller et al.).
 At equal worth the newer sentence wins; a sentence adding nothing new is left out.
+
+Facts come before chatter: while a sentence holds a fact (memcli.threads.facts) that the context does
+not hold yet, it goes before every sentence that holds none, whatever their words weigh; a filler
+sentence is never shown.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from memcli.compress.wordlists import FUNCTION_WORDS
-from memcli.threads.facts import SENTENCE
+from memcli.threads.facts import SENTENCE, facts, is_filler, words_of
 
 WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 DATE = re.compile(r"^\[([^\]\n]+)\]\s*")
@@ -72,9 +76,13 @@ def concepts(text: str) -> frozenset[str]:
 
 def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], int],
            count: Callable[[str], int]) -> dict[int, set[int]]:
-    """Which sentences of which digests to show within `room` tokens ({digest: {sentence}}), chosen by
-    rare-word coverage per token; block_cost(lines) is the exact cost of the block the lines make."""
-    units = [(d, u, concepts(unit.text)) for d, digest in enumerate(digests) for u, unit in enumerate(digest.units)]
+    """Which sentences of which digests to show within `room` tokens ({digest: {sentence}}): those with
+    facts not yet shown first, each tier by rare-word coverage per token; block_cost(lines) is the
+    exact cost of the block the lines make."""
+    units = [(d, u, concepts(unit.text)) for d, digest in enumerate(digests) for u, unit in enumerate(digest.units)
+             if not is_filler(unit.text)]
+    stated = [[fact.words for fact in facts(digests[d].units[u].text)] for d, u, _ in units]
+    spoken = [words_of(digests[d].units[u].text) for d, u, _ in units]
     frequency: dict[str, int] = {}
     for _, _, words in units:
         for word in words:
@@ -91,12 +99,15 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
     labels = {speaker: count(f"{speaker}:") for speaker in {unit.speaker for digest in digests for unit in digest.units}
               if speaker}
     covered: set[str] = set()
+    held: set[str] = set()  # the words of the chosen sentences, as facts are matched
     chosen: dict[int, set[int]] = {}
     speaking: dict[int, set[str | None]] = {}  # the speakers already labelled in each chosen digest
     order: list[int] = []
 
-    def worth(i: int) -> float:
-        return sum(weight[word] for word in units[i][2] - covered) / costs[i]
+    def worth(i: int) -> tuple[bool, float]:
+        """(adds a fact, rare-word coverage per token); both only fall as the context grows."""
+        value = sum(weight[word] for word in units[i][2] - covered) / costs[i]
+        return any(not words <= held for words in stated[i]), value
 
     def need(i: int) -> int:
         d, u, _ = units[i]
@@ -111,16 +122,16 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
     used = empty
     for _ in range(ROUNDS):
         # Lazy greedy: a sentence's worth only falls as words get covered, so a stale worth is an upper bound.
-        heap = [(-worth(i), -units[i][0], i) for i in left]
+        heap = [(*_key(worth(i)), -units[i][0], i) for i in left]
         heapq.heapify(heap)
         left = []
         while heap:
-            _, newer, i = heapq.heappop(heap)
+            *_, newer, i = heapq.heappop(heap)
             value = worth(i)
-            if value <= 0:
+            if value[1] <= 0:
                 continue
-            if heap and -value > heap[0][0]:
-                heapq.heappush(heap, (-value, newer, i))
+            if heap and _key(value) > heap[0][:2]:
+                heapq.heappush(heap, (*_key(value), newer, i))
                 continue
             if used + need(i) > room:
                 left.append(i)
@@ -131,6 +142,7 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
             speaking.setdefault(d, set()).add(digests[d].units[u].speaker)
             order.append(i)
             covered |= words
+            held |= spoken[i]
         # The estimate is close, not exact (the tokenizer joins words across pieces): drop the last
         # picks until the block as written fits, then spend what the estimate left over.
         while order and block() > room:
@@ -139,8 +151,14 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
             if not chosen[d]:
                 del chosen[d], speaking[d]
             covered = set().union(*(units[i][2] for i in order))
+            held = set().union(*(spoken[i] for i in order))
         used = block() if chosen else empty
         if not left or room - used < min(costs[i] for i in left):
             break
     return chosen
+
+
+def _key(worth: tuple[bool, float]) -> tuple[int, float]:
+    """A heap key: smallest first, so fact-adding sentences, then the most worth."""
+    return (0 if worth[0] else 1), -worth[1]
 
