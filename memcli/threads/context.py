@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from memcli.threads.digest import parse, select
+from memcli.threads.digest import lines, parse, select
 from memcli.threads.facts import facts, words_of
 from memcli.threads.files import Fold
 from memcli.threads.records import Message
@@ -64,8 +64,8 @@ def build(messages: Sequence[Message], folds: Sequence[Fold], budget: int, count
     def cost(text: str) -> int:
         return count(text) + MESSAGE_OVERHEAD
 
-    def block_cost(lines: list[str]) -> int:
-        return cost(_block(lines)) if lines else 0
+    def block_cost(block_lines: list[str]) -> int:
+        return cost(_block(block_lines)) if block_lines else 0
 
     system = [m for m in messages if m.role == "system"]
     turns = [m for m in messages if m.role != "system"]
@@ -79,26 +79,25 @@ def build(messages: Sequence[Message], folds: Sequence[Fold], budget: int, count
     tail = [m for m in turns if m.seq > folded_to]
     verbatim = _newest_that_fit(tail, budget - used, cost)
     used += sum(cost(m.content) for m in verbatim)
-    whole = [digest.line() for digest in digests]
-    if block_cost(whole) <= budget - used:
-        chosen = {d: set(range(len(digest.units))) for d, digest in enumerate(digests)}
+    chosen = {d: set(range(len(digest.units))) for d, digest in enumerate(digests)}
+    if block_cost(lines(digests, chosen)) <= budget - used:
         if len(verbatim) == len(tail):
             # Everything is covered: spend what is left on showing the newest folds as their own turns.
             while folds and all(seq in present for seq in range(folds[-1].first, folds[-1].last + 1)):
                 own = [m for m in turns if folds[-1].first <= m.seq <= folds[-1].last]
                 trial_used = used + sum(cost(m.content) for m in own)
-                if trial_used + block_cost(whole[:len(folds) - 1]) > budget:
+                fewer = {d: keep for d, keep in chosen.items() if d < len(folds) - 1}
+                if trial_used + block_cost(lines(digests, fewer)) > budget:
                     break
                 verbatim, used = own + verbatim, trial_used
-                folds, digests, whole = folds[:-1], digests[:-1], whole[:-1]
-                chosen.pop(len(folds))
+                folds, digests, chosen = folds[:-1], digests[:-1], fewer
     else:
         chosen = select(digests, budget - used, block_cost, count)
     result = ChatContext(budget=budget)
     out = [m.to_chat() for m in system]
-    lines = [digests[d].line(chosen[d]) for d in sorted(chosen)]
-    if lines:
-        out.append({"role": "system", "content": _block(lines)})
+    shown_lines = lines(digests, chosen)
+    if shown_lines:
+        out.append({"role": "system", "content": _block(shown_lines)})
     out += [m.to_chat() for m in verbatim]
     shown = {m.seq for m in verbatim}
     covered = {seq for d in chosen for seq in range(folds[d].first, folds[d].last + 1)}

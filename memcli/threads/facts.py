@@ -70,7 +70,7 @@ def facts(text: str) -> list[Fact]:
 
     found: dict[frozenset[str], Fact] = {}
     for sentence in SENTENCE.finditer(text):
-        body = sentence.group()
+        body = sentence.group().strip()
         for span in find_spans(body):
             if span.kind not in SPAN_KINDS or (span.kind == "name" and _common_opening(body, span)):
                 continue
