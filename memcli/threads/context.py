@@ -52,9 +52,8 @@ class ChatContext:
         """One line saying what the context holds and what it shortened, for a person or a model."""
         shortened = ""
         if self.shortened or self.left_out_sentences:
-            shortened = (f" ({self.shortened} shortened: {self.left_out_sentences} sentences left out, "
-                         f"{self.left_out_facts} of them facts)" if self.left_out_facts else
-                         f" ({self.shortened} shortened: {self.left_out_sentences} sentences left out, no fact)")
+            lost = f"{self.left_out_facts} facts lost" if self.left_out_facts else "no fact lost"
+            shortened = f" ({self.shortened} shortened: {self.left_out_sentences} sentences left out, {lost})"
         left = self.left_out_turns + self.left_out_summaries
         return (f"{self.tokens} of {self.budget} tokens: {self.summaries} summaries{shortened}, {self.turns} turns"
                 + (f"; {left} older items did not fit" if left else ""))

@@ -122,9 +122,10 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
     order: list[int] = []
 
     def worth(i: int) -> tuple[bool, float]:
-        """(adds a fact, rare-word coverage per token); both only fall as the context grows."""
-        value = sum(weight[word] for word in units[i][2] - covered) / costs[i]
-        return any(not words <= held for words in stated[i]), value
+        """(adds a fact, rare-word coverage per token, the more for each fact it adds); both only fall
+        as the context grows."""
+        new = sum(1 for words in stated[i] if not words <= held)
+        return new > 0, (1 + new) * sum(weight[word] for word in units[i][2] - covered) / costs[i]
 
     def said(i: int) -> tuple[str | None, str | None]:
         d, u, _ = units[i]

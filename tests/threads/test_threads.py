@@ -132,7 +132,7 @@ def test_when_summaries_do_not_all_fit_every_stretch_keeps_its_facts_and_filler_
     facts_only = tokens([{"content": f"Earlier in this conversation: {facts}"}] + newest)
     messages, stderr = context(thread_id, facts_only)
     assert messages[0]["content"] == f"Earlier in this conversation:\n{facts}", "one line for the day, facts only"
-    assert "4 summaries (4 shortened: 4 sentences left out, no fact)" in stderr
+    assert "4 summaries (4 shortened: 4 sentences left out, no fact lost)" in stderr
     messages, _ = context(thread_id, facts_only + 8)
     assert messages[0]["content"].endswith("Book Lagos hotel 5 nights. The hills there look pretty from terrace."), \
         "at equal worth the newer wins"
