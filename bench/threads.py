@@ -119,29 +119,33 @@ def replay_in_library(store: Path, thread_id: str, turns: list[dict]) -> None:
     mem.catalog.close()
 
 
-def fact_retention(store: Path, thread_id: str) -> tuple[int, int]:
-    """(facts kept, facts) over the thread's folds: each fold's turns against its summary."""
+def fact_retention(store: Path, thread_id: str, count) -> tuple[int, int, float]:
+    """(facts kept, facts, summary tokens / folded turns' tokens) over the thread's folds: each fold's
+    turns against its summary. The size keeps the retention honest: copying the turns keeps every fact."""
     from memcli.threads.facts import retention
     from memcli.threads.files import Threads
 
     threads = Threads(open_mem(store))
     messages = threads.messages(thread_id)
-    kept = total = 0
+    kept = total = summary_tokens = turn_tokens = 0
     for fold in threads.folds(thread_id):
         turns = [m.content for m in messages if fold.first <= m.seq <= fold.last and m.role != "system"]
         summary = fold.memory.raw.split("\n", 1)[1] if fold.memory.raw.startswith("[") else fold.memory.raw
         k, t = retention(turns, summary)
         kept, total = kept + k, total + t
-    return kept, total
+        summary_tokens += count(fold.memory.raw)
+        turn_tokens += sum(count(turn) for turn in turns)
+    return kept, total, summary_tokens / max(1, turn_tokens)
 
 
-def chats(library: bool) -> None:
+def chats(library: bool, count) -> None:
     """Each chat replayed and folded to its newest turns; its facts kept, tuned and held-out apart."""
-    from memcli.threads.facts import is_filler
+    from memcli.threads.facts import SENTENCE, is_filler
     from memcli.threads.files import Threads
 
     sums = {False: [0, 0], True: [0, 0]}
-    print(f"{'chat':<16} {'held out':>8} {'turns':>5} {'folded':>6} {'facts kept':>10} {'share':>6} {'fillers':>7}")
+    print(f"{'chat':<16} {'held out':>8} {'turns':>5} {'folded':>6} {'facts kept':>10} {'share':>6} {'fillers':>7} "
+          f"{'size':>5}")
     for chat in json.loads(CHATS.read_text())["chats"]:
         store = Path(tempfile.mkdtemp(prefix="mem-bench-chat-"))
         mem("init", str(store), store=store)
@@ -153,16 +157,16 @@ def chats(library: bool) -> None:
                 input="".join(json.dumps(t) + "\n" for t in chat["turns"]))
             wait_for_folds(store, thread_id)
         mem("thread", "summarize", thread_id, "--force", store=store)
-        kept, total = fact_retention(store, thread_id)
+        kept, total, size = fact_retention(store, thread_id, count)
         threads = Threads(open_mem(store))
         folds = threads.folds(thread_id)
         fillers = sum(1 for fold in folds for line in fold.memory.raw.splitlines()[1:]
-                      for sentence in line.split(": ", 1)[-1].split(". ") if is_filler(sentence))
+                      for sentence in SENTENCE.findall(line.split(": ", 1)[-1]) if is_filler(sentence))
         sums[chat["held_out"]][0] += kept
         sums[chat["held_out"]][1] += total
         print(f"{chat['id']:<16} {'yes' if chat['held_out'] else 'no':>8} {len(chat['turns']):>5} "
               f"{max((f.last for f in folds), default=0):>6} {kept:>4} of {total:<3} {kept / max(1, total):>6.3f} "
-              f"{fillers:>7}")
+              f"{fillers:>7} {size:>5.2f}")
         shutil.rmtree(store)
     for held_out, (kept, total) in sums.items():
         print(f"{'held out' if held_out else 'tuned on'}: {kept} of {total} facts kept ({kept / max(1, total):.3f})")
@@ -178,13 +182,13 @@ def main() -> int:
     parser.add_argument("--chats", action="store_true", help="Only the assistant chats of bench/data/chats.json.")
     args = parser.parse_args()
     library = args.replay == "library"
-    if args.chats:
-        chats(library)
-        return 0
     from memcli.providers.llama import get_lm
     from memcli.providers.registry import DEFAULT_COMPRESS_MODEL
 
     count = get_lm(DEFAULT_COMPRESS_MODEL).count_tokens
+    if args.chats:
+        chats(library, count)
+        return 0
     print(f"load average at start: {os.getloadavg()[0]:.2f} (2 cores)")
     append_s: list[float] = []
     summary_s: list[float] = []
@@ -211,12 +215,12 @@ def main() -> int:
         if library:
             replay_in_library(store, thread_id, turns)
         wait_for_folds(store, thread_id)
-        kept, total = fact_retention(store, thread_id)
+        kept, total, size = fact_retention(store, thread_id, count)
         full = sum(count(t["content"]) + OVERHEAD for t in turns)
         folds = json.loads(mem("thread", "ls", "--json", store=store).stdout)[0]["folded"]
         print(f"\n{conversation.get('sample_id', '?')}: {len(turns)} turns, full history {full} tokens, "
               f"{folds} turns folded, {len(answers)} questions; facts kept in the summaries: {kept} of {total} "
-              f"({kept / max(1, total):.3f})")
+              f"({kept / max(1, total):.3f}), summaries {size:.2f} of the folded turns' tokens")
         print(f"{'budget':>7} {'context tokens':>15} {'vs full':>8} {'answers (mem)':>14} "
               f"{'answers (last turns)':>21} {'ratio':>6}")
         for budget in BUDGETS:

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from memcli.compress.wordlists import FUNCTION_WORDS, MONTHS, WEEKDAYS
 
 ENDS = ".!?"  # the marks a sentence ends with, here and where summaries are written
-SENTENCE = re.compile(rf"[^{ENDS}\n]+(?:[{ENDS}]+|$)")
+# A mark followed by a word character is inside the sentence: v3.8.1, 12.99 euros, e-mail.com.
+SENTENCE = re.compile(rf"(?:[^{ENDS}\n]|[{ENDS}]+(?=[^\s{ENDS}]))+(?:[{ENDS}]+|$)")
 WORD = re.compile(r"[^\W_]+(?:['’.,-][^\W_]+)*")
 SPAN_KINDS = frozenset({"name", "date", "time", "number", "identifier", "path", "url", "email", "quote"})
 CUES = re.compile(

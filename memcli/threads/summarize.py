@@ -228,10 +228,11 @@ def who(message: Message) -> str:
 
 
 def _pruned(mem: Mem, text: str) -> str:
-    """A picked sentence through the compressor's prune and guard; as it is if that fails or drops a
-    word of one of its facts. One sentence at a time, ended with its mark: prune leaves out a full
-    stop that a capital shows, but a digest (memcli.threads.digest) chooses among a summary's
-    sentences by their marks."""
+    """A picked sentence through the compressor's prune and guard; as it is if that fails. Where prune
+    dropped a word of one of the sentence's facts, the sentence's own words are kept that prune kept or
+    a fact needs, in their order (so nothing is invented and no fact is lost). One sentence at a time,
+    ended with its mark: prune leaves out a full stop that a capital shows, but a digest
+    (memcli.threads.digest) chooses among a summary's sentences by their marks."""
     settings = mem.settings
     try:
         result = mem.providers.compressor(text, method="prune", ratio=PRUNE_RATIO, model=settings.compress_model,
@@ -240,8 +241,10 @@ def _pruned(mem: Mem, text: str) -> str:
         log.info("summary left unpruned: %s", describe(exc))
         return text
     pruned = result.text or text
-    if not all(fact.held_by(words_of(pruned)) for fact in facts(text)):
-        pruned = text
+    needed = set().union(*(fact.words for fact in facts(text)))
+    if not needed <= words_of(pruned):
+        keep = words_of(pruned) | needed
+        pruned = " ".join(token for token in text.split() if words_of(token) and words_of(token) <= keep)
     return pruned if pruned.endswith(tuple(ENDS)) else pruned + "."
 
 
