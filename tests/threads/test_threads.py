@@ -249,6 +249,7 @@ def test_an_assistant_keeps_a_thread_through_mcp():
         assert built["tokens"] <= built["budget"] == 10_000
         small = await call(client, "thread_context", thread=thread_id, budget=60)
         assert small["tokens"] <= 60 and small["messages"][-1]["content"] == chat(11)[-1]["content"]
+        assert small["left_out_turns"] and "older items did not fit" in small["shortened"], "it says what it left out"
         refused = await error(client, "thread_append", thread=thread_id, messages=[{"role": "narrator", "content": "x"}])
         assert "role" in refused
         deadline = time.monotonic() + 60
