@@ -100,13 +100,13 @@ def _compile(rules: tuple[tuple[str, str], ...]) -> tuple[Detector, ...]:
 
 # What still marks a private key after redaction: a BEGIN line without its END, or the private part of
 # a PuTTY key without its header or MAC.
-_PRIVATE_KEY_LINE = re.compile(r"-{4,5} ?BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?(?: ?-{4,5})?|PuTTY-User-Key-File-\d+:|^Private-Lines:[ \t]*\d+",
+PRIVATE_KEY_TRACE = re.compile(r"-{4,5} ?BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?(?: ?-{4,5})?|PuTTY-User-Key-File-\d+:|^Private-Lines:[ \t]*\d+",
                                re.MULTILINE)
 
 
 def check_no_private_key(text: str) -> None:
     """The kill switch: a private key that got past redaction (a truncated block, say) stops the write."""
-    m = _PRIVATE_KEY_LINE.search(text)
+    m = PRIVATE_KEY_TRACE.search(text)
     if m:
         line = text.count("\n", 0, m.start()) + 1
         raise Refused(
