@@ -4,6 +4,7 @@ settings the worker follows. memcli.config reads them as part of the store's set
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass, fields
 
 from memcli.errors import StoreError
@@ -24,6 +25,9 @@ PRESETS: dict[str, dict] = {
     "openai-compatible": {"constrain": "none"},
 }
 CONSTRAINTS = ("grammar", "json_schema", "none")
+_POSITIVE = ("timeout_seconds", "max_per_minute", "max_concurrent", "circuit_threshold", "circuit_cooldown_seconds",
+             "idle_seconds")
+_NOT_NEGATIVE = ("max_retries", "backoff_seconds", "max_backoff_seconds")
 _SECRET_KEYS = {"api_key", "key", "token", "secret", "password", "authorization"}
 
 
@@ -83,11 +87,11 @@ class ProviderSettings:
             if key not in known:
                 log.warning("%s: unknown provider setting %r ignored", origin, key)
                 continue
-            default = known[key].default
+            default = "" if known[key].default is None else known[key].default
             try:
-                values[key] = None if value is None else str(value) if default is None else coerce(value, default)
-            except (TypeError, ValueError, OverflowError):
-                raise StoreError(f"{origin}: provider: {key!r} should be like {default!r}, got {value!r}") from None
+                values[key] = None if value is None else coerce(value, default)
+            except TypeError:
+                raise StoreError(f"{origin}: provider: {key!r} must be {kind_of(default)}, got {value!r}") from None
         settings = cls(**values)
         settings.validate(origin)
         return settings
@@ -101,23 +105,40 @@ class ProviderSettings:
             raise StoreError(f"{origin}: provider {self.name} needs a model (the name the server knows it by)")
         if self.constrain not in CONSTRAINTS:
             raise StoreError(f"{origin}: provider: constrain must be one of {', '.join(CONSTRAINTS)}")
-        if min(self.timeout_seconds, self.max_per_minute, self.max_concurrent, self.circuit_threshold,
-               self.circuit_cooldown_seconds, self.idle_seconds) <= 0 or self.max_retries < 0:
-            raise StoreError(f"{origin}: provider: timeouts, limits and the circuit settings must be positive")
+        for name in _POSITIVE + _NOT_NEGATIVE:
+            if getattr(self, name) < 0 or (name in _POSITIVE and getattr(self, name) == 0):
+                raise StoreError(f"{origin}: provider: {name} must be {'above' if name in _POSITIVE else 'at least'} 0")
         if self.circuit_max_cooldown_seconds < self.circuit_cooldown_seconds:
             raise StoreError(f"{origin}: provider: circuit_max_cooldown_seconds is below circuit_cooldown_seconds")
 
 
 def coerce(value, default):
-    """A mem.yaml value as the type of its default (TypeError or ValueError when it cannot be)."""
-    if isinstance(default, bool):
-        return bool(value)
-    if isinstance(default, int):
-        return int(value)
-    if isinstance(default, float):
-        return float(value)
-    if isinstance(default, list):
-        if not isinstance(value, list):
+    """A mem.yaml value as it is, when it has its default's type (a whole number where a number is
+    expected is fine); TypeError otherwise. Nothing is converted: `send_to_remote: "false"` is a string,
+    and read as a truth it would send every text."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        if not (isinstance(default, bool) and isinstance(value, bool)):
             raise TypeError
         return value
-    return str(value)
+    if isinstance(default, int):
+        if not isinstance(value, int):
+            raise TypeError
+        return value
+    if isinstance(default, float):
+        if not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise TypeError
+        return float(value)
+    if not isinstance(value, type(default)):
+        raise TypeError
+    return value
+
+
+def kind_of(default) -> str:
+    """What a setting takes, in the words of a YAML file."""
+    if isinstance(default, bool):
+        return "true or false (unquoted)"
+    if isinstance(default, int):
+        return "a whole number"
+    if isinstance(default, float):
+        return "a finite number"
+    return "a list" if isinstance(default, list) else "a string"

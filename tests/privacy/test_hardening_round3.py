@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import fake_secrets as fs
+import pytest
 import yaml
 from helpers import add, memory_files, ok, run, store_root
 from provider_helpers import GOOD_LINE, NOTE, stored, use_server
@@ -40,3 +41,31 @@ def test_compress_never_sends_an_ssh2_key_block_cut_before_its_end_line():
     assert server.requests == []
     info = stored(memory_id)["compression"]
     assert info["status"] == "quarantined" and "private-key" in info["reason"]
+
+
+# -- item 2 (and the smaller ones): a setting of the wrong type is refused by name, never coerced -------
+
+def test_quoted_send_to_remote_false_is_refused_by_name_and_nothing_is_sent():
+    with ScriptServer(default=("ok", GOOD_LINE)) as server:
+        use_server(server.base_url, send_to_remote="false")
+        result = run("add", NOTE)
+    assert result.exit_code != 0 and server.requests == []
+    assert "'send_to_remote' must be true or false (unquoted), got 'false'" in result.stderr
+    assert memory_files() == []
+
+
+@pytest.mark.parametrize("setting, value", [("compress_timeout_s", float("nan")), ("max_input_bytes", "1000"),
+                                            ("compress_timeout_s", True), ("on_similar", 1)])
+def test_a_store_setting_of_the_wrong_type_is_refused_by_name(setting, value):
+    ok("init")
+    set_settings(**{setting: value})
+    result = run("add", "the deploy runs at noon")
+    assert result.exit_code != 0 and f"setting {setting!r} must be" in result.stderr
+
+
+@pytest.mark.parametrize("setting, value", [("timeout_seconds", float("nan")), ("backoff_seconds", -1),
+                                            ("max_backoff_seconds", -2.5), ("max_retries", 1.5)])
+def test_a_provider_setting_that_would_fail_at_run_time_is_refused_when_read(setting, value):
+    use_server("http://127.0.0.1:9/v1", **{setting: value})
+    result = run("add", "the deploy runs at noon")
+    assert result.exit_code != 0 and setting in result.stderr and "Traceback" not in result.stderr
