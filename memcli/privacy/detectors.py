@@ -303,7 +303,9 @@ BUILTIN: tuple[Detector, ...] = (
     ),
     Detector(
         "url-password",
-        _c(r"(?<![A-Za-z0-9+.-])(?i:[a-z][a-z0-9+.-]*)://[^\s:/?#@\[\]]*:(?P<secret>[^\s/?#]+)@(?=[A-Za-z0-9\[])"),
+        # The user part may itself be a token already redacted (`https://<AWS key id>:PASS@host`).
+        _c(r"(?<![A-Za-z0-9+.-])(?i:[a-z][a-z0-9+.-]*)://(?:\[REDACTED:[\w.-]+\]|[^\s:/?#@\[\]]*)"
+           r":(?P<secret>[^\s/?#]+)@(?=[A-Za-z0-9\[])"),
         _real_secret,
     ),
     Detector(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from dataclasses import dataclass, fields
 
 from memcli.errors import StoreError
@@ -101,6 +102,11 @@ class ProviderSettings:
             return
         if not self.base_url or not str(self.base_url).startswith(("http://", "https://")):
             raise StoreError(f"{origin}: provider {self.name} needs a base_url (http:// or https://)")
+        credential = _credential_in(self.base_url)
+        if credential:
+            raise StoreError(f"{origin}: provider: base_url must not hold {credential} (it is written in mem.yaml, "
+                             "shown by `mem status` and sent in every request); name the key's environment "
+                             "variable with api_key_env instead")
         if not self.model:
             raise StoreError(f"{origin}: provider {self.name} needs a model (the name the server knows it by)")
         if self.constrain not in CONSTRAINTS:
@@ -110,6 +116,24 @@ class ProviderSettings:
                 raise StoreError(f"{origin}: provider: {name} must be {'above' if name in _POSITIVE else 'at least'} 0")
         if self.circuit_max_cooldown_seconds < self.circuit_cooldown_seconds:
             raise StoreError(f"{origin}: provider: circuit_max_cooldown_seconds is below circuit_cooldown_seconds")
+
+
+_SECRET_PARAM = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|session", re.IGNORECASE)
+
+
+def _credential_in(url: str) -> str | None:
+    """What in a server's URL is a credential (a user and password, a key in the query), by its name only."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    from memcli.privacy.redact import redact
+
+    parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        return "a user or password"
+    names = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True) if _SECRET_PARAM.search(name)]
+    if names:
+        return f"a credential in its query ({names[0]!r})"
+    return "a secret" if redact(url).total else None
 
 
 def coerce(value, default):

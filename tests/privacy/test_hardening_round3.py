@@ -69,3 +69,24 @@ def test_a_provider_setting_that_would_fail_at_run_time_is_refused_when_read(set
     use_server("http://127.0.0.1:9/v1", **{setting: value})
     result = run("add", "the deploy runs at noon")
     assert result.exit_code != 0 and setting in result.stderr and "Traceback" not in result.stderr
+
+
+# -- items 13-14: credentials inside URLs ----------------------------------------------------------------
+
+@pytest.mark.parametrize("url", ["http://svc:{p}@127.0.0.1:9/v1", "http://127.0.0.1:9/v1?api_key={p}",
+                                 "http://{t}@127.0.0.1:9/v1"])
+def test_a_credential_in_the_providers_base_url_is_refused_and_never_printed(url):
+    password, token = fs.password(), fs.github_token()
+    use_server(url.format(p=password, t=token))
+    for command in (("add", NOTE), ("status",)):
+        result = run(*command)
+        assert result.exit_code != 0 and "base_url must not hold" in result.stderr
+        assert password not in result.output + result.stderr and token not in result.stderr
+    assert not (store_root() / ".index" / "provider.json").exists()
+
+
+def test_a_url_password_after_a_user_part_that_is_itself_a_token_is_redacted():
+    key_id, token, password = fs.aws_access_key(), fs.github_token(), fs.password()
+    for user in (key_id, token):
+        text = redact(f"git clone https://{user}:{password}@git.example.com/team/repo.git").text
+        assert password not in text and user not in text and "[REDACTED:url-password]@git.example.com" in text
