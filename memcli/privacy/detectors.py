@@ -189,6 +189,20 @@ def _phrase_value(m: re.Match) -> tuple[int, int]:
     return start, start + len(value)
 
 
+# A password-named key alone on its line (ini, .env, .pypirc, YAML) with one word: the value runs to the end
+# of the line, whatever punctuation it holds (`password = Tr0ub4dor&3`, `DB_PASS=a;b,c}`).
+_LINE_PASSWORD = re.compile(
+    rf"""^[ \t]*(?:export[ \t]+)?["']?(?P<key>{_PASSWORD_KEY})["']?[ \t]*(?::|=(?!=))[ \t]*(?P<secret>[^\s"'`$<#][^\s]*)[ \t]*$""",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _line_password_accept(m: re.Match) -> bool:
+    value = m.group("secret")
+    return not (_is_placeholder(value) or _REFERENCE.match(value) or _CODE.match(value)
+                or (re.fullmatch(r"[A-Za-z_]\w*", value) and _SECRET_WORD.search(value)))
+
+
 def _phrase_accept(m: re.Match) -> bool:
     start, end = _phrase_value(m)
     value = m.string[start:end]
@@ -297,6 +311,11 @@ BUILTIN: tuple[Detector, ...] = (
         ),
         _real_secret,
     ),
+    Detector(  # a bearer token outside an Authorization header: `token: Bearer ...`, `-H "Bearer ..."` in prose
+        "bearer-token",
+        _c(r"(?<![\w-])(?i:bearer)[ \t]+(?P<secret>[A-Za-z0-9_.~+/=-]{16,})"),
+        lambda m: _real_secret(m) and _looks_random(m.group("secret")),
+    ),
     Detector(
         "basic-auth",
         _c(r"""(?i:authorization)["']?[ \t]*[:=][ \t]*["']?[ \t]*(?i:basic)[ \t]+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"""),
@@ -323,6 +342,7 @@ BUILTIN: tuple[Detector, ...] = (
         _c(r"\bmachine\s+\S+\s+login\s+\S+\s+password\s+(?P<secret>\S+)"),
         _real_secret,
     ),
+    Detector("password", _LINE_PASSWORD, _line_password_accept),
     _PhraseDetector("password", _PHRASE, _phrase_accept),
     _AssignmentDetector("secret", _FLAG, _assignment_accept),
     _AssignmentDetector("secret", _ASSIGNMENT, _assignment_accept),

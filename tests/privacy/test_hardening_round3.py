@@ -90,3 +90,28 @@ def test_a_url_password_after_a_user_part_that_is_itself_a_token_is_redacted():
     for user in (key_id, token):
         text = redact(f"git clone https://{user}:{password}@git.example.com/team/repo.git").text
         assert password not in text and user not in text and "[REDACTED:url-password]@git.example.com" in text
+
+
+def stored_text() -> str:
+    """Every memory file of the store, as text."""
+    return "".join(path.read_text() for path in memory_files())
+
+
+# -- items 4-5: bearer values anywhere, passwords with punctuation ----------------------------------------
+
+def test_a_bearer_token_outside_an_authorization_header_is_not_stored():
+    token = fs.rand(40, fs.ALNUM + "._-")
+    add(f"token: Bearer {token}")
+    add(f'the CI calls curl -H "X-Api: Bearer {token[::-1]}" before the deploy')
+    text = stored_text()
+    assert token not in text and token[::-1] not in text and text.count("[REDACTED:bearer-token]") >= 2
+
+
+@pytest.mark.parametrize("line", ["password = Tr0ub4dor{p}&3", "DB_PASSWORD=Tr0ub4dor{p},x;y", "password: {p})}}]",
+                                  "  export PGPASSWORD={p}&q"])
+def test_a_password_holding_punctuation_is_redacted_to_the_end_of_its_line(line):
+    password = fs.password()
+    add(f"[pypi]\nusername = alice\n{line.format(p=password)}\nrepository = https://upload.example.com")
+    text = stored_text()
+    assert password not in text and "[REDACTED:password]\n" in text.replace("\\n", "\n").replace('"', "\n")
+    assert "&3" not in text and ",x;y" not in text and "&q" not in text
