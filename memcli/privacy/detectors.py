@@ -248,6 +248,17 @@ class _AssignmentDetector(Detector):
         return "password" if _PASSWORD_WORD.search(m.group("key")) else "secret"
 
 
+def _b64_head(value: str) -> bytes:
+    """The first bytes a base64 text stands for (enough to read a PEM header)."""
+    import base64
+    import binascii
+
+    try:
+        return base64.b64decode(value[:64])
+    except (binascii.Error, ValueError):
+        return b""
+
+
 def _c(pattern: str, flags: int = 0) -> re.Pattern:
     return re.compile(pattern, flags)
 
@@ -269,6 +280,19 @@ BUILTIN: tuple[Detector, ...] = (
             r"-{4,5} ?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}",
             re.DOTALL,
         ),
+    ),
+    Detector(  # the same blocks with their dashes lost (a paste, a chat message): a base64 body between the lines
+        "private-key",
+        _c(r"(?<![\w-])BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?\s+[A-Za-z0-9+/=:,\s-]{40,20000}?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?"),
+    ),
+    Detector(  # a PEM private key in base64 (a kubeconfig's `client-key-data`, a Kubernetes secret, an env var)
+        "private-key",
+        _c(r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}"),
+        lambda m: b"PRIVATE KEY" in _b64_head(m.group()),
+    ),
+    Detector(  # a kubeconfig's client key, whatever it decodes to
+        "private-key",
+        _c(r"\bclient-key-data:[ \t]*[\"']?(?P<secret>[A-Za-z0-9+/]{20,}={0,2})"),
     ),
     Detector(  # a PuTTY .ppk file, from its header to the MAC that closes it
         "private-key",
@@ -337,9 +361,20 @@ BUILTIN: tuple[Detector, ...] = (
         _c(r"""\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s"'-][^\s"']*)"""),
         _real_secret,
     ),
-    Detector(
-        "password",  # ~/.netrc
-        _c(r"\bmachine\s+\S+\s+login\s+\S+\s+password\s+(?P<secret>\S+)"),
+    Detector(  # ~/.netrc: a `machine` or `default` entry, its tokens in any order
+        "password",
+        _c(r"\b(?:machine\s+\S+|default)(?P<tokens>(?:\s+(?:login|account|port)\s+\S+)*)\s+password\s+(?P<secret>\S+)"
+           r"(?P<login>\s+login\s)?"),
+        lambda m: _real_secret(m) and bool(m.group("tokens") or m.group("login")),  # not "machine learning password"
+    ),
+    Detector(  # ~/.pgpass: hostname:port:database:username:password, one entry a line
+        "password",
+        _c(r"^[ \t]*[^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(?P<secret>\S+?)[ \t]*$", re.MULTILINE),
+        lambda m: _real_secret(m) and not re.fullmatch(r"[0-9a-fA-F]{1,4}", m.group("secret")),  # not IPv6
+    ),
+    Detector(  # sshpass -p PASSWORD ssh host
+        "password",
+        _c(r"""\bsshpass\b[^\n|;&]{0,200}?[ \t]-p[ \t]*["']?(?P<secret>[^\s"']+)"""),
         _real_secret,
     ),
     Detector("password", _LINE_PASSWORD, _line_password_accept),

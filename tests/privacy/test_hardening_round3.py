@@ -8,7 +8,7 @@ import json
 import fake_secrets as fs
 import pytest
 import yaml
-from helpers import add, memory_files, ok, run, store_root
+from helpers import add, memory_files, ok, run, store_root, write_tree
 from provider_helpers import GOOD_LINE, NOTE, stored, use_server
 from script_server import ScriptServer
 
@@ -115,3 +115,45 @@ def test_a_password_holding_punctuation_is_redacted_to_the_end_of_its_line(line)
     text = stored_text()
     assert password not in text and "[REDACTED:password]\n" in text.replace("\\n", "\n").replace('"', "\n")
     assert "&3" not in text and ",x;y" not in text and "&q" not in text
+
+
+# -- items 6-7: kubeconfig keys, credential files --------------------------------------------------------
+
+def kubeconfig() -> tuple[str, str]:
+    """A kubeconfig whose user holds a PEM private key in base64, and that base64."""
+    import base64
+
+    key = base64.b64encode(fs.pem(fs.key_body(), "EC PRIVATE KEY").encode()).decode()
+    return (f"apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n    client-key-data: {key}\n"
+            "current-context: staging\n"), key
+
+
+def test_a_kubeconfig_client_key_is_neither_stored_nor_sent():
+    text, key = kubeconfig()
+    with ScriptServer(default=("ok", GOOD_LINE)) as server:
+        use_server(server.base_url)
+        add(NOTE + "\n\nThe admin kubeconfig:\n" + text)
+    assert key[:40] not in stored_text() and "client-key-data: [REDACTED:private-key]" in ok("export").stdout
+    assert all(key[:40] not in sent for sent in server.sent_texts())
+
+
+def test_ingest_of_a_home_folder_skips_credential_files(project):
+    home = project / "home"
+    write_tree(home, {".pgpass": f"db.internal:5432:app:alice:{fs.password()}\n",
+                      ".netrc": f"default login anonymous password {fs.password()}\n",
+                      ".bash_history": f"sshpass -p {fs.password()} ssh deploy@web1\n",
+                      ".zsh_history": "ls\n", ".git-credentials": f"https://alice:{fs.password()}@git.example.com\n",
+                      ".aws/credentials": f"[default]\naws_access_key_id = {fs.aws_access_key()}\n",
+                      ".kube/config": kubeconfig()[0], "SERVER.PEM": "x", "notes.md": "The VPN is at vpn.example.com.\n"})
+    summary = json.loads(ok("ingest", str(home), "--json").stdout)
+    sources = sorted(memory["source"] for memory in map(json.loads, ok("export").stdout.splitlines()))
+    assert summary["added"] == 1 and len(sources) == 1 and sources[0] == "home/notes.md#1"
+
+
+@pytest.mark.parametrize("line", ["db.internal:5432:app:alice:{p}", "*:*:*:replicator:{p}",
+                                  "default login anonymous password {p}", "machine ftp.example.com password {p} login bob",
+                                  "sshpass -p '{p}' ssh deploy@web1", "sshpass -p{p} rsync -a . web1:/srv"])
+def test_credential_file_lines_pasted_into_a_note_are_redacted(line):
+    password = fs.password()
+    add("from my dotfiles:\n" + line.format(p=password))
+    assert password not in stored_text() and "[REDACTED:password]" in stored_text()
