@@ -157,3 +157,20 @@ def test_credential_file_lines_pasted_into_a_note_are_redacted(line):
     password = fs.password()
     add("from my dotfiles:\n" + line.format(p=password))
     assert password not in stored_text() and "[REDACTED:password]" in stored_text()
+
+
+# -- item 3: mem's own API key is never written ----------------------------------------------------------
+
+@pytest.mark.parametrize("code", [401, 500, 400])
+def test_a_provider_error_quoting_the_api_key_writes_it_nowhere(monkeypatch, code):
+    key = "plain" + fs.rand(28)  # no known shape: only mem's knowledge of its own key can hide it
+    monkeypatch.setenv("MEM_TEST_PROVIDER_KEY", key)
+    with ScriptServer(default=("echo", code)) as server:
+        use_server(server.base_url, api_key_env="MEM_TEST_PROVIDER_KEY")
+        result = ok("add", NOTE)
+        status = ok("status", "--json")
+    assert server.requests and server.requests[0]["headers"]["Authorization"] == f"Bearer {key}"
+    assert "refused" in stored_text() + (store_root() / ".index" / "provider.json").read_text()
+    for path in store_root().rglob("*"):
+        assert not path.is_file() or key.encode() not in path.read_bytes(), path
+    assert key not in result.stderr + result.stdout + status.stdout + status.stderr
