@@ -174,3 +174,34 @@ def test_a_provider_error_quoting_the_api_key_writes_it_nowhere(monkeypatch, cod
     for path in store_root().rglob("*"):
         assert not path.is_file() or key.encode() not in path.read_bytes(), path
     assert key not in result.stderr + result.stdout + status.stdout + status.stderr
+
+
+# -- item 10: a local-only memory stays local in its new versions ----------------------------------------
+
+@pytest.mark.parametrize("how", ["supersedes", "on-similar", "mcp"])
+def test_a_new_version_of_a_local_only_memory_is_never_sent(how):
+    import mcp_client
+
+    newer = NOTE.replace("March 2024", "April 2024")
+    with ScriptServer(default=("ok", GOOD_LINE)) as server:
+        use_server(server.base_url)
+        old = add(NOTE, "--local-only")
+        if how == "supersedes":
+            new = add(newer, "--supersedes", old)
+        elif how == "on-similar":
+            new = add(newer, "--on-similar", "update")
+        else:
+            async def scenario(client):
+                return (await mcp_client.call(client, "memory_write", content=newer, supersedes=old))["id"]
+            new = mcp_client.session(scenario)
+        assert stored(new)["supersedes"] == [old]
+    assert server.requests == []
+    assert stored(new)["send_to_remote"] is False  # so `mem compress` and the idle worker keep it here too
+
+
+def test_a_write_close_to_a_memory_that_may_be_sent_is_still_sent_once():
+    with ScriptServer(default=("ok", GOOD_LINE)) as server:
+        use_server(server.base_url)
+        add(NOTE)
+        new = add(NOTE.replace("March 2024", "April 2024"), "--on-similar", "update")
+    assert len(server.requests) == 2 and stored(new)["compression"]["status"] == "done"
