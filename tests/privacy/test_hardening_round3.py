@@ -205,3 +205,27 @@ def test_a_write_close_to_a_memory_that_may_be_sent_is_still_sent_once():
         add(NOTE)
         new = add(NOTE.replace("March 2024", "April 2024"), "--on-similar", "update")
     assert len(server.requests) == 2 and stored(new)["compression"]["status"] == "done"
+
+
+# -- item 12: threads and the provider's files are as private as the store -------------------------------
+
+def test_threads_and_the_providers_state_are_0700_and_0600_under_umask_022(monkeypatch):
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        with ScriptServer(default=("status", 500, {})) as server:
+            use_server(server.base_url, store={"thread_summarize_every": 2})
+            thread = json.loads(ok("thread", "new", "--title", "deploys", "--json").stdout)["id"]
+            for n in range(4):
+                ok("thread", "append", thread, "--role", "user", f"turn {n}: we deploy on fridays at {n}pm")
+            add(NOTE)
+    finally:
+        os.umask(old)
+    root = store_root()
+    found = {str(p.relative_to(root)): stat.S_IMODE(p.stat().st_mode) for p in [root, *root.rglob("*")]}
+    assert ".index/provider.json" in found and ".index/provider.lock" in found
+    assert any(name.startswith("threads/") and name.endswith(".json") for name in found)
+    for name, mode in found.items():
+        assert mode == (0o700 if (root / name).is_dir() else 0o600), f"{name} is {oct(mode)}"
