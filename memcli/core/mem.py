@@ -8,6 +8,7 @@ read in memcli.core.reading; maintenance of the caches (catching up, settling, r
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 
@@ -47,8 +48,16 @@ class Mem:
         if self._providers is None:
             from memcli.core import engines
 
-            self._providers = engines.with_provider(self._local or engines.local(), self.settings,
-                                                    self.store.index_dir)
+            settings = self.settings
+            if settings.provider.remote and settings.provider.send_to_remote and not self.store.private:
+                from memcli.providers.consent import untrusted
+
+                why = untrusted(settings.provider)
+                if why:  # compress here, as with send_to_remote: false
+                    log.warning("%s", why)
+                    settings = dataclasses.replace(
+                        settings, provider=dataclasses.replace(settings.provider, send_to_remote=False))
+            self._providers = engines.with_provider(self._local or engines.local(), settings, self.store.index_dir)
         return self._providers
 
     @property

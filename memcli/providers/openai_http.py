@@ -32,7 +32,7 @@ def api_key(settings: ProviderSettings) -> str | None:
     if os.environ.get(name):
         return os.environ[name]
     path = user_config_dir() / USER_CONFIG
-    keys = _user_config(path).get("api_keys") or {}
+    keys = read_user_config(path).get("api_keys") or {}
     if isinstance(keys, dict) and keys.get(name):
         if path.stat().st_mode & 0o077:
             log.warning("%s holds an API key and others can read it: chmod 600 %s", path, path)
@@ -40,7 +40,8 @@ def api_key(settings: ProviderSettings) -> str | None:
     raise ProviderError("auth", f"no API key: set ${name} or api_keys.{name} in {path}")
 
 
-def _user_config(path) -> dict:
+def read_user_config(path) -> dict:
+    """The user's own config.yaml (outside any store), {} when there is none."""
     import yaml
 
     try:

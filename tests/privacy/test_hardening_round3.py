@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import fake_secrets as fs
 import pytest
@@ -229,3 +231,33 @@ def test_threads_and_the_providers_state_are_0700_and_0600_under_umask_022(monke
     assert any(name.startswith("threads/") and name.endswith(".json") for name in found)
     for name, mode in found.items():
         assert mode == (0o700 if (root / name).is_dir() else 0o600), f"{name} is {oct(mode)}"
+
+
+# -- item 11: a provider named by a committed mem.yaml needs the user's consent --------------------------
+
+def test_a_key_variable_named_by_a_committed_mem_yaml_is_not_sent_until_the_user_agrees(project, monkeypatch):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    secret = fs.aws_secret_key()
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
+    with ScriptServer(default=("ok", GOOD_LINE)) as server:
+        use_server(server.base_url, api_key_env="AWS_SECRET_ACCESS_KEY")
+        first = ok("add", NOTE)
+        assert server.requests == [] and "trusted_providers" in first.stderr and secret not in first.stderr
+        assert stored(first.stdout.strip())["compression"]["status"] == "done"  # compressed here
+        config = Path(os.environ["MEM_CONFIG_DIR"])  # the user's own config, outside the repository
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "config.yaml").write_text(yaml.safe_dump(
+            {"trusted_providers": [{"base_url": server.base_url, "api_key_env": "AWS_SECRET_ACCESS_KEY"}]}))
+        agreed = ok("add", NOTE.replace("March", "May"))
+    assert "trusted_providers" not in agreed.stderr
+    assert [r["headers"]["Authorization"] for r in server.requests] == [f"Bearer {secret}"]
+
+
+def test_a_private_store_uses_its_own_provider_without_asking(monkeypatch):
+    monkeypatch.setenv("MEM_TEST_PROVIDER_KEY", "k" + fs.rand(20))
+    with ScriptServer(default=("ok", GOOD_LINE)) as server:
+        use_server(server.base_url, api_key_env="MEM_TEST_PROVIDER_KEY")
+        result = ok("add", NOTE)
+    assert len(server.requests) == 1 and "trusted_providers" not in result.stderr
