@@ -261,3 +261,40 @@ def test_a_private_store_uses_its_own_provider_without_asking(monkeypatch):
         use_server(server.base_url, api_key_env="MEM_TEST_PROVIDER_KEY")
         result = ok("add", NOTE)
     assert len(server.requests) == 1 and "trusted_providers" not in result.stderr
+
+
+# -- item 8: stored text never drives the terminal, whichever command prints it --------------------------
+
+OSC52 = "\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\x07"  # sets the clipboard
+OSC0 = "\x1b]0;owned\x07"  # retitles the window
+
+
+def on_a_terminal(*args: str) -> str:
+    """What `mem ARGS` (on the fake models) writes to a terminal."""
+    import pty
+    import subprocess
+    import sys
+
+    from locations import FAKE_MEM
+
+    primary, secondary = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, str(FAKE_MEM), *args], stdout=secondary, stderr=subprocess.PIPE,
+                              env=dict(os.environ), timeout=120)
+        assert done.returncode == 0, done.stderr
+        return os.read(primary, 1 << 16).decode()
+    finally:
+        os.close(primary)
+        os.close(secondary)
+
+
+def test_context_tags_and_threads_print_stored_escape_sequences_as_visible_text():
+    add(f"the deploy script is in ops/ {OSC52} and runs nightly", "-t", f"ops{OSC0}")
+    thread = json.loads(ok("thread", "new", "--title", f"deploys {OSC0}", "--json").stdout)["id"]
+    ok("thread", "append", thread, f"how do we deploy? {OSC52}")
+    for args in (["context", "deploy script"], ["tags"], ["thread", "ls"], ["thread", "show", thread],
+                 ["thread", "context", thread]):
+        shown = on_a_terminal(*args)
+        assert "\x1b]" not in shown and "\x07" not in shown, args
+        assert "\\x1b]" in shown, args
+    assert OSC52 in ok("thread", "context", thread).stdout  # exact when piped
