@@ -27,8 +27,8 @@ DEFAULTS = (
     "id_dsa*",
     "id_ecdsa*",
     "id_ed25519*",
-    "*.[Pp][Ee][Mm]",
-    "*.[Kk][Ee][Yy]",
+    "*.PEM",  # the same files named on systems that do not mind case
+    "*.KEY",
     # credential files: passwords in formats of their own, and shell histories full of typed ones
     ".pgpass",
     ".netrc",
