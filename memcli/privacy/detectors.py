@@ -203,6 +203,41 @@ def _line_password_accept(m: re.Match) -> bool:
                 or (re.fullmatch(r"[A-Za-z_]\w*", value) and _SECRET_WORD.search(value)))
 
 
+# A secret-named variable given its value after a space: a Dockerfile's `ENV API_TOKEN value`, fish's
+# `set -x DB_PASSWORD value`. The value is one word at the end of the line.
+_SPACED = re.compile(
+    rf"""^[ \t]*(?:ENV|set(?:[ \t]+-[A-Za-z]+)+)[ \t]+(?P<key>[\w.-]*?(?:{_SECRET_WORDS}|(?<=\w)[_.-]pass))[ \t]+"""
+    r"""(?P<bare1>[^\s"'`$<#=][^\s]*)[ \t]*$""",
+    re.IGNORECASE | re.MULTILINE,
+)
+# An XML element named like a secret (`<password>...</password>` in Maven's settings.xml).
+_XML = re.compile(rf"""<(?P<key>[\w:.-]*?(?:{_SECRET_WORDS}))>(?P<bare1>[^<>\s][^<>\n]*?)</(?P=key)>""", re.IGNORECASE)
+# A password said in a sentence: `the ssh password is Xk3-lamp`, `wifi passphrase was: ...`.
+_SAID = re.compile(r"""\b(?:password|passphrase|passwd|pin)[ \t]+(?:is|was|=|is[ \t]+now|:)[ \t]+["'`]?"""
+                   r"""(?P<secret>[^\s"'`]+?)["'`]?(?=[.,;!?)]*(?:\s|$))""", re.IGNORECASE)
+
+
+def _said_accept(m: re.Match) -> bool:
+    value = m.group("secret")
+    return (len(value) >= 6 and any(c.isdigit() or not c.isalnum() for c in value) and any(c.isalpha() for c in value)
+            and not _is_placeholder(value) and not _REFERENCE.match(value) and not _CODE.match(value))
+
+
+def _xml_accept(m: re.Match) -> bool:
+    value = m.group("bare1").strip()
+    return not (_is_placeholder(value) or _REFERENCE.match(value))
+
+
+def _mixed(value: str) -> bool:
+    """Upper case, lower case and digits: a generated key, not a word or a hex hash."""
+    return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+
+
+def _near_aws_key_id(m: re.Match) -> bool:
+    window = m.string[max(0, m.start() - 200) : m.end() + 200]
+    return bool(re.search(r"(?:AKIA|ASIA)[A-Z0-9]{16}|\[REDACTED:aws-access-key\]", window))
+
+
 def _phrase_accept(m: re.Match) -> bool:
     start, end = _phrase_value(m)
     value = m.string[start:end]
@@ -327,6 +362,31 @@ BUILTIN: tuple[Detector, ...] = (
     Detector("stripe-key", _c(rf"(?<![{_T}])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{{20,}}(?![{_T}])")),
     Detector("google-api-key", _c(rf"(?<![{_T}])AIza[0-9A-Za-z_-]{{35}}(?![{_T}])")),
     *_vendor_detectors(),
+    Detector(  # an AWS secret key without its label, beside its key id (a credentials CSV, a pasted pair)
+        "aws-secret-key",
+        _c(r"(?<![A-Za-z0-9/+=])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+        lambda m: _mixed(m.group("secret")) and _near_aws_key_id(m),
+        keywords=("AKIA", "ASIA", "REDACTED:aws-access-key"),
+    ),
+    Detector(  # a GCP service account's key id
+        "gcp-private-key-id",
+        _c(r"""private_key_id["']?[ \t]*[:=][ \t]*["']?(?P<secret>[0-9a-f]{40})\b"""),
+    ),
+    Detector(  # an Azure SAS signature in a URL or connection string
+        "azure-sas",
+        _c(r"(?<![\w-])sig=(?P<secret>[A-Za-z0-9%+/]{20,}={0,2}(?:%3D){0,2})"),
+        keywords=("sig=",),
+    ),
+    Detector(  # an Azure DevOps personal access token of the 52-character form (base32, lower case)
+        "azure-devops-pat",
+        _c(r"(?<![\w-])[a-z2-7]{52}(?![\w-])"),
+        lambda m: _looks_random(m.group()),
+    ),
+    Detector(  # a crypt(3) hash: /etc/shadow, htpasswd (MD5-crypt, bcrypt, SHA-crypt, yescrypt, argon2)
+        "password-hash",
+        _c(r"(?<![\w$])\$(?:1|2[abxy]?|5|6|y|7|apr1|argon2(?:id|i|d))\$[./A-Za-z0-9$=,+-]{16,}"),
+    ),
+    Detector("password-hash", _c(r"\{SSHA?\}[A-Za-z0-9+/]{27,}={0,2}")),  # htpasswd's SHA1
     Detector("jwt", _c(rf"(?<![{_T}])eyJ[{_T}]{{5,}}\.[{_T}]{{5,}}\.[{_T}]*(?![.{_T}])")),
     Detector(
         "bearer-token",
@@ -378,6 +438,9 @@ BUILTIN: tuple[Detector, ...] = (
         _real_secret,
     ),
     Detector("password", _LINE_PASSWORD, _line_password_accept),
+    Detector("password", _SAID, _said_accept),  # "the ssh password is ..."
+    _AssignmentDetector("secret", _SPACED, _assignment_accept),  # Dockerfile ENV, fish set -x
+    _AssignmentDetector("secret", _XML, _xml_accept),
     _PhraseDetector("password", _PHRASE, _phrase_accept),
     _AssignmentDetector("secret", _FLAG, _assignment_accept),
     _AssignmentDetector("secret", _ASSIGNMENT, _assignment_accept),
@@ -401,3 +464,10 @@ def held_secret(key: str, value: str) -> str | None:
                                                              and _SECRET_WORD.search(value)):
         return None
     return "password" if _PASSWORD_WORD.search(key) else "secret"
+
+
+# Kinds known by their shape alone (no label or context needed): what a key cut over two lines, or
+# hidden in base64, is recognised by once it is whole again (memcli.privacy.redact).
+_SHAPE_KINDS = {"aws-access-key", "github-token", "gitlab-token", "npm-token", "huggingface-token", "anthropic-key",
+                "openai-key", "slack-token", "stripe-key", "google-api-key"}
+SHAPES: tuple[Detector, ...] = tuple(d for d in BUILTIN if d.kind in _SHAPE_KINDS) + _vendor_detectors()

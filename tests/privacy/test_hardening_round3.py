@@ -298,3 +298,68 @@ def test_context_tags_and_threads_print_stored_escape_sequences_as_visible_text(
         assert "\x1b]" not in shown and "\x07" not in shown, args
         assert "\\x1b]" in shown, args
     assert OSC52 in ok("thread", "context", thread).stdout  # exact when piped
+
+
+# -- item 9: secret shapes stored before, one example of each family (written from the vendors' formats) --
+
+def _families() -> list[tuple[str, str, str]]:
+    """(family, a line holding the secret, the secret): values generated here, shapes as documented."""
+    import base64
+
+    hexa, b32, b64 = "0123456789abcdef", "abcdefghijklmnopqrstuvwxyz234567", fs.B64
+    github = fs.github_token()
+    hidden = fs.github_token()
+    wide = "".join(chr(ord(c) + 0xFEE0) if c.isdigit() else c for c in hidden)
+    gh2 = fs.github_token()
+    pem_body = fs.rand(64, b64)
+    rows = [
+        ("aws secret key without its label", "deploy,{ak},{s}", fs.aws_secret_key()),
+        ("gcp private_key_id", '"private_key_id": "{s}",', fs.rand(40, hexa)),
+        ("google oauth token", "curl -H 'X-Goog: ya29.{s}'", fs.rand(80, fs.ALNUM + "_-")),
+        ("google client secret", "client_secret GOCSPX-{s}", fs.rand(28, fs.ALNUM + "_-")),
+        ("azure sas url", "https://acct.blob.core.windows.net/backups?sv=2022-11-02&sp=r&sig={s}", fs.rand(43, b64)),
+        ("azure devops pat (52)", "the ADO pat {s} expires in May", fs.rand(52, b32)),
+        ("azure devops pat (84)", "PAT={s}", fs.rand(76) + "AZDO" + fs.rand(4)),
+        ("kubeconfig client-key-data", "    client-key-data: {s}",
+         base64.b64encode(fs.pem(fs.key_body(), "RSA PRIVATE KEY").encode()).decode()),
+        ("private key without its dashes", "BEGIN RSA PRIVATE KEY\n{s}\nEND RSA PRIVATE KEY", pem_body),
+        (".netrc password first", "machine ci.example.com password {s} login deploy", fs.password()),
+        (".netrc default entry", "default login anonymous password {s}", fs.password()),
+        (".pgpass line", "db.internal:5432:*:app:{s}", fs.password()),
+        ("Dockerfile ENV", "ENV API_TOKEN {s}", fs.rand(32)),
+        ("fish set -x", "set -gx DB_PASSWORD {s}", fs.password()),
+        ("wrapped over two lines", "token: {s}", github[:18] + "\n" + github[18:]),
+        ("zero-width space inside", "use {s} for the bot", gh2[:12] + "\u200b" + gh2[12:]),
+        ("full-width digits inside", "key {s}", wide),
+        ("discord bot token", "DISCORD={s}", "MT" + fs.rand(24) + "." + fs.rand(6) + "." + fs.rand(38, fs.ALNUM + "_-")),
+        ("sshpass -p", "sshpass -p {s} ssh root@10.0.0.7", fs.password()),
+        ("htpasswd hash", "alice:$apr1${s}", fs.rand(8) + "$" + fs.rand(22, fs.ALNUM + "./")),
+        ("shadow hash", "root:$6${s}:19000:0:99999:7:::", fs.rand(16) + "$" + fs.rand(86, fs.ALNUM + "./")),
+        ("xml element", "<server><username>ci</username><password>{s}</password></server>", fs.password()),
+        ("xml attribute", '<add key="db" password="{s}" />', fs.password()),
+        ("age secret key", "AGE-SECRET-KEY-1{s}", fs.rand(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")),
+        ("password said in prose", "the ssh password is {s}, keep it safe", "Xk3-" + fs.rand(6)),
+        ("base64 of a known key shape", "export GH={s}", base64.b64encode(fs.github_token().encode()).decode()),
+    ]
+    return [(family, line.replace("{ak}", fs.aws_access_key()).format(s=secret), secret) for family, line, secret in rows]
+
+
+FAMILIES = _families()
+
+
+@pytest.mark.parametrize("family, line, secret", FAMILIES, ids=[f for f, _, _ in FAMILIES])
+def test_a_secret_of_each_family_is_not_stored(family, line, secret):
+    add(f"note for later:\n{line}\nthat was all")
+    text = ok("export").stdout
+    pieces = [piece for piece in secret.replace("\u200b", "\n").split("\n") if len(piece) >= 8]
+    assert all(piece[-12:] not in text for piece in pieces), text
+    assert "[REDACTED:" in text
+
+
+@pytest.mark.parametrize("line", [
+    "the password is stored in the keychain", "ENV PATH /usr/local/bin", "set -x EDITOR vim",
+    "awk '{print $1$2}' access.log", "<password>${env.DEPLOY_PASSWORD}</password>", "commit " + "a1b2c3d4" * 5,
+    "ＡＢＣＤ１２３４５６７８９０ は全角です", "deployment\nconfiguration", "echo aGVsbG8gd29ybGQgZnJvbSBtZW0=",
+    "machine learning password manager", "the sig= parameter signs the URL"])
+def test_look_alikes_of_the_new_families_are_left_as_written(line):
+    assert redact(line).text == line
