@@ -75,6 +75,11 @@ _SECRET_WORD = re.compile(_SECRET_WORDS, re.IGNORECASE)
 _PASSWORD_WORD = re.compile(r"pass|pwd", re.IGNORECASE)
 
 
+def _generated(value: str) -> bool:
+    """Letters with digits or punctuation: a password someone chose, not a word of a sentence."""
+    return any(c.isalpha() for c in value) and any(c.isdigit() or not c.isalnum() for c in value)
+
+
 def _is_placeholder(value: str) -> bool:
     value = value.strip()
     return not value or bool(_PLACEHOLDER.match(value))
@@ -168,8 +173,10 @@ def _assignment_accept(m: re.Match) -> bool:
 _PASSWORD_KEY = r"[\w.-]*?(?:passphrase|password|passwd|pwd|(?<=\w)[_.-]pass)"
 # A password-named key given a value of several words up to the end of the line (a passphrase):
 # `password = correct horse battery staple`, or `Passphrase: ...` as the first thing on a line.
+# Words that make `<word> password: ...` an instruction (`set password: x then restart`), not a name.
+_VERBS = r"(?i:set|use|change|reset|enter|type|update|rotate|new|old|your|my|the|no|forgot)"
 _PHRASE = re.compile(
-    rf"""(?:^[ \t]*(?:-[ \t]+)?["']?(?P<ykey>{_PASSWORD_KEY})["']?[ \t]*:
+    rf"""(?:^[ \t]*(?:-[ \t]+)?(?:(?!{_VERBS}\b)[A-Za-z][\w-]*[ \t]+){{0,2}}["']?(?P<ykey>{_PASSWORD_KEY})["']?[ \t]*:  # `vault password:`
           |(?<![\w.-])(?P<key>{_PASSWORD_KEY})["']?[ \t]*=(?!=))
          [ \t]*(?P<secret>[^\s"'`!|>&*#$<\[{{(][^\n]*)""",
     re.IGNORECASE | re.VERBOSE | re.MULTILINE,
@@ -429,13 +436,15 @@ BUILTIN: tuple[Detector, ...] = (
     ),
     Detector(  # ~/.pgpass: hostname:port:database:username:password, one entry a line
         "password",
-        _c(r"^[ \t]*[^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(?P<secret>\S+?)[ \t]*$", re.MULTILINE),
-        lambda m: _real_secret(m) and not re.fullmatch(r"[0-9a-fA-F]{1,4}", m.group("secret")),  # not IPv6
+        _c(r"^[ \t]*(?P<host>[^\s:#]+):(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(?P<secret>\S+?)[ \t]*$", re.MULTILINE),
+        lambda m: (_real_secret(m) and not re.fullmatch(r"[0-9a-fA-F]{1,4}", m.group("secret"))  # not IPv6
+                   and (_generated(m.group("secret")) or m.group("host") in ("*", "localhost") or "." in m.group("host"))),
     ),
     Detector(  # sshpass -p PASSWORD ssh host
         "password",
-        _c(r"""\bsshpass\b[^\n|;&]{0,200}?[ \t]-p[ \t]*["']?(?P<secret>[^\s"']+)"""),
-        _real_secret,
+        _c(r"""\bsshpass\b[^\n|;&]{0,200}?[ \t]-p[ \t]*["']?(?P<secret>[^\s"']+)["']?(?P<then>[ \t]+\S+)?"""),
+        lambda m: _real_secret(m) and (_generated(m.group("secret"))
+                                       or re.match(r"[ \t]+(?:ssh|scp|sftp|rsync|git|-)", m.group("then") or "") is not None),
     ),
     Detector("password", _LINE_PASSWORD, _line_password_accept),
     Detector("password", _SAID, _said_accept),  # "the ssh password is ..."
