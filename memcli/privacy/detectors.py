@@ -12,7 +12,8 @@ huggingface-token, anthropic-key, openai-key, slack-token, slack-webhook, stripe
 jwt, bearer-token, basic-auth, url-password, password (assignments, flags and command lines whose name
 says password/passwd/pwd/pass, and a value of several words under such a name), secret (any other
 secret-named assignment: token, api_key, ...; and a generated-looking value under a name like *_KEY,
-auth, credentials), and the vendor kinds of memcli/privacy/vendors.py. Private keys are PEM, OpenSSH,
+auth, credentials), password-hash (crypt(3), htpasswd), gcp-private-key-id, azure-sas, azure-devops-pat,
+and the vendor kinds of memcli/privacy/vendors.py. Private keys are PEM, OpenSSH,
 PGP and SSH2 blocks and PuTTY files.
 
 memcli.privacy.redact runs these detectors over a text and replaces what they accept.
