@@ -1,0 +1,22 @@
+"""Issue 42, rough edges a newcomer met in an hour of use (items 23, 29, 33, 34, 36): each test is the
+recipe or command that surprised them, with what they should have seen."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import add, ok, run
+
+NOTE = ("The staging Postgres listens on port 5432 behind the bastion host; the nightly backup job copies it "
+        "to the archive bucket at two in the morning, and the restore drill runs on the first Monday of the "
+        "month so that the team knows the backups can actually be read back when they are needed.")
+
+
+# -- item 29: `mem update --help`'s own recipe ----------------------------------------------------------
+
+def test_show_raw_piped_prints_only_the_text_so_the_update_recipe_works():
+    memory_id = add(NOTE)
+    piped = ok("show", memory_id, "--raw").stdout
+    assert piped == NOTE + "\n"
+    new_id = ok("update", memory_id, "-", input=piped.replace("5432", "5433")).stdout.strip()
+    assert json.loads(ok("show", new_id, "--raw", "--json").stdout)["content"] == NOTE.replace("5432", "5433")
