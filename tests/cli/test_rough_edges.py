@@ -20,3 +20,21 @@ def test_show_raw_piped_prints_only_the_text_so_the_update_recipe_works():
     assert piped == NOTE + "\n"
     new_id = ok("update", memory_id, "-", input=piped.replace("5432", "5433")).stdout.strip()
     assert json.loads(ok("show", new_id, "--raw", "--json").stdout)["content"] == NOTE.replace("5432", "5433")
+
+
+# -- item 33: -v and --dir after the subcommand --------------------------------------------------------
+
+def test_verbose_and_dir_work_after_the_subcommand_too(tmp_path):
+    other = tmp_path / "other-store"
+    ok("--dir", other, "add", "the other store's only memory")
+    assert "the other store's only memory" in ok("ls", "--dir", other).stdout
+    assert "the other store's only memory" in ok("ls", f"--dir={other}", "--json").stdout
+    assert ok("path", "-v").stderr == ok("-v", "path").stderr != ""
+    add("a memory in the default store")
+    assert "a memory in the default store" not in ok("ls", "--dir", other).stdout
+
+
+def test_a_commands_own_verbose_flag_stays_its_own(project):
+    (project / "notes.log").write_text("x\n")
+    (project / ".memignore").write_text("*.log\n")
+    assert ".memignore:1:*.log" in ok("ignore", "check", "notes.log", "-v").stdout
