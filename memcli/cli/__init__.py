@@ -47,9 +47,11 @@ COMMANDS = {
               help="Use the store at PATH (default: $MEM_DIR, then the nearest .mem/ or mem.yaml upward, "
                    "then the user store).")
 @click.option("-v", "--verbose", count=True, help="Say more on stderr (-vv includes llama.cpp's own logs).")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour on a terminal (auto), even when piped (always), or never; auto honours $NO_COLOR.")
 @click.version_option(__version__, prog_name="mem")
 @click.pass_context
-def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
+def main(ctx: click.Context, store_dir: Path | None, verbose: int, color: str) -> None:
     """mem: a command-line memory whose memories cost fewer tokens to read.
 
     Every memory is a plain YAML file holding your text and a shorter form made on this machine by a
@@ -63,6 +65,7 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
       mem show 8ZK           (the short id listings show; full ids work too)
       mem export > backup.jsonl
     """
+    ctx.color = {"always": True, "never": False}.get(color, False if os.environ.get("NO_COLOR") else None)
     setup_logging(verbose)
     # `main(obj=providers)` runs the CLI on other providers (tests pass fakes this way).
     ctx.obj = Env(store_dir, verbose, providers=ctx.obj)

@@ -61,7 +61,7 @@ class LazyGroup(MemGroup):
         return sorted(self.modules)
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:
-        """`mem path -v`, `mem ls --dir X`: the group's own options (-v, --dir) given after the command are
+        """`mem path -v`, `mem ls --dir X`: the group's own options (-v, --dir, --color) given after the command are
         taken as if given before it, unless that command has an option of the same name itself."""
         return super().parse_args(ctx, _hoisted(self, ctx, list(args)))
 
@@ -73,7 +73,7 @@ class LazyGroup(MemGroup):
 
 
 _GLOBAL_FLAGS = ("-v", "--verbose")
-_GLOBAL_VALUES = ("--dir",)
+_GLOBAL_VALUES = ("--dir", "--color")
 
 
 def _hoisted(group: click.Group, ctx, args: list[str]) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import add, ok, run
+from helpers import add, ok, on_a_terminal, run
 
 NOTE = ("The staging Postgres listens on port 5432 behind the bastion host; the nightly backup job copies it "
         "to the archive bucket at two in the morning, and the restore drill runs on the first Monday of the "
@@ -38,3 +38,19 @@ def test_a_commands_own_verbose_flag_stays_its_own(project):
     (project / "notes.log").write_text("x\n")
     (project / ".memignore").write_text("*.log\n")
     assert ".memignore:1:*.log" in ok("ignore", "check", "notes.log", "-v").stdout
+
+
+# -- item 34: NO_COLOR and --color ------------------------------------------------------------------------
+
+def test_no_color_and_color_never_print_no_colour_codes_on_a_terminal():
+    add("the deploy runs at noon", "-t", "ops")
+    assert "\x1b[" in on_a_terminal("ls")
+    assert "\x1b[" not in on_a_terminal("ls", env={"NO_COLOR": "1"})
+    assert "\x1b[" not in on_a_terminal("ls", "--color", "never")
+    assert "\x1b[" in on_a_terminal("--color", "always", "ls", env={"NO_COLOR": "1"})
+
+
+def test_color_always_colours_a_pipe_and_auto_does_not():
+    add("the deploy runs at noon", "-t", "ops")
+    assert "\x1b[" in ok("--color", "always", "ls").stdout
+    assert "\x1b[" not in ok("ls").stdout

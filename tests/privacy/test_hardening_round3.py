@@ -10,7 +10,7 @@ from pathlib import Path
 import fake_secrets as fs
 import pytest
 import yaml
-from helpers import add, memory_files, ok, run, store_root, write_tree
+from helpers import add, memory_files, ok, on_a_terminal, run, store_root, write_tree
 from provider_helpers import GOOD_LINE, NOTE, stored, use_server
 from script_server import ScriptServer
 
@@ -267,25 +267,6 @@ def test_a_private_store_uses_its_own_provider_without_asking(monkeypatch):
 
 OSC52 = "\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\x07"  # sets the clipboard
 OSC0 = "\x1b]0;owned\x07"  # retitles the window
-
-
-def on_a_terminal(*args: str) -> str:
-    """What `mem ARGS` (on the fake models) writes to a terminal."""
-    import pty
-    import subprocess
-    import sys
-
-    from locations import FAKE_MEM
-
-    primary, secondary = pty.openpty()
-    try:
-        done = subprocess.run([sys.executable, str(FAKE_MEM), *args], stdout=secondary, stderr=subprocess.PIPE,
-                              env=dict(os.environ), timeout=120)
-        assert done.returncode == 0, done.stderr
-        return os.read(primary, 1 << 16).decode()
-    finally:
-        os.close(primary)
-        os.close(secondary)
 
 
 def test_context_tags_and_threads_print_stored_escape_sequences_as_visible_text():
