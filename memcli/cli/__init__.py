@@ -41,6 +41,11 @@ COMMANDS = {
     "models": "models_cmd",
 }
 
+# Commands that only read a store: with --dir naming a folder that is not there, an error rather than an
+# empty answer (a write makes the store).
+READS = {"ls", "show", "search", "context", "tags", "export", "stats", "status", "doctor", "rm", "tag", "compress",
+         "reindex", "edit", "update"}
+
 
 @click.group(cls=LazyGroup, modules=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--dir", "store_dir", type=click.Path(path_type=Path), metavar="PATH",
@@ -65,6 +70,11 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int, color: str) -
       mem show 8ZK           (the short id listings show; full ids work too)
       mem export > backup.jsonl
     """
+    if store_dir is not None and ctx.invoked_subcommand in READS and not store_dir.exists():
+        from memcli.errors import StoreError
+
+        raise StoreError(f"no store at {store_dir} (--dir names a folder that does not exist; "
+                         f"`mem --dir {store_dir} init` makes one)")
     ctx.color = {"always": True, "never": False}.get(color, False if os.environ.get("NO_COLOR") else None)
     setup_logging(verbose)
     # `main(obj=providers)` runs the CLI on other providers (tests pass fakes this way).

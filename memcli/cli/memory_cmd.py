@@ -135,7 +135,7 @@ def _confirm_update(close) -> bool:
 @click.option("--raw", is_flag=True, help="Show the raw text instead of the compressed form.")
 @click.option("--history", is_flag=True, help="Every version, newest first.")
 @with_raw_option
-@output_options
+@output_options(one_memory=True)
 @pass_env
 def show(env: Env, memory_id: str, raw: bool, history: bool, with_raw: bool, fmt: str | None) -> None:
     """Show one memory (ID: a short id, the full id or a unique beginning of it): its current version, even when ID names an

@@ -11,6 +11,7 @@ import click
 from memcli.cli.common import Env, MemGroup, emit, pass_env, say_redacted
 from memcli.cli.options import output_options
 from memcli.cli.render import shown
+from memcli.util.words import counted
 from memcli.errors import NOTHING, describe
 
 
@@ -180,8 +181,9 @@ def context(env: Env, thread_id, budget, as_json) -> None:
             click.echo(shown(f"{speaker}: {message['content']}"))
     left = built.left_out_turns + built.left_out_summaries
     shortened = f" ({built.shortened} shortened)" if built.shortened else ""
-    click.echo(f"mem: {built.tokens} of {budget} tokens: {built.summaries} summaries{shortened}, {built.turns} turns"
-               + (f"; {left} older items did not fit" if left else ""), err=True)
+    click.echo(f"mem: {built.tokens} of {budget} tokens: {counted(built.summaries, 'summary', 'summaries')}{shortened}, "
+               f"{counted(built.turns, 'turn')}"
+               + (f"; {counted(left, 'older item')} did not fit" if left else ""), err=True)
 
 
 @thread.command()

@@ -54,3 +54,52 @@ def test_color_always_colours_a_pipe_and_auto_does_not():
     add("the deploy runs at noon", "-t", "ops")
     assert "\x1b[" in ok("--color", "always", "ls").stdout
     assert "\x1b[" not in ok("ls").stdout
+
+
+# -- item 36: words, limits, a missing store, help texts ---------------------------------------------------
+
+def test_ls_n_0_lists_every_memory():
+    for n in range(3):
+        add(f"memory number {n} about the deploy")
+    assert len(json.loads(ok("ls", "-n", "0", "--json").stdout)) == 3
+    assert len(json.loads(ok("ls", "-n", "2", "--json").stdout)) == 2
+    assert len(ok("export", "-n", "0").stdout.splitlines()) == 3
+
+
+def test_a_read_of_a_store_folder_that_does_not_exist_is_an_error(tmp_path):
+    missing = tmp_path / "nonexistent"
+    for args in (["--dir", missing, "ls"], ["ls", "--dir", missing], ["--dir", missing, "search", "deploy"]):
+        result = run(*args)
+        assert result.exit_code == 5 and f"no store at {missing}" in result.stderr and result.stdout == ""
+    assert not missing.exists()
+    ok("--dir", missing, "add", "a write makes the store")
+    assert "a write makes the store" in ok("--dir", missing, "ls").stdout
+
+
+def test_json_help_speaks_of_memories_only_where_one_memory_is_shown():
+    for args in (["tags"], ["thread", "ls"], ["thread", "show"], ["ignore", "check"], ["ls"]):
+        help_text = " ".join(ok(*args, "--help").stdout.split())
+        assert "--json A JSON array." in help_text and "one memory" not in help_text, args
+    assert "A JSON object for one memory" in " ".join(ok("show", "--help").stdout.split())
+
+
+def test_counts_of_one_are_said_in_the_singular():
+    from memcli.util.words import counted
+
+    ok("add", "to compress later: " + "the nightly backup job copies the database to the archive bucket. " * 8,
+       "--defer")
+    assert "1 memory waits to be compressed" in ok("doctor").stdout + ok("doctor").stderr
+    assert (counted(1, "more result"), counted(2, "summary", "summaries")) == ("1 more result", "2 summaries")
+
+
+def test_memory_list_says_more_follow_on_a_line_of_its_own():
+    import mcp_client
+
+    for n in range(3):
+        add(f"memory number {n} about the deploy")
+
+    async def scenario(client):
+        return await mcp_client.text_of(client, "memory_list", limit=2)
+
+    text = mcp_client.session(scenario)
+    assert "\n(more: offset 2)" in text
