@@ -103,3 +103,19 @@ def test_memory_list_says_more_follow_on_a_line_of_its_own():
 
     text = mcp_client.session(scenario)
     assert "\n(more: offset 2)" in text
+
+
+# -- item 23: a span longer than the calendar ------------------------------------------------------------
+
+def test_a_span_back_before_year_one_is_a_clean_error_in_the_cli_and_over_mcp():
+    import mcp_client
+
+    add("the deploy runs at noon")
+    for span in ("2026y", "3000y", "30000mo"):
+        result = run("ls", "--since", span)
+        assert result.exit_code == 2 and f"{span!r} is outside the years 0001-9999" in result.stderr
+
+    async def scenario(client):
+        return await mcp_client.error(client, "memory_list", since="3000y")
+
+    assert "outside the years 0001-9999" in mcp_client.session(scenario)
