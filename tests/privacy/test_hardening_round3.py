@@ -178,6 +178,15 @@ def test_a_provider_error_quoting_the_api_key_writes_it_nowhere(monkeypatch, cod
     assert key not in result.stderr + result.stdout + status.stdout + status.stderr
 
 
+def test_a_text_quoting_mems_own_api_key_stores_it_redacted(monkeypatch):
+    key = "plain" + fs.rand(28)
+    monkeypatch.setenv("MEM_TEST_PROVIDER_KEY", key)
+    with ScriptServer(default=("ok", GOOD_LINE)) as server:
+        use_server(server.base_url, api_key_env="MEM_TEST_PROVIDER_KEY")
+        add(f"the proxy log said: rejected key {key} at 10:02", "--no-compress")
+    assert key not in stored_text() and "[REDACTED:api-key]" in stored_text() and server.requests == []
+
+
 # -- item 10: a local-only memory stays local in its new versions ----------------------------------------
 
 @pytest.mark.parametrize("how", ["supersedes", "on-similar", "mcp"])
