@@ -50,7 +50,8 @@ K = 10
 def open_store(folder: Path, sample: dict):
     """A store of this conversation's turns, embedded by the real default model."""
     from memcli.core import engines
-    from memcli.core.mem import Compressing, Mem
+    from memcli.core.compressing import Compressing
+    from memcli.core.mem import Mem
     from memcli.features.transfer import import_lines
     from memcli.store.files import Store
 
