@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from memcli.cli import render
+from memcli.cli import common, render
 from memcli.cli.common import Env, ProgressBars, echo_json, emit, pass_env
 from memcli.cli.options import (
     filter_options,
@@ -78,6 +78,8 @@ def search(env: Env, words, limit, tags, since, until, source, all_versions, mod
                                    progress=progress, once=True)
             found = emit(hits, fmt, row=row,
                          human=lambda h: render.line(h.memory, env.short_id(h.memory.id), raw=raw, score=h.score))
+            if not found:
+                common.say_nothing_matched(getattr(hits, "under_cut", None))
     if not found:
         raise click.exceptions.Exit(NOTHING)
 
