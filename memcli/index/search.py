@@ -3,14 +3,13 @@
 A memory's embedding is the mean of its sentences', weighted by their words (memcli.index.sentence_vectors); a query is embedded whole.
 
 Words find what meaning misses (names, numbers, identifiers) and meaning finds what words miss
-(paraphrase). The blend is the weighted mean `0.5 x cosine + 0.5 x BM25 / best BM25` over 100
-candidates a side; bench/retrieval.py measures it against each side alone, per dev conversation, and
+(paraphrase). The blend is the weighted mean `0.5 x cosine + 0.5 x BM25 / best BM25 x coverage` over
+100 candidates a side; bench/retrieval.py measures it against each side alone, per dev conversation, and
 the README quotes the figures. Reciprocal-rank fusion scored below BM25 alone there: it throws away how
 far ahead the leader is, which matters because the vector side is weak; the blend keeps it, and keeps an
 absolute meaning in the score (the cosine part), so `--min-score` means something across queries.
-The word side is weighed by how much of the query a memory holds (lexical.coverage): BM25 divided by
-the query's best alone gave full marks to the best match of any word ("rate" of "rate limiting" in
-"the FX rate").
+Coverage, the share of the query a memory holds (lexical.coverage), keeps BM25 over its best from giving
+full marks to the best match of any one word ("rate" of "rate limiting" in "the FX rate").
 Normalising each side by its own spread, MMR diversity, neighbouring memories of the same source,
 feedback on either side were measured too (README): none helped both conversations beyond the noise
 of a fresh build while keeping the score's scale.
