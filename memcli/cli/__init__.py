@@ -39,6 +39,7 @@ COMMANDS = {
     "status": "status_cmd",
     "update": "versions_cmd",
     "models": "models_cmd",
+    **dict.fromkeys(["hook", "capture", "hooks"], "capture_cmd"),
 }
 
 

@@ -1,0 +1,57 @@
+"""The context a new session is handed at SessionStart: a compact digest of what the last sessions in
+this store asked, changed, ran, decided and left open, written as statements of fact (never as
+instructions to the assistant), within the character room of `capture.inject_tokens`.
+
+The drain writes it after each batch, so the SessionStart hook only reads a file: no model, no index."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from memcli.capture.sessions import _clip
+
+LAST_SESSIONS = 3
+
+
+def digest(sessions: list[dict], room: int) -> str:
+    """The lines, most useful first, that fit in `room` characters; empty when nothing was captured."""
+    recent = sorted((s for s in sessions if s.get("seq")), key=lambda s: s.get("last", 0), reverse=True)
+    if not recent:
+        return ""
+    project = os.path.basename((recent[0].get("cwd") or "").rstrip("/")) or "this project"
+    lines = [f"Facts mem captured from earlier coding sessions in {project} (newest first):"]
+    for state in recent[:LAST_SESSIONS]:
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(state.get("last", 0)))
+        asked = "; ".join(_clip(p, 160) for p in state.get("prompts", [])[-3:])
+        line = f"- Session {state['id'][:8]} ({state.get('client', '?')}, {when} UTC)"
+        line += f": asked {asked}." if asked else "."
+        if state.get("changed"):
+            line += " Changed " + ", ".join(state["changed"][-8:]) + "."
+        lines.append(line)
+        for command, what in state.get("failures", [])[-2:]:
+            lines.append(f"  - `{command}` failed" + (f": {what}" if what else "") + ".")
+        passing = [c for c, failed in state.get("commands", []) if not failed][-3:]
+        if passing:
+            lines.append("  - Ran without failing: " + ", ".join(f"`{c}`" for c in passing) + ".")
+        for sentence in state.get("decisions", [])[-2:]:
+            lines.append(f"  - Decided: {sentence}")
+        for sentence in state.get("open", [])[:2]:
+            lines.append(f"  - Left open: {sentence}")
+    lines.append("More: the memories tagged `session` and `observation` (mem search, or MCP memory_search).")
+    return _fit(lines, room)
+
+
+def _fit(lines: list[str], room: int) -> str:
+    """The header, then whole lines in order while they fit; the closing pointer kept when there is room."""
+    closing = lines[-1]
+    out, used = [], 0
+    for line in lines[:-1]:
+        cost = len(line) + 1
+        if used + cost + len(closing) + 1 > room:
+            break
+        out.append(line)
+        used += cost
+    if used + len(closing) + 1 <= room:
+        out.append(closing)
+    return "\n".join(out) if len(out) > 1 else ""
