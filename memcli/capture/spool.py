@@ -104,6 +104,16 @@ class Spool:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
+    def summary(self) -> dict | None:
+        """For `mem status`: events waiting, when the last one came, what the drains did, the problems."""
+        if not self.root.is_dir():
+            return None
+        state = self.state()
+        stamps = [os.stat(folder).st_mtime for folder in (self.queue, self.done) if folder.is_dir()]
+        return {"waiting": len(self.waiting()), "last_event": max(stamps) if stamps else None,
+                "last_drain": state.get("last_drain"), "counts": state.get("counts", {}),
+                "errors": state.get("errors", {}), "last_error": state.get("last_error")}
+
     def waiting(self) -> list[Path]:
         if not self.queue.is_dir():
             return []
