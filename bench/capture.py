@@ -258,13 +258,13 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def wait_for_drain(env: dict) -> None:
+def wait_for_drain(env: dict, repo: Path) -> None:
     """Until the hook's detached drain is done and nothing waits (a drain by hand picks up any rest)."""
     while True:
-        done = subprocess.run([MEM, "capture", "drain", "--json"], capture_output=True, text=True, env=env)
+        done = subprocess.run([MEM, "capture", "drain", "--json"], capture_output=True, text=True, env=env, cwd=repo)
         if done.returncode == 0 and done.stdout.strip():
             status = json.loads(subprocess.run([MEM, "status", "--json"], capture_output=True, text=True,
-                                               env=env).stdout)
+                                               env=env, cwd=repo).stdout)
             if status["capture"]["waiting"] == 0:
                 return
         time.sleep(1)
@@ -291,7 +291,7 @@ def main() -> None:
     for number, script in enumerate((session_one, session_two, session_three), 1):
         script(Session(run, f"sess{number}-{os.getpid()}"))
     floor_walls += floor(20)
-    wait_for_drain(env)
+    wait_for_drain(env, repo)
     status = json.loads(subprocess.run([MEM, "status", "--json"], capture_output=True, text=True, env=env,
                                        cwd=repo).stdout)
     walls = run.walls[:]

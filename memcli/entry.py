@@ -9,7 +9,7 @@ import sys
 def main() -> None:
     args = sys.argv[1:]
     if args[:1] == ["hook"] and not {"-h", "--help"} & set(args):
-        from memcli.capture.hook import main as hook
+        from memcli.capture.relay import main as hook
 
         sys.exit(hook(args[1:]))
     from memcli.cli import main as cli

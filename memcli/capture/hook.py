@@ -124,28 +124,6 @@ def _start_drain(root: Path) -> None:
     """A drain in its own session, detached from the client, which does not wait for it."""
     import subprocess
 
-    subprocess.Popen([sys.executable, "-m", "memcli", "--dir", str(root), "capture", "drain", "--linger", "3"],
+    subprocess.Popen([sys.executable, "-m", "memcli", "--dir", str(root), "capture", "drain", "--serve"],
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                      start_new_session=True, close_fds=True, cwd=str(root))
-
-
-def main(argv: list[str]) -> int:
-    """`mem hook [EVENT] [--client NAME] [--dir PATH]` without click: the fast path of memcli.entry."""
-    event = client = store_dir = None
-    args = list(argv)
-    while args:
-        arg = args.pop(0)
-        if arg == "--client" and args:
-            client = args.pop(0)
-        elif arg == "--dir" and args:
-            store_dir = Path(args.pop(0))
-        elif not arg.startswith("-"):
-            event = arg
-    try:
-        data = sys.stdin.read()
-    except (OSError, UnicodeDecodeError):
-        data = ""
-    out = run(data, event=event, client=client, store_dir=store_dir)
-    if out:
-        sys.stdout.write(out + "\n")
-    return 0

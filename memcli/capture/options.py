@@ -23,6 +23,7 @@ class CaptureOptions:
     inject_tokens: int = INJECT_TOKENS
     drain: str = "auto"  # "auto": the hook starts a detached drain; "manual": `mem capture drain` or `mem mcp`
     max_output_chars: int = 6000  # of one tool's output kept in an observation (head and tail)
+    serve_seconds: int = 300  # how long a drain started by a hook stays up after the last event, answering hooks
 
     @classmethod
     def from_settings(cls, data: dict | None) -> "CaptureOptions":
@@ -41,7 +42,8 @@ class CaptureOptions:
         return cls(enabled=enabled, skip_tools=skip_tools,
                    inject_tokens=_positive(data.get("inject_tokens"), INJECT_TOKENS),
                    drain=drain if drain in ("auto", "manual") else "auto",
-                   max_output_chars=_positive(data.get("max_output_chars"), 6000))
+                   max_output_chars=_positive(data.get("max_output_chars"), 6000),
+                   serve_seconds=_positive(data.get("serve_seconds"), 300))
 
     @property
     def inject_chars(self) -> int:

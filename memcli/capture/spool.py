@@ -35,7 +35,7 @@ class Spool:
         """Add one event; False when it is already queued or used (a duplicate delivery)."""
         if (self.done / f"{key}.json").exists():
             return False
-        self._ensure()
+        self.ensure()
         final = self.queue / f"{key}.json"
         tmp = self.queue / f".{key}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as out:
@@ -48,7 +48,7 @@ class Spool:
             os.unlink(tmp)
         return True
 
-    def _ensure(self) -> None:
+    def ensure(self) -> None:
         if not self.queue.is_dir():
             for folder in (self.root, self.queue, self.done, self.sessions):
                 folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -59,7 +59,7 @@ class Spool:
     def count(self, reason: str, detail: str | None = None) -> None:
         """Count a problem or a skip in the state file (`mem status`), under its lock; never raises."""
         with contextlib.suppress(OSError, ValueError):
-            self._ensure()
+            self.ensure()
             with self._locked(self.root / "state.lock"):
                 state = self.state()
                 counts = state.setdefault("errors", {})
@@ -92,7 +92,7 @@ class Spool:
     @contextlib.contextmanager
     def drain_lock(self):
         """Held by the one drain of this store; yields False (at once) when another drain has it."""
-        self._ensure()
+        self.ensure()
         with open(self.root / "drain.lock", "a") as handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -151,7 +151,7 @@ class Spool:
 
     def update_state(self, change) -> dict:
         """Apply `change(state)` under the state lock and save it."""
-        self._ensure()
+        self.ensure()
         with self._locked(self.root / "state.lock"):
             state = self.state()
             change(state)
@@ -180,7 +180,7 @@ class Spool:
         return out
 
     def save_context(self, text: str) -> None:
-        self._ensure()
+        self.ensure()
         self._atomic(self.context_path, text)
 
     def _session_path(self, session_id: str) -> Path:

@@ -40,13 +40,19 @@ def capture():
 @capture.command()
 @click.option("--linger", type=float, default=0.0, show_default=True,
               help="Wait this many seconds for more events before stopping.")
+@click.option("--serve", is_flag=True,
+              help="Answer the store's hooks meanwhile, and linger capture.serve_seconds (how the hook starts it).")
 @click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
 @pass_env
-def drain(env: Env, linger, as_json) -> None:
+def drain(env: Env, linger, serve, as_json) -> None:
     """Turn the waiting events into observations, session threads and summaries (one drain at a time)."""
     from memcli.capture.drain import drain as run_drain
+    from memcli.capture.options import CaptureOptions
 
-    counts = run_drain(env.mem(), linger=linger)
+    mem = env.mem()
+    if serve:
+        linger = max(linger, CaptureOptions.from_settings(mem.settings.capture).serve_seconds)
+    counts = run_drain(mem, linger=linger, serve=serve)
     if counts is None:
         click.echo("another drain is running on this store", err=True)
         return

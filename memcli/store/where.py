@@ -1,12 +1,13 @@
-"""Which store a command (or a hook, from its payload's `cwd`) uses: light on imports, since `mem hook`
-decides it on every event an assistant sends."""
+"""Which store a command (or a hook, from its payload's `cwd`) uses. Plain os.path, no pathlib: the hook
+relay decides it on every event an assistant sends, before anything else is imported."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memcli.util.paths import user_store_dir
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SETTINGS_FILE = "mem.yaml"
 
@@ -18,14 +19,35 @@ def find_store(explicit: Path | None = None, cwd: Path | None = None) -> Path:
 
 def locate_store(explicit: Path | None = None, cwd: Path | None = None) -> tuple[Path, str]:
     """The store find_store picks, and why (for `mem -v path`)."""
+    from pathlib import Path
+
+    root, why = locate(explicit, cwd)
+    if root is None:
+        from memcli.util.paths import user_store_dir
+
+        return user_store_dir(), why
+    return Path(root), why
+
+
+def locate(explicit=None, cwd=None) -> tuple[str | None, str]:
+    """The store's folder as a string (None: the user store), and why."""
     if explicit is not None:
-        return Path(explicit).expanduser().resolve(), "given by --dir"
+        return _real(explicit), "given by --dir"
     env = os.environ.get("MEM_DIR")
     if env:
-        return Path(env).expanduser().resolve(), "given by $MEM_DIR"
-    here = (cwd or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        for root in (folder / ".mem", folder):
-            if (root / SETTINGS_FILE).is_file():
+        return _real(env), "given by $MEM_DIR"
+    here = os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd())
+    folder = here
+    while True:
+        for root in (os.path.join(folder, ".mem"), folder):
+            if os.path.isfile(os.path.join(root, SETTINGS_FILE)):
                 return root, f"the nearest project store upward from {here} (it holds {SETTINGS_FILE})"
-    return user_store_dir(), f"the user store: no --dir, no $MEM_DIR, and no .mem/ or {SETTINGS_FILE} above {here}"
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return None, f"the user store: no --dir, no $MEM_DIR, and no .mem/ or {SETTINGS_FILE} above {here}"
+
+
+def _real(path) -> str:
+    return os.path.realpath(os.path.expanduser(os.fspath(path)))
