@@ -124,7 +124,7 @@ TESTS = ["tests/test_itsdangerous/test_encoding.py", "tests/test_itsdangerous/te
          "tests/test_itsdangerous/test_url_safe.py"]
 DOCS = ["docs/concepts.rst", "docs/encoding.rst", "docs/exceptions.rst", "docs/index.rst", "docs/serializer.rst",
         "docs/signer.rst", "docs/timed.rst", "docs/url_safe.rst"]
-SIGNER_TESTS = "pytest -q -p no:cacheprovider tests/test_itsdangerous/test_signer.py"
+SIGNER_TESTS = "pytest -q tests/test_itsdangerous/test_signer.py"
 NEW_TEST = '''
 
 def test_empty_secret_key():
@@ -173,6 +173,11 @@ def session_one(s: Session) -> None:
         s.read(path)
     for pattern in ("secret_key", "Signer(", "sep="):
         s.grep(pattern, "docs")
+    for pattern in ("def test_", "pytest.raises", "Signer(", "sign(", "unsign(", "loads(", "dumps(", "BadSignature",
+                    "salt", "fixture"):
+        s.grep(pattern, "tests")
+    for path in SOURCES:
+        s.read(path)
     s.stop('Signer now raises ValueError("The secret key must not be empty.") from _make_keys_list in '
            "src/itsdangerous/signer.py; test_empty_secret_key in tests/test_itsdangerous/test_signer.py covers it. "
            "We decided to raise ValueError rather than TypeError, since the type is right and the value is wrong. "
@@ -194,6 +199,11 @@ def session_two(s: Session) -> None:
     for pattern in ("Signer(", "make_signer", "secret_keys", "signer_kwargs", "fallback_signers"):
         s.grep(pattern)
     s.bash("python -c \"from itsdangerous import URLSafeSerializer; URLSafeSerializer('').dumps(1)\"")
+    for pattern in ("def loads", "def dumps", "BadPayload", "BadData", "base64", "json", "int_to_bytes",
+                    "bytes_to_int", "max_age", "load_payload"):
+        s.grep(pattern)
+    for path in DOCS:
+        s.read(path)
     s.bash("python -m flake8 src")
     s.prompt("Don't add flake8; the project lints with ruff through pre-commit.")
     s.bash("grep -n ruff .pre-commit-config.yaml")
@@ -206,6 +216,10 @@ def session_two(s: Session) -> None:
         s.grep(pattern, "tests")
     s.glob("tests/**/*.py")
     s.bash("git status --short")
+    for pattern in ("class URLSafeSerializerMixin", "def load_payload", "zlib", "def base64_encode", "def base64_decode",
+                    "class TimestampSigner", "def get_timestamp", "def timestamp_to_datetime", "SignatureExpired",
+                    "BadTimeSignature", "default_fallback_signers", "is_text_serializer"):
+        s.grep(pattern)
     s.send("PreCompact", trigger="auto", custom_instructions="")
     s.stop("URLSafeSerializer('') raises the same ValueError from Signer, so serializers need no change. "
            "We decided not to add flake8: the project lints with ruff through .pre-commit-config.yaml. "
@@ -234,6 +248,16 @@ def session_three(s: Session) -> None:
         s.read(path)
     for pattern in ("def unsign", "def validate", "def derive_key", "hmac", "compare_digest"):
         s.grep(pattern)
+    for path in TESTS + DOCS:
+        s.read(path)
+    for pattern in ("def test_", "raises", "freezegun", "Signer(", "TimestampSigner", "Serializer("):
+        s.grep(pattern, "tests")
+    s.todo("check the docs build")
+    for command in ("ls src/itsdangerous", "wc -l src/itsdangerous/*.py", "python --version", "git log --oneline",
+                    "head -30 pyproject.toml"):
+        s.bash(command)
+    for path in SOURCES:
+        s.read(path)
     s.bash("git diff --stat")
     s.bash("git diff docs")
     s.bash("python -c \"import itsdangerous; print(itsdangerous.__all__[:3])\"")

@@ -9,13 +9,17 @@ from __future__ import annotations
 import os
 import time
 
+from typing import Callable
+
+from memcli.capture.options import MAX_INJECT_CHARS
 from memcli.capture.sessions import _clip
 
 LAST_SESSIONS = 3
 
 
-def digest(sessions: list[dict], room: int) -> str:
-    """The lines, most useful first, that fit in `room` characters; empty when nothing was captured."""
+def digest(sessions: list[dict], tokens: int, count: Callable[[str], int]) -> str:
+    """The lines, most useful first, that fit in `tokens` (as `count` counts them) and in the clients'
+    character cap; empty when nothing was captured."""
     recent = sorted((s for s in sessions if s.get("seq")), key=lambda s: s.get("last", 0), reverse=True)
     if not recent:
         return ""
@@ -23,7 +27,7 @@ def digest(sessions: list[dict], room: int) -> str:
     lines = [f"Facts mem captured from earlier coding sessions in {project} (newest first):"]
     for state in recent[:LAST_SESSIONS]:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(state.get("last", 0)))
-        asked = "; ".join(_clip(p, 160) for p in state.get("prompts", [])[-3:])
+        asked = "; ".join(_clip(p, 160).rstrip(".") for p in state.get("prompts", [])[-3:])
         line = f"- Session {state['id'][:8]} ({state.get('client', '?')}, {when} UTC)"
         line += f": asked {asked}." if asked else "."
         if state.get("changed"):
@@ -39,19 +43,22 @@ def digest(sessions: list[dict], room: int) -> str:
         for sentence in state.get("open", [])[:2]:
             lines.append(f"  - Left open: {sentence}")
     lines.append("More: the memories tagged `session` and `observation` (mem search, or MCP memory_search).")
-    return _fit(lines, room)
+    return _fit(lines, tokens, count)
 
 
-def _fit(lines: list[str], room: int) -> str:
-    """The header, then whole lines in order while they fit; the closing pointer kept when there is room."""
+def _fit(lines: list[str], tokens: int, count: Callable[[str], int]) -> str:
+    """The header, then whole lines in order while they and the closing pointer fit."""
     closing = lines[-1]
-    out, used = [], 0
-    for line in lines[:-1]:
-        cost = len(line) + 1
-        if used + cost + len(closing) + 1 > room:
+
+    def fits(candidate: list[str]) -> bool:
+        text = "\n".join(candidate)
+        return len(text) <= MAX_INJECT_CHARS and count(text) <= tokens
+
+    out = [lines[0]]
+    for line in lines[1:-1]:
+        if not fits(out + [line, closing]):
             break
         out.append(line)
-        used += cost
-    if used + len(closing) + 1 <= room:
+    if fits(out + [closing]):
         out.append(closing)
     return "\n".join(out) if len(out) > 1 else ""

@@ -59,13 +59,20 @@ def drain(mem, *, linger: float = 0.0, serve: bool = False,
                     continue
                 counts = Batch(mem, spool, options).run(paths)
                 _record(spool, counts)
-                spool.save_context(digest(spool.all_sessions(), options.inject_chars))
+                spool.save_context(digest(spool.all_sessions(), options.inject_tokens, _counter(mem)))
                 totals.update(counts)
                 quiet_since = time.monotonic()
         finally:
             if server is not None:
                 server.stop()
     return totals
+
+
+def _counter(mem) -> Callable[[str], int]:
+    """The compression model's token count (loaded anyway to compress); without it, a cautious estimate
+    of three characters a token."""
+    count = mem.cheap_counter(batch=True)
+    return count or (lambda text: -(-len(text) // 3))
 
 
 def _record(spool: Spool, totals: Counter) -> None:
