@@ -29,42 +29,29 @@ log = logging.getLogger("memcli")
 SUMMARY_EVENTS = ("stop", "compact", "session_end")
 
 
-def drain(mem, *, linger: float = 0.0, serve: bool = False,
-          sleep: Callable[[float], None] = time.sleep) -> Counter | None:
+def drain(mem, *, linger: float = 0.0, sleep: Callable[[float], None] = time.sleep) -> Counter | None:
     """Use every queued event; with `linger`, wait that long after the last event for more before
-    returning; with `serve`, answer the store's hooks meanwhile (memcli.capture.serve). None when another
-    drain holds the store's capture lock. Returns the counts of this run (stored, merged, skipped: ...)."""
+    returning. None when another drain holds the store's capture lock. Returns the counts of this run
+    (stored, merged, skipped: ...)."""
     spool = Spool(mem.store.root)
     options = CaptureOptions.from_settings(mem.settings.capture)
     totals: Counter = Counter()
     with spool.drain_lock() as held:
         if not held:
             return None
-        server = None
-        if serve:
-            from memcli.capture.serve import HookServer
-
-            server = HookServer(mem.store.root)
-            if not server.start():
-                server = None
         quiet_since = time.monotonic()
-        try:
-            while True:
-                paths = spool.waiting()
-                if not paths:
-                    last = max(quiet_since, server.last_event if server else 0.0)
-                    if time.monotonic() - last >= linger:
-                        break
-                    sleep(0.1)
-                    continue
-                counts = Batch(mem, spool, options).run(paths)
-                _record(spool, counts)
-                spool.save_context(digest(spool.all_sessions(), options.inject_tokens, _counter(mem)))
-                totals.update(counts)
-                quiet_since = time.monotonic()
-        finally:
-            if server is not None:
-                server.stop()
+        while True:
+            paths = spool.waiting()
+            if not paths:
+                if time.monotonic() - quiet_since >= linger:
+                    break
+                sleep(0.2)
+                continue
+            counts = Batch(mem, spool, options).run(paths)
+            _record(spool, counts)
+            spool.save_context(digest(spool.all_sessions(), options.inject_tokens, _counter(mem)))
+            totals.update(counts)
+            quiet_since = time.monotonic()
     return totals
 
 

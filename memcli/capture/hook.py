@@ -22,8 +22,10 @@ from memcli.capture.spool import Spool
 ANSWERED = ("session_start",)  # the events whose output the client reads
 
 
-def run(data: str, *, event: str | None = None, client: str | None = None, store_dir: Path | None = None) -> str:
-    """What to print for one payload (often nothing). Never raises."""
+def run(data: str, *, event: str | None = None, client: str | None = None, store_dir: Path | None = None,
+        served: bool = False) -> str:
+    """What to print for one payload (often nothing). Never raises. `served`: called by the hook server
+    (memcli.capture.serve) rather than in a hook's own process."""
     if os.environ.get("MEM_CAPTURE", "1") == "0":
         return ""
     spool = None
@@ -57,8 +59,8 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
         if private:
             stored["private"] = private
         spool.enqueue(event_key(stored), stored)
-        if options.drain == "auto" and not spool.drain_running():
-            _start_drain(root)
+        if options.drain == "auto":
+            start_background(spool, served)
         return answer
     except Exception as exc:  # noqa: BLE001 - a hook never fails the assistant; the count says what happened
         if spool is not None:
@@ -120,10 +122,18 @@ def trim(text: str, room: int) -> str:
     return text[: cut if cut > 0 else room].strip()
 
 
-def _start_drain(root: Path) -> None:
-    """A drain in its own session, detached from the client, which does not wait for it."""
+def start_background(spool: Spool, served: bool) -> None:
+    """Start what is not running: the hook server (when this is a hook's own process), which later hooks
+    relay to, and the drain, which turns the queue into memories. Both detached from the client."""
+    if not served and not spool.serving():
+        _spawn(spool.root.parent, "serve")
+    elif not spool.drain_running():
+        _spawn(spool.root.parent, "drain", "--linger", "3", "--background")
+
+
+def _spawn(root: Path, *command: str) -> None:
     import subprocess
 
-    subprocess.Popen([sys.executable, "-m", "memcli", "--dir", str(root), "capture", "drain", "--serve"],
+    subprocess.Popen([sys.executable, "-m", "memcli", "--dir", str(root), "capture", *command],
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                      start_new_session=True, close_fds=True, cwd=str(root))

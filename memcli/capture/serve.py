@@ -1,6 +1,8 @@
-"""The other end of memcli.capture.relay: while a drain runs, it answers the hooks of its store on
-`.capture/hook.sock` (a folder only this user can enter), doing in this warm process what a fresh hook
-process would: redact, queue, answer SessionStart (memcli.capture.hook.run)."""
+"""The other end of memcli.capture.relay: `mem capture serve`, started by the first hook, answers the
+hooks of its store on `.capture/hook.sock` (a folder only this user can enter) until
+`capture.serve_seconds` pass without one, doing in this warm process what a fresh hook process would:
+redact, queue, answer SessionStart, start a drain when none runs (memcli.capture.hook.run). It loads no
+model: the drain, a process of its own at a lower priority, does that work, so a hook never waits on it."""
 
 from __future__ import annotations
 
@@ -13,10 +15,31 @@ import threading
 import time
 from pathlib import Path
 
-from memcli.capture.hook import run
+from memcli.capture.hook import run, start_background
 from memcli.capture.relay import SOCKET
+from memcli.capture.spool import Spool
 
 log = logging.getLogger("memcli")
+
+
+def serve(store_root: Path, linger: float, *, sleep=time.sleep) -> bool:
+    """Answer the store's hooks until `linger` seconds pass without one; False when another server
+    already does (or the socket cannot be made)."""
+    spool = Spool(store_root)
+    with spool.serve_lock() as held:
+        if not held:
+            return False
+        server = HookServer(store_root)
+        if not server.start():
+            return False
+        try:
+            if spool.waiting():
+                start_background(spool, served=True)  # the events of the hooks that came before this server
+            while time.monotonic() - server.last_event < linger:
+                sleep(0.2)
+        finally:
+            server.stop()
+    return True
 
 
 class HookServer:
@@ -30,8 +53,6 @@ class HookServer:
     def start(self) -> bool:
         """Listen (False when the socket cannot be made: hooks then do their work themselves). Only the
         drain holding the store's lock calls this, so a socket file already there is a dead drain's."""
-        from memcli.capture.spool import Spool
-
         path = self.root / SOCKET
         here = os.getcwd()
         try:
@@ -84,7 +105,7 @@ class HookServer:
                 chunks.append(chunk)
             request = json.loads(b"".join(chunks))
             answer = run(request["data"], event=request.get("event"), client=request.get("client"),
-                         store_dir=self.root)
+                         store_dir=self.root, served=True)
             conn.sendall(json.dumps({"answer": answer}).encode("utf-8"))
         except (OSError, ValueError, KeyError, TypeError) as exc:  # the relay falls back to doing it itself
             log.info("a relayed hook failed: %s", exc)

@@ -76,7 +76,14 @@ class Spool:
 
     def drain_running(self) -> bool:
         """Whether a drain holds the lock now (a look, not a wait)."""
-        path = self.root / "drain.lock"
+        return self._held("drain.lock")
+
+    def serving(self) -> bool:
+        """Whether a hook server holds its lock now."""
+        return self._held("serve.lock")
+
+    def _held(self, name: str) -> bool:
+        path = self.root / name
         if not path.exists():
             return False
         with open(path, "a") as handle:
@@ -89,11 +96,18 @@ class Spool:
 
     # -- the drain's side ----------------------------------------------------------------------------
 
-    @contextlib.contextmanager
     def drain_lock(self):
         """Held by the one drain of this store; yields False (at once) when another drain has it."""
+        return self._try_lock("drain.lock")
+
+    def serve_lock(self):
+        """Held by the one hook server of this store."""
+        return self._try_lock("serve.lock")
+
+    @contextlib.contextmanager
+    def _try_lock(self, name: str):
         self.ensure()
-        with open(self.root / "drain.lock", "a") as handle:
+        with open(self.root / name, "a") as handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

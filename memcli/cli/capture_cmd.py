@@ -40,19 +40,18 @@ def capture():
 @capture.command()
 @click.option("--linger", type=float, default=0.0, show_default=True,
               help="Wait this many seconds for more events before stopping.")
-@click.option("--serve", is_flag=True,
-              help="Answer the store's hooks meanwhile, and linger capture.serve_seconds (how the hook starts it).")
+@click.option("--background", is_flag=True, help="Run at a lower priority (how a hook starts it).")
 @click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
 @pass_env
-def drain(env: Env, linger, serve, as_json) -> None:
+def drain(env: Env, linger, background, as_json) -> None:
     """Turn the waiting events into observations, session threads and summaries (one drain at a time)."""
-    from memcli.capture.drain import drain as run_drain
-    from memcli.capture.options import CaptureOptions
+    import os
 
-    mem = env.mem()
-    if serve:
-        linger = max(linger, CaptureOptions.from_settings(mem.settings.capture).serve_seconds)
-    counts = run_drain(mem, linger=linger, serve=serve)
+    from memcli.capture.drain import drain as run_drain
+
+    if background:
+        os.nice(10)
+    counts = run_drain(env.mem(), linger=linger)
     if counts is None:
         click.echo("another drain is running on this store", err=True)
         return
@@ -60,6 +59,19 @@ def drain(env: Env, linger, serve, as_json) -> None:
         click.echo(json.dumps(dict(counts)))
     else:
         click.echo(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing waiting")
+
+
+@capture.command()
+@pass_env
+def serve(env: Env) -> None:
+    """Answer this store's hooks from one warm process until capture.serve_seconds pass without one (the
+    first hook starts it; hooks work without it, only slower)."""
+    from memcli.capture.options import CaptureOptions
+    from memcli.capture.serve import serve as run_serve
+
+    mem = env.mem()
+    if not run_serve(mem.store.root, CaptureOptions.from_settings(mem.settings.capture).serve_seconds):
+        click.echo("another server answers this store's hooks", err=True)
 
 
 @click.group(cls=MemGroup)

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import time
 
 import pytest
-from helpers import ok, open_mem
+from helpers import ok
 from payloads import claude, claude_bash
 from test_hook import hook
 
@@ -56,11 +53,12 @@ def test_a_dead_drains_socket_makes_the_hook_do_the_work_itself(project):
     assert len(spool.waiting()) == 1
 
 
-def test_a_drain_serving_hooks_stops_after_its_linger(project):
-    from memcli.capture.drain import drain
+def test_a_server_stops_after_its_linger_and_a_second_one_gives_way(project):
+    from memcli.capture.serve import serve
 
-    start = time.monotonic()
-    assert hook(claude_bash(project, "ls", "c")).returncode == 0
-    counts = drain(open_mem(), linger=0.5, serve=True)
-    assert counts["stored"] == 1 and time.monotonic() - start < 30
-    assert not (project / ".mem/.capture/hook.sock").exists()
+    spool = Spool(project / ".mem")
+    with spool.serve_lock() as held:
+        assert held and spool.serving()
+        assert serve(project / ".mem", 0.1) is False
+    assert serve(project / ".mem", 0.3) is True
+    assert not spool.serving() and not (project / ".mem/.capture/hook.sock").exists()
