@@ -55,6 +55,20 @@ def drain(mem, *, linger: float = 0.0, sleep: Callable[[float], None] = time.sle
     return totals
 
 
+class QueuedEvents:
+    """A source of jobs for the idle worker of `mem mcp` (memcli.core.idle): drain the captured events
+    when some wait and no other drain runs. `on_mem(fn)` runs fn where the library may touch the store."""
+
+    def __init__(self, mem, on_mem: Callable):
+        self.mem, self.on_mem = mem, on_mem
+
+    def __call__(self):
+        spool = Spool(self.mem.store.root)
+        if not spool.waiting() or spool.drain_running():
+            return None
+        return lambda: self.on_mem(lambda: drain(self.mem))
+
+
 def _counter(mem) -> Callable[[str], int]:
     """The compression model's token count (loaded anyway to compress); without it, a cautious estimate
     of three characters a token."""

@@ -110,3 +110,15 @@ def test_injected_context_stays_within_its_budget(project):
     assert 0 < len(context.split()) <= 80  # the fake token counter counts words
     assert "task number 29" in context and "task number 0 " not in context  # the newest sessions first
     assert context.startswith("Facts mem captured")
+
+
+def test_the_mcp_idle_worker_drains_waiting_events(project):
+    from memcli.capture.drain import QueuedEvents
+    from memcli.core.idle import IdleWorker
+
+    worker = IdleWorker(0)
+    worker.add_source(QueuedEvents(open_mem(), lambda fn: fn()))
+    assert worker.run_one() is False
+    send(claude_bash(project, "make", "done"))
+    assert worker.run_one() is True
+    assert len(memories("observation")) == 1 and Spool(project / ".mem").waiting() == []
