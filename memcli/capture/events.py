@@ -45,7 +45,7 @@ def normalise(payload, event: str | None = None, client: str | None = None) -> d
         "session": str(payload.get("session_id") or payload.get("session") or "unknown"),
         "cwd": str(payload.get("cwd") or ""),
     }
-    for key in ("tool_use_id", "turn_id", "transcript_path"):
+    for key in ("tool_use_id", "turn_id", "prompt_id", "transcript_path"):
         if isinstance(payload.get(key), str):
             record[key] = payload[key]
     if kind == "tool":

@@ -35,3 +35,21 @@ def codex(event: str, cwd, session: str = "x1", **fields) -> dict:
 def gemini(event: str, cwd, session: str = "g1", **fields) -> dict:
     return {"session_id": session, "transcript_path": "/home/u/.gemini/tmp/chat.json", "cwd": str(cwd),
             "hook_event_name": event, "timestamp": "2026-12-05T09:00:00Z", **fields}
+
+
+# What Claude Code 2.1.197 (npm @anthropic-ai/claude-code) sent to hooks on this machine, recorded with a
+# `cat > file` hook beside mem's for `claude -p "say hi"` without an account (it stops at "Not logged in"
+# after UserPromptSubmit; no tool ran).
+RECORDED_CLAUDE_CODE = [
+    {"session_id": "c4a3121a-a81e-4818-b0dc-584f7b8d44c3",
+     "transcript_path": "/root/.claude/projects/-tmp-cap2-proj/c4a3121a-a81e-4818-b0dc-584f7b8d44c3.jsonl",
+     "cwd": "/tmp/cap2/proj", "hook_event_name": "SessionStart", "source": "startup"},
+    {"session_id": "c4a3121a-a81e-4818-b0dc-584f7b8d44c3",
+     "transcript_path": "/root/.claude/projects/-tmp-cap2-proj/c4a3121a-a81e-4818-b0dc-584f7b8d44c3.jsonl",
+     "cwd": "/tmp/cap2/proj", "prompt_id": "e257dea8-b435-4842-8549-c49f98b1569e", "permission_mode": "default",
+     "hook_event_name": "UserPromptSubmit", "prompt": "say hi"},
+    {"session_id": "c4a3121a-a81e-4818-b0dc-584f7b8d44c3",
+     "transcript_path": "/root/.claude/projects/-tmp-cap2-proj/c4a3121a-a81e-4818-b0dc-584f7b8d44c3.jsonl",
+     "cwd": "/tmp/cap2/proj", "prompt_id": "e257dea8-b435-4842-8549-c49f98b1569e", "hook_event_name": "SessionEnd",
+     "reason": "other"},
+]

@@ -69,3 +69,21 @@ def test_the_same_tool_call_has_one_key_whatever_else_differs(tmp_path):
     two = dict(normalise(claude_bash(tmp_path, "ls", "a")), at=5)
     assert event_key(one) == event_key(two)
     assert event_key(one) != event_key(normalise(claude_bash(tmp_path, "ls", "a", tool_use_id="toolu_02")))
+
+
+def test_what_claude_code_really_sent_is_read_as_claude_code_events():
+    from payloads import RECORDED_CLAUDE_CODE
+
+    start, prompt, end = (normalise(p) for p in RECORDED_CLAUDE_CODE)
+    assert {start["client"], prompt["client"], end["client"]} == {"claude-code"}
+    assert (start["event"], start["reason"]) == ("session_start", "startup")
+    assert (prompt["event"], prompt["prompt"]) == ("prompt", "say hi")
+    assert (end["event"], end["reason"]) == ("session_end", "other")
+
+
+def test_the_same_prompt_twice_in_a_session_is_two_events():
+    from payloads import RECORDED_CLAUDE_CODE
+
+    once = normalise(RECORDED_CLAUDE_CODE[1])
+    again = normalise(dict(RECORDED_CLAUDE_CODE[1], prompt_id="f0000000-0000-0000-0000-000000000000"))
+    assert event_key(once) != event_key(again)
