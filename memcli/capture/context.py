@@ -7,6 +7,7 @@ The drain writes it after each batch, so the SessionStart hook only reads a file
 from __future__ import annotations
 
 import os
+import re
 import time
 
 from typing import Callable
@@ -15,6 +16,8 @@ from memcli.capture.options import MAX_INJECT_CHARS
 from memcli.capture.sessions import _clip
 
 LAST_SESSIONS = 3
+TEST_RUNNER = re.compile(r"\b(pytest|tox|nox|unittest|npm (?:run )?test|yarn test|pnpm test|cargo (?:test|build)|"
+                         r"go (?:test|build)|make(?: \w+)?|mvn|gradle|ctest|rspec|jest|vitest|phpunit)\b")
 
 
 def digest(sessions: list[dict], tokens: int, count: Callable[[str], int]) -> str:
@@ -35,7 +38,7 @@ def digest(sessions: list[dict], tokens: int, count: Callable[[str], int]) -> st
         lines.append(line)
         for command, what in state.get("failures", [])[-2:]:
             lines.append(f"  - `{command}` failed" + (f": {what}" if what else "") + ".")
-        passing = [c for c, failed in state.get("commands", []) if not failed][-3:]
+        passing = _telling_passes(state.get("commands", []))
         if passing:
             lines.append("  - Ran without failing: " + ", ".join(f"`{c}`" for c in passing) + ".")
         for sentence in state.get("decisions", [])[-2:]:
@@ -44,6 +47,14 @@ def digest(sessions: list[dict], tokens: int, count: Callable[[str], int]) -> st
             lines.append(f"  - Left open: {sentence}")
     lines.append("More: the memories tagged `session` and `observation` (mem search, or MCP memory_search).")
     return _fit(lines, tokens, count)
+
+
+def _telling_passes(commands: list) -> list[str]:
+    """Up to three commands that passed, those that run tests or builds first (how to check the work is
+    the fact a next session needs most), then the latest others."""
+    passed = list(dict.fromkeys(c for c, failed in commands if not failed))
+    checks = [c for c in passed if TEST_RUNNER.search(c)]
+    return (checks[-3:] + [c for c in reversed(passed) if c not in checks])[:3]
 
 
 def _fit(lines: list[str], tokens: int, count: Callable[[str], int]) -> str:
