@@ -116,3 +116,17 @@ def test_the_hook_through_the_cli_group_behaves_the_same(project):
     result = ok("hook", "--client", "codex", input="[]")
     assert result.stdout == ""
     assert Spool(project / ".mem").state()["errors"] == {"bad payload": 1}
+
+
+def test_a_hook_imports_no_model_index_or_cli_code(project):
+    probe = ("import io, json, sys\n"
+             "sys.stdin = io.StringIO(sys.argv[1])\n"
+             "from memcli.entry import main\n"
+             "sys.argv = ['mem', 'hook']\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "heavy = {'numpy', 'llama_cpp', 'hnswlib', 'click', 'sqlite3', 'pathspec'}\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in heavy)), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", probe, json.dumps(claude_bash(project, "ls", "a"))],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout == "" and json.loads(done.stderr) == []
+    assert len(Spool(project / ".mem").waiting()) == 1
