@@ -16,6 +16,7 @@ from memcli.errors import MemError, StoreError, describe
 from memcli.index.catalog import DUPLICATE
 from memcli.store.files import INDEX
 from memcli.util.fsutil import stale_temps
+from memcli.util.words import counted
 
 CONFLICT_MARKERS = ("<<<<<<< ", ">>>>>>> ")
 
@@ -224,7 +225,8 @@ def _compression(mem) -> list[Finding]:
     findings = []
     pending = to_compress(mem, pending=True)
     if pending:
-        findings.append(Finding("compression", True, f"{len(pending)} memories wait to be compressed (--defer); "
+        findings.append(Finding("compression", True, f"{counted(len(pending), 'memory', 'memories')} "
+                                                     f"{'waits' if len(pending) == 1 else 'wait'} to be compressed (--defer); "
                                                      "they are found by search meanwhile", "mem compress --pending",
                                 info=True))
     failed = to_compress(mem, failed=True)

@@ -73,7 +73,7 @@ def test_two_clones_share_memories_through_push_and_pull(team):
 
     git(bob, "pull", "-q", "--no-rebase")
     assert not (bob / ".index").exists() or not any((bob / ".index").iterdir())
-    assert found(bob, "amazon rate limit") == [rate]  # the index builds itself after a clone or pull
+    assert found(bob, "amazon requests") == [rate]  # the index builds itself after a clone or pull
 
     # Both add at the same time; the second to push merges, and nothing conflicts.
     deploy = added(alice, "Billing deploys need a migration check first", "-t", "billing")
