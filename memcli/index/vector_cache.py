@@ -157,7 +157,7 @@ class VectorCache:
         try:
             path = self._own_file()
             if path is None:
-                self._mkdir()
+                self.store.make_dir(self.folder)
                 path = self.folder / f"{_today()}-{secrets.token_hex(4)}{SUFFIX}"
                 header = HEADER.pack(MAGIC, self.key, self.dim)
                 records[:0] = header + zlib.crc32(header).to_bytes(4, "little")
@@ -192,12 +192,6 @@ class VectorCache:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(f"{path.name} {info.st_size} {info.st_mtime_ns}\n")
         self.store.protect(record)
-
-    def _mkdir(self) -> None:
-        mode = 0o700 if self.store.private else 0o777
-        for folder in (self.folder.parent, self.folder):
-            if not folder.is_dir():
-                folder.mkdir(mode=mode, exist_ok=True)
 
 
 def _today() -> str:
