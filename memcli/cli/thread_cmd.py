@@ -10,6 +10,8 @@ import click
 
 from memcli.cli.common import Env, MemGroup, emit, pass_env, say_redacted
 from memcli.cli.options import output_options
+from memcli.cli.render import shown
+from memcli.util.words import counted
 from memcli.errors import NOTHING, describe
 
 
@@ -118,7 +120,7 @@ def _summarize_later(env: Env, thread_id: str) -> None:
 def ls(env: Env, fmt) -> None:
     """List threads, most recently active first: id, messages (folded), title."""
     def human(info) -> str:
-        return f"{info.id[:10]}  {info.messages:>4} msgs ({info.folded} folded)  {info.title or ''}".rstrip()
+        return shown(f"{info.id[:10]}  {info.messages:>4} msgs ({info.folded} folded)  {info.title or ''}".rstrip())
 
     emit(_threads(env).list(), fmt, row=lambda info: info.to_dict(), human=human)
 
@@ -143,9 +145,9 @@ def show(env: Env, thread_id, every, fmt) -> None:
 
     def human(row: dict) -> str:
         if "summary" in row:
-            return f"[{row['first']}-{row['last']} summary] {' '.join(row['summary'].split())}"
+            return shown(f"[{row['first']}-{row['last']} summary] {' '.join(row['summary'].split())}")
         speaker = row["role"] + (f" ({row['name']})" if row.get("name") else "")
-        return f"[{row['seq']}] {speaker}: {row['content']}"
+        return shown(f"[{row['seq']}] {speaker}: {row['content']}")
 
     emit(rows, fmt, row=dict, human=human)
 
@@ -178,7 +180,7 @@ def context(env: Env, thread_id, budget, as_json) -> None:
     else:
         for message in built.messages:
             speaker = message["role"] + (f" ({message['name']})" if message.get("name") else "")
-            click.echo(f"{speaker}: {message['content']}")
+            click.echo(shown(f"{speaker}: {message['content']}"))
     click.echo(f"mem: {built.report()}", err=True)
 
 

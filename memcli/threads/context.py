@@ -23,6 +23,7 @@ from memcli.threads.digest import lines, parse, select
 from memcli.threads.facts import facts, words_of
 from memcli.threads.files import Fold
 from memcli.threads.records import Message
+from memcli.util.words import counted
 
 MESSAGE_OVERHEAD = 4
 SUMMARY_HEADER = "Earlier in this conversation:"
@@ -52,11 +53,12 @@ class ChatContext:
         """One line saying what the context holds and what it shortened, for a person or a model."""
         shortened = ""
         if self.shortened or self.left_out_sentences:
-            lost = f"{self.left_out_facts} facts lost" if self.left_out_facts else "no fact lost"
-            shortened = f" ({self.shortened} shortened: {self.left_out_sentences} sentences left out, {lost})"
+            lost = f"{counted(self.left_out_facts, 'fact')} lost" if self.left_out_facts else "no fact lost"
+            shortened = (f" ({self.shortened} shortened: {counted(self.left_out_sentences, 'sentence')} left out,"
+                         f" {lost})")
         left = self.left_out_turns + self.left_out_summaries
-        return (f"{self.tokens} of {self.budget} tokens: {self.summaries} summaries{shortened}, {self.turns} turns"
-                + (f"; {left} older items did not fit" if left else ""))
+        return (f"{self.tokens} of {self.budget} tokens: {counted(self.summaries, 'summary', 'summaries')}{shortened}, "
+                f"{counted(self.turns, 'turn')}" + (f"; {counted(left, 'older item')} did not fit" if left else ""))
 
 
 def build(messages: Sequence[Message], folds: Sequence[Fold], budget: int, count: Callable[[str], int]) -> ChatContext:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Sequence
 from memcli.errors import describe
 from memcli.threads.facts import ENDS, SENTENCE, facts, is_filler, words_of
 from memcli.threads.files import Fold, Threads, summary_source
+from memcli.util.fsutil import open_lock
 from memcli.threads.records import Message
 
 if TYPE_CHECKING:
@@ -262,7 +263,7 @@ def _day(stamp: str) -> str:
 def _summarizer_lock(path):
     """One summariser per thread; a second one gives way at once (the first folds what is due)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as handle:
+    with open_lock(path) as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
