@@ -10,7 +10,7 @@ share of the turns, the sentences that carry the rest of the conversation: maxim
 over MiniLM sentence vectors against the centroid of the turns. A filler sentence ("Great.", "Good
 point.") is never chosen. The chosen sentences keep their order and speaker (a line per speaker's
 run, under the dates), and each goes through the compressor (prune, under its guard, so nothing is
-invented), kept pruned only if its facts all survive.
+invented), the words of its facts that prune dropped put back in place.
 
 With a provider configured (mem.yaml `provider`, sending allowed), its chat model writes the summary
 instead: the turns pass the egress gate, and the reply is kept only if the guard finds no number and

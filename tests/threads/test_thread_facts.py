@@ -89,3 +89,15 @@ def test_with_the_real_models_the_trip_keeps_its_facts_and_search_finds_the_diet
     holds_the_trip(messages[0]["content"])
     found = json.loads(mem("search", "are we vegetarian", "--json").stdout)
     assert found and found[0]["source"].startswith(f"thread/{thread_id}#") and "vegetarian" in found[0]["content"]
+
+
+def test_versions_and_amounts_stay_whole_in_a_summary():
+    thread_id = new_thread()
+    replay(thread_id, [{"role": "user", "name": "Ravi", "content": "Release v3.8.1 went out at 14:05 UTC. It broke checkout."},
+                       {"role": "assistant", "content": "Sure! Roll back to v3.8.0 and refund the 12.99 euros shipping."},
+                       {"role": "user", "name": "Ravi", "content": "Thanks."}])
+    ok("thread", "summarize", thread_id, "--force")
+    [summary] = summaries(ok("thread", "show", thread_id, "--jsonl").stdout)
+    for fact in ("v3.8.1", "14:05 UTC", "v3.8.0", "12.99 euros"):
+        assert fact in summary, summary
+    assert "Sure" not in summary
