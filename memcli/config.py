@@ -35,6 +35,7 @@ class Settings:
     thread_window_tokens: int = 1500  # ... or when the unfolded turns pass about this many tokens
     on_similar: str = "keep"
     redact: list[dict] = field(default_factory=list)
+    capture: dict = field(default_factory=dict)  # `mem hook`'s settings, read by memcli.capture.options
     provider: ProviderSettings = field(default_factory=ProviderSettings)
 
     def to_yaml_dict(self) -> dict:
@@ -52,6 +53,7 @@ class Settings:
             "on_similar": self.on_similar,
             "redact": list(self.redact),
             "provider": self.provider.to_yaml(),
+            **({"capture": dict(self.capture)} if self.capture else {}),
         }
 
     @classmethod
@@ -72,6 +74,10 @@ class Settings:
                     raise StoreError(f"{origin}: models: {name!r} must be a string, got {models[name]!r}")
                 values[f"{name}_model"] = models[name]
         values["provider"] = ProviderSettings.from_yaml(data.pop("provider", None), origin)
+        capture = data.pop("capture", None)
+        if capture is not None and not isinstance(capture, dict):
+            raise StoreError(f"{origin}: 'capture' must be a mapping (see docs/capture.md)")
+        values["capture"] = capture or {}
         known = {f.name: f for f in fields(cls)}
         for key, value in data.items():
             if key not in known or key in ("embed_model", "compress_model", "provider"):

@@ -39,6 +39,7 @@ COMMANDS = {
     "status": "status_cmd",
     "update": "versions_cmd",
     "models": "models_cmd",
+    **dict.fromkeys(["hook", "capture", "hooks"], "capture_cmd"),
 }
 
 # Commands that only read a store: with --dir naming a folder that is not there, an error rather than an

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from memcli.cli import common
 from memcli.cli.common import Env, ProgressBars, echo_json, pass_env
 from memcli.cli.options import (
     filter_options,
@@ -62,6 +63,8 @@ def context(env: Env, words, budget, limit, tags, since, until, source, all_vers
     if packed.skipped:
         click.echo(f"mem: {counted(packed.skipped, 'more result')} did not fit in {budget} tokens", err=True)
     if not packed.hits:
+        if not packed.skipped:
+            common.say_nothing_matched(packed.under_cut)
         raise click.exceptions.Exit(NOTHING)
 
 

@@ -193,6 +193,22 @@ def say_redacted(counts: dict[str, int]) -> None:
         click.echo(f"mem: {note}", err=True)
 
 
+def stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+def say_nothing_matched(under_cut: float | None) -> None:
+    """An empty result, on a terminal, says so: with the best score the cut-off left out and the flag that
+    shows it, when it left one out (stdout stays empty; a script reads the exit code)."""
+    if not stderr_is_terminal():
+        return
+    if under_cut is None:
+        click.echo("mem: nothing matched", err=True)
+    else:
+        click.echo(f"mem: nothing matched well enough: the best scored {under_cut:.2f}, under the cut-off"
+                   " (--min-score 0 shows it)", err=True)
+
+
 class ProgressBars:
     """The CLI side of memcli.util.progress.Progress: a bar per phase on stderr, counting the phase's unit
     (`ingesting chunks 12/119`), drawn only on a terminal and only for work still running `delay`

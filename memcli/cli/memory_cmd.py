@@ -42,8 +42,9 @@ from memcli.errors import NOTHING
 def init(ctx: click.Context, directory: Path | None, git: bool, as_json: bool) -> None:
     """Create a store in DIRECTORY (default: --dir or $MEM_DIR if given, else ./.mem).
 
-    A store is mem.yaml (settings), memories/ (one YAML file per memory) and .index/ (caches,
-    git-ignored). Run it again on an existing store to repair a missing piece; nothing is lost.
+    A store is mem.yaml (settings), memories/ (one YAML file per memory), vectors/ (each memory's
+    embedding: a cache to commit with the memories, so a clone need not embed them again) and .index/
+    (caches, git-ignored). Run it again on an existing store to repair a missing piece; nothing is lost.
     """
     import os
 
@@ -59,6 +60,8 @@ def init(ctx: click.Context, directory: Path | None, git: bool, as_json: bool) -
         click.echo(str(store.root))
     click.echo(("mem: initialised a new store at " if created else "mem: store already exists at ") + str(store.root),
                err=True)
+    if git:
+        click.echo("mem: commit mem.yaml, .gitignore, .gitattributes, memories/ and vectors/ (the embeddings)", err=True)
 
 
 @click.command()

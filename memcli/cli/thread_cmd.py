@@ -160,7 +160,9 @@ def show(env: Env, thread_id, every, fmt) -> None:
 @pass_env
 def context(env: Env, thread_id, budget, as_json) -> None:
     """The chat-API message list for thread ID within --budget tokens: the thread's system messages,
-    a system message with the summaries of folded turns, then the newest turns verbatim.
+    a system message with the summaries of folded turns, then the newest turns verbatim. When the
+    summaries do not all fit, their sentences stating facts (names, dates, numbers, preferences,
+    decisions) go in before any chatter; stderr says what was shortened.
 
     \b
       mem thread context $id --json | jq '{model: "gpt-4o-mini", messages: .}' \\
@@ -179,11 +181,7 @@ def context(env: Env, thread_id, budget, as_json) -> None:
         for message in built.messages:
             speaker = message["role"] + (f" ({message['name']})" if message.get("name") else "")
             click.echo(shown(f"{speaker}: {message['content']}"))
-    left = built.left_out_turns + built.left_out_summaries
-    shortened = f" ({built.shortened} shortened)" if built.shortened else ""
-    click.echo(f"mem: {built.tokens} of {budget} tokens: {counted(built.summaries, 'summary', 'summaries')}{shortened}, "
-               f"{counted(built.turns, 'turn')}"
-               + (f"; {counted(left, 'older item')} did not fit" if left else ""), err=True)
+    click.echo(f"mem: {built.report()}", err=True)
 
 
 @thread.command()

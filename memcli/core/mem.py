@@ -161,11 +161,12 @@ class Mem:
                 log.warning("not indexed for meaning search yet: %s", describe(exc))
         return [None] * len(texts), [None] * len(texts)
 
-    def index_vectors(self, progress=None) -> int:
-        """Embed whatever has no vector yet and fold a large delta into the graph; cheap when in step."""
-        embedded = self.vectors.sync(self.embedder(), progress)
+    def index_vectors(self, progress=None):
+        """Give a vector to whatever has none yet (from the vector cache, else embedded) and fold a large
+        delta into the graph; cheap when in step. Returns what the sync did (memcli.index.vectors.Synced)."""
+        synced = self.vectors.sync(self.embedder(), progress)
         self.vectors.maybe_fold()
-        return embedded
+        return synced
 
     def settle(self) -> None:
         """After a large write: fold its vectors into the graph now (when they are many enough), then leave

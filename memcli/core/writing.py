@@ -261,7 +261,7 @@ def _save(mem: Mem, memory: Memory, vector, old_relpath: str | None = None) -> N
     sha = hashlib.sha256(mem.store.file_path(relpath).read_bytes()).hexdigest()
     added = mem.catalog.record_write(relpath, memory, sha).added
     if added and vector is not None:
-        mem.vectors.add(added[0], vector, mem.embedder())
+        mem.vectors.add(added[0], memory.raw, vector, mem.embedder())
 
 
 def _store_raw_tokens(mem: Mem, memory: Memory, *, batch: bool) -> None:

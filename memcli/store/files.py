@@ -22,9 +22,9 @@ from memcli.errors import InvalidMemory, StoreError
 from memcli.store.memory import Memory
 from memcli.store.yamlfile import parse_yaml
 from memcli.util.fsutil import atomic_write
+from memcli.store.where import SETTINGS_FILE, find_store, locate_store  # noqa: F401 - the store's API
 from memcli.util.paths import user_store_dir, work_tree_top
 
-SETTINGS_FILE = "mem.yaml"
 MEMORIES = "memories"
 INDEX = ".index"
 LOCK_TIMEOUT_S = 60.0
@@ -33,26 +33,6 @@ SETTINGS_HEADER = """\
 # mem store settings; commit this file with the store. See `mem --help` and README.md.
 # models: registry names (`mem models list`) or paths to .gguf files.
 """
-
-
-def find_store(explicit: Path | None = None, cwd: Path | None = None) -> Path:
-    """--dir, then $MEM_DIR, then the nearest project store upward, then the user store."""
-    return locate_store(explicit, cwd)[0]
-
-
-def locate_store(explicit: Path | None = None, cwd: Path | None = None) -> tuple[Path, str]:
-    """The store find_store picks, and why (for `mem -v path`)."""
-    if explicit is not None:
-        return Path(explicit).expanduser().resolve(), "given by --dir"
-    env = os.environ.get("MEM_DIR")
-    if env:
-        return Path(env).expanduser().resolve(), "given by $MEM_DIR"
-    here = (cwd or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        for root in (folder / ".mem", folder):
-            if (root / SETTINGS_FILE).is_file():
-                return root, f"the nearest project store upward from {here} (it holds {SETTINGS_FILE})"
-    return user_store_dir(), f"the user store: no --dir, no $MEM_DIR, and no .mem/ or {SETTINGS_FILE} above {here}"
 
 
 class Store:
@@ -139,8 +119,9 @@ class Store:
             if git:
                 # Memories are text with LF line ends on every machine, so a checkout on Windows does not
                 # rewrite every file and diffs stay line by line.
-                _ensure_lines(self.root / ".gitattributes", ["memories/**/*.yaml text eol=lf diff", "mem.yaml text eol=lf"],
-                              self.file_mode)
+                # The vector cache (memcli.index.vector_cache) is binary: never diffed, never merged as text.
+                _ensure_lines(self.root / ".gitattributes", ["memories/**/*.yaml text eol=lf diff", "mem.yaml text eol=lf",
+                                                             "vectors/**/*.vec binary"], self.file_mode)
         except OSError as exc:
             raise StoreError(f"cannot create a store at {self.root}: {exc.strerror or exc}") from None
         return created
