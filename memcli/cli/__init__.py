@@ -43,8 +43,8 @@ COMMANDS = {
 }
 
 # Commands that only read a store: with --dir naming a folder that is not there, an error rather than an
-# empty answer (a write makes the store).
-READS = {"ls", "show", "search", "context", "tags", "export", "stats", "status", "doctor", "rm", "tag", "compress",
+# empty answer (a write makes the store; `mem doctor` says so itself).
+READS = {"ls", "show", "search", "context", "tags", "export", "stats", "status", "rm", "tag", "compress",
          "reindex", "edit", "update"}
 
 

@@ -79,7 +79,10 @@ class ChatClient:
             raise ProviderError("connection", self.scrub(f"{type(exc).__name__}: {exc}".rstrip(": "))) from None
         _raise_for_status(response, self.scrub)
         try:
-            return response.json()["choices"][0]["message"]["content"] or ""
+            content = response.json()["choices"][0]["message"]["content"] or ""
+            if not isinstance(content, str):  # `content: ["x"]`: a reply to give up on, and prune here instead
+                raise TypeError
+            return content
         except (ValueError, LookupError, TypeError):
             raise ProviderError("bad-response", f"not a chat completion: {self.scrub(response.text)[:120]!r}") from None
 

@@ -353,3 +353,14 @@ def test_a_secret_of_each_family_is_not_stored(family, line, secret):
     "machine learning password manager", "the sig= parameter signs the URL"])
 def test_look_alikes_of_the_new_families_are_left_as_written(line):
     assert redact(line).text == line
+
+
+# -- smaller ones: a reply of the wrong shape falls back to the local compressor --------------------------
+
+def test_a_reply_whose_content_is_not_text_falls_back_to_local_prune(fakes):
+    with ScriptServer(default=("ok", ["TOPIC=billing"])) as server:
+        use_server(server.base_url)
+        memory_id = add(NOTE)
+    info = stored(memory_id)["compression"]
+    assert server.requests and info["method"] == "prune" and info["status"] == "done"
+    assert "not a chat completion" in info["reason"]
