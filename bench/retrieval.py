@@ -8,7 +8,9 @@ through `mem search -` (one process per mode and conversation); recall@k is the 
 evidence turns found in its top k, averaged over questions (the metric in the data's README).
 Every figure is printed per conversation as well as overall, so a change that helps one conversation
 and hurts the other shows. `--before REF` runs the hybrid search of that git revision of this
-repository (its own store, built the same way) in the same run, as the "before" row. `--held-out` also
+repository (its own store, built the same way) in the same run, as the "before" row. Each store is
+reindexed after its import, so its vectors come from the vector cache (float16); `--cache` adds the
+"fresh" rows, whose reindex embeds every memory again (no cache). `--held-out` also
 measures R@1 and R@5 on bench/data/fresh_heldout.json (notes and chat turns written for issue 18, never
 tuned on): one store of its 120 texts, each question's evidence its own text.
 
@@ -42,6 +44,7 @@ DEFAULT_DATA = next((p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json" f
                      if (p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json").is_file()), None)
 EVIDENCE = re.compile(r"D(\d+):(\d+)")
 HELD_OUT = ROOT / "bench" / "data" / "fresh_heldout.json"
+FRESH = "fresh"  # with --cache: this checkout, its index's vectors embedded afresh rather than from the cache
 DEVCONTENT = next((p / "shared" / "bench" / "devcontent" for p in ROOT.parents
                    if (p / "shared" / "bench" / "devcontent" / "retrieval.jsonl").is_file()), None)
 KEYWORD_NOTES = ROOT / "bench" / "data" / "keyword_notes.json"
@@ -108,6 +111,8 @@ def searched(name: str, items: list[tuple[str, str, str | None]], queries: list[
         records = [json.dumps({"raw": text, "tags": [name], "source": f"{name}#{key}",
                                **({"created_at": stamp} if stamp else {})}) for key, text, stamp in items]
         run_mem(["import", "--no-compress", "-"], env, "\n".join(records))
+        if version == FRESH:  # no vector cache: the reindex embeds every memory again
+            shutil.rmtree(work / version / name / "vectors")
         run_mem(["reindex"], env)
         by_id = {row["id"]: row["source"].split("#")[1] for row in json.loads(run_mem(["ls", "--json"], env))}
         lines = "\n".join(" ".join(q.split()) for q in queries) + "\n"
@@ -222,6 +227,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--modes", nargs="+", default=["text", "vector", "hybrid"])
     parser.add_argument("--before", metavar="REF", help="also run the hybrid search of this git revision")
+    parser.add_argument("--cache", action="store_true",
+                        help="also this checkout with fresh vectors (no vector cache) against the cached ones")
     parser.add_argument("--corpus", choices=("locomo", "devcontent", "notes"), default="locomo",
                         help="devcontent: developers' content; notes: short notes and keyword queries (per split)")
     parser.add_argument("--held-out", action="store_true",
@@ -236,6 +243,8 @@ def main() -> None:
     if args.before:
         versions = {args.before: checkout(args.before, work / "code"), **versions}
         modes[args.before] = ["hybrid"]
+    if args.cache:
+        versions, modes[FRESH] = {FRESH: ROOT, **versions}, args.modes
     results, counts = {}, {}
     if args.corpus != "locomo":
         try:

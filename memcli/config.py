@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from memcli.compress import methods
 from memcli.errors import StoreError
 from memcli.providers.registry import DEFAULT_COMPRESS_MODEL, DEFAULT_EMBED_MODEL
-from memcli.providers.settings import ProviderSettings, coerce
+from memcli.providers.settings import ProviderSettings, coerce, kind_of
 
 log = logging.getLogger("memcli")
 
@@ -35,6 +35,7 @@ class Settings:
     thread_window_tokens: int = 1500  # ... or when the unfolded turns pass about this many tokens
     on_similar: str = "keep"
     redact: list[dict] = field(default_factory=list)
+    capture: dict = field(default_factory=dict)  # `mem hook`'s settings, read by memcli.capture.options
     provider: ProviderSettings = field(default_factory=ProviderSettings)
 
     def to_yaml_dict(self) -> dict:
@@ -52,6 +53,7 @@ class Settings:
             "on_similar": self.on_similar,
             "redact": list(self.redact),
             "provider": self.provider.to_yaml(),
+            **({"capture": dict(self.capture)} if self.capture else {}),
         }
 
     @classmethod
@@ -66,11 +68,16 @@ class Settings:
         if not isinstance(models, dict):
             raise StoreError(f"{origin}: 'models' must be a mapping with 'embed' and 'compress'")
         values: dict = {}
-        if "embed" in models:
-            values["embed_model"] = str(models["embed"])
-        if "compress" in models:
-            values["compress_model"] = str(models["compress"])
+        for name in ("embed", "compress"):
+            if name in models:
+                if not isinstance(models[name], str):
+                    raise StoreError(f"{origin}: models: {name!r} must be a string, got {models[name]!r}")
+                values[f"{name}_model"] = models[name]
         values["provider"] = ProviderSettings.from_yaml(data.pop("provider", None), origin)
+        capture = data.pop("capture", None)
+        if capture is not None and not isinstance(capture, dict):
+            raise StoreError(f"{origin}: 'capture' must be a mapping (see docs/capture.md)")
+        values["capture"] = capture or {}
         known = {f.name: f for f in fields(cls)}
         for key, value in data.items():
             if key not in known or key in ("embed_model", "compress_model", "provider"):
@@ -79,8 +86,8 @@ class Settings:
             default = getattr(cls(), key)
             try:
                 values[key] = coerce(value, default)
-            except (TypeError, ValueError, OverflowError):
-                raise StoreError(f"{origin}: setting {key!r} should be like {default!r}, got {value!r}") from None
+            except TypeError:
+                raise StoreError(f"{origin}: setting {key!r} must be {kind_of(default)}, got {value!r}") from None
         settings = cls(**values)
         if settings.provider.remote:
             # A server is there to write facts; prune needs every token's logits, so it always runs here

@@ -25,9 +25,10 @@ LAYERS = [
     ["store"],
     ["index", "privacy"],
     ["core"],
-    ["features", "threads"],
+    ["features", "threads", "capture"],
     ["mcp"],
     ["cli"],
+    ["entry"],
     ["__main__"],
 ]
 LAYER_OF = {room: level for level, rooms in enumerate(LAYERS) for room in rooms}

@@ -41,6 +41,19 @@ def status(env: Env, as_json: bool) -> None:
         error = info["last_error"]
         if error:
             click.echo(f"last error: {error['reason']} ({_clock(error['at'])})")
+    if "capture" in info:
+        _capture(info["capture"])
+
+
+def _capture(capture: dict) -> None:
+    last = _clock(capture["last_event"]) if capture["last_event"] else "never"
+    click.echo(f"capture:    {capture['waiting']} events waiting, last event {last}")
+    counts = capture["counts"]
+    if counts:
+        click.echo("drained:    " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    if capture["errors"]:
+        click.echo("problems:   " + ", ".join(f"{k} {v}" for k, v in sorted(capture["errors"].items()))
+                   + (f" (last: {capture['last_error']})" if capture["last_error"] else ""))
 
 
 def _clock(epoch: float) -> str:

@@ -7,7 +7,8 @@ QUEUE = ("pending", "failed", "quarantined")
 
 def status(mem) -> dict:
     """Provider and model, the queue (pending / failed / quarantined), and for a server the circuit, when
-    it closes, the last error and the requests of the last minute (every process on the store counts)."""
+    it closes, the last error and the requests of the last minute (every process on the store counts);
+    and, once a coding assistant's hooks have sent events, what capture did with them."""
     settings = mem.settings
     counts: dict[str, int] = {}
     if mem.store.exists:
@@ -16,6 +17,11 @@ def status(mem) -> dict:
     out = {"store": str(mem.store.root), "provider": "local", "model": settings.compress_model,
            "method": settings.compress_method, "memories": sum(counts.values()),
            **{name: counts.get(name, 0) for name in QUEUE}}
+    from memcli.capture.spool import Spool
+
+    capture = Spool(mem.store.root).summary()
+    if capture is not None:
+        out["capture"] = capture
     if mem.providers.status is not None:
         out.update(mem.providers.status())
         out["fallback_model"] = settings.compress_model

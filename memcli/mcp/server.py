@@ -57,6 +57,7 @@ class Worker:
     catch-up is the one that makes the periodic look at every file (see REQUEST_PATIENCE)."""
 
     def __init__(self, mem: Mem):
+        from memcli.capture.drain import QueuedEvents
         from memcli.core.idle import IdleWorker, PendingCompression
         from memcli.threads.summarize import DueFolds
 
@@ -66,6 +67,7 @@ class Worker:
         self.folds = DueFolds(mem, self.run_now)  # thread_append notes the threads with a fold due
         self.idle.add_source(PendingCompression(mem, self.run_now, self.idle.idle_seconds))
         self.idle.add_source(self.folds)
+        self.idle.add_source(QueuedEvents(mem, self.run_now))  # events captured from coding assistants' hooks
 
     def start_background(self) -> None:
         self.idle.start()

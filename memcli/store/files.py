@@ -22,9 +22,9 @@ from memcli.errors import InvalidMemory, StoreError
 from memcli.store.memory import Memory
 from memcli.store.yamlfile import parse_yaml
 from memcli.util.fsutil import atomic_write
+from memcli.store.where import SETTINGS_FILE, find_store, locate_store  # noqa: F401 - the store's API
 from memcli.util.paths import user_store_dir, work_tree_top
 
-SETTINGS_FILE = "mem.yaml"
 MEMORIES = "memories"
 INDEX = ".index"
 LOCK_TIMEOUT_S = 60.0
@@ -33,26 +33,6 @@ SETTINGS_HEADER = """\
 # mem store settings; commit this file with the store. See `mem --help` and README.md.
 # models: registry names (`mem models list`) or paths to .gguf files.
 """
-
-
-def find_store(explicit: Path | None = None, cwd: Path | None = None) -> Path:
-    """--dir, then $MEM_DIR, then the nearest project store upward, then the user store."""
-    return locate_store(explicit, cwd)[0]
-
-
-def locate_store(explicit: Path | None = None, cwd: Path | None = None) -> tuple[Path, str]:
-    """The store find_store picks, and why (for `mem -v path`)."""
-    if explicit is not None:
-        return Path(explicit).expanduser().resolve(), "given by --dir"
-    env = os.environ.get("MEM_DIR")
-    if env:
-        return Path(env).expanduser().resolve(), "given by $MEM_DIR"
-    here = (cwd or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        for root in (folder / ".mem", folder):
-            if (root / SETTINGS_FILE).is_file():
-                return root, f"the nearest project store upward from {here} (it holds {SETTINGS_FILE})"
-    return user_store_dir(), f"the user store: no --dir, no $MEM_DIR, and no .mem/ or {SETTINGS_FILE} above {here}"
 
 
 class Store:
@@ -93,10 +73,10 @@ class Store:
                 if os.stat(path).st_mode & 0o777 != wanted:
                     os.chmod(path, wanted)
 
-    def _mkdir(self, folder: Path) -> None:
+    def make_dir(self, folder: Path) -> None:
         """The folder and any missing parent, 0700 in a private store (mkdir's own `parents` ignores mode)."""
         if not folder.is_dir():
-            self._mkdir(folder.parent)
+            self.make_dir(folder.parent)
             with contextlib.suppress(FileExistsError):
                 folder.mkdir(mode=0o700 if self.private else 0o777)
 
@@ -127,8 +107,8 @@ class Store:
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"{self.root} exists and is not a folder")
         try:
-            self._mkdir(self.memories_dir)
-            self._mkdir(self.index_dir)
+            self.make_dir(self.memories_dir)
+            self.make_dir(self.index_dir)
             self.protect()
             created = not self.exists
             if created:
@@ -139,8 +119,9 @@ class Store:
             if git:
                 # Memories are text with LF line ends on every machine, so a checkout on Windows does not
                 # rewrite every file and diffs stay line by line.
-                _ensure_lines(self.root / ".gitattributes", ["memories/**/*.yaml text eol=lf diff", "mem.yaml text eol=lf"],
-                              self.file_mode)
+                # The vector cache (memcli.index.vector_cache) is binary: never diffed, never merged as text.
+                _ensure_lines(self.root / ".gitattributes", ["memories/**/*.yaml text eol=lf diff", "mem.yaml text eol=lf",
+                                                             "vectors/**/*.vec binary"], self.file_mode)
         except OSError as exc:
             raise StoreError(f"cannot create a store at {self.root}: {exc.strerror or exc}") from None
         return created
@@ -161,7 +142,7 @@ class Store:
         relpath = memory.relpath()
         path = self.file_path(relpath)
         try:
-            self._mkdir(path.parent)
+            self.make_dir(path.parent)
             atomic_write(path, memory.to_yaml(), self.file_mode)
         except OSError as exc:
             raise StoreError(f"cannot write {relpath}: {exc.strerror or exc}") from None
@@ -236,7 +217,7 @@ class Store:
             return
         path = self.index_dir / "lock"
         try:
-            self._mkdir(self.index_dir)
+            self.make_dir(self.index_dir)
             self.protect()
             if path.is_dir() and not path.is_symlink():
                 shutil.rmtree(path)  # only a cache folder: whatever took the lock file's place goes

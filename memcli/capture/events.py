@@ -1,0 +1,134 @@
+"""One event record from whatever a client's hook sends: Claude Code, Codex CLI, Gemini CLI, or a generic
+`{event, session, cwd, tool, input, output}`. Unknown fields are ignored; nothing here touches the disk.
+
+The record: `event` (one of KINDS), `client`, `session`, `cwd`, and what the kind carries: `tool`,
+`input`, `output`, `error`, `failed` for a tool; `prompt`; `message` (the assistant's last words);
+`source`/`reason`; `tool_use_id`/`turn_id` when the client names the call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+# The event names of each client, mapped to the kinds mem handles.
+KINDS = {
+    "SessionStart": "session_start",
+    "UserPromptSubmit": "prompt", "BeforeAgent": "prompt", "prompt": "prompt",
+    "PostToolUse": "tool", "PostToolUseFailure": "tool", "AfterTool": "tool", "tool": "tool",
+    "Stop": "stop", "SubagentStop": "stop", "AfterAgent": "stop", "stop": "stop",
+    "PreCompact": "compact", "PreCompress": "compact", "compact": "compact",
+    "SessionEnd": "session_end", "session_end": "session_end",
+    "session_start": "session_start",
+}
+GEMINI_EVENTS = {"BeforeAgent", "AfterAgent", "AfterTool", "PreCompress", "BeforeTool", "BeforeModel", "AfterModel"}
+PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.DOTALL | re.IGNORECASE)
+
+
+class BadPayload(ValueError):
+    """A payload mem cannot read as an event (named in `mem status`, never raised to the client)."""
+
+
+def normalise(payload, event: str | None = None, client: str | None = None) -> dict:
+    """The event record of one hook payload; BadPayload when it is not one."""
+    if not isinstance(payload, dict):
+        raise BadPayload("the payload is not a JSON object")
+    name = str(event or payload.get("hook_event_name") or payload.get("event") or "")
+    kind = KINDS.get(name)
+    if kind is None:
+        raise BadPayload(f"unknown hook event {name!r}" if name else "no hook event named")
+    record = {
+        "event": kind,
+        "name": name,
+        "client": client or _client(payload, name),
+        "session": str(payload.get("session_id") or payload.get("session") or "unknown"),
+        "cwd": str(payload.get("cwd") or ""),
+    }
+    for key in ("tool_use_id", "turn_id", "prompt_id", "transcript_path"):
+        if isinstance(payload.get(key), str):
+            record[key] = payload[key]
+    if kind == "tool":
+        record.update(_tool(payload, name))
+    elif kind == "prompt":
+        record["prompt"] = _text(payload.get("prompt") or payload.get("input"))
+    elif kind == "stop":
+        record["message"] = _text(payload.get("last_assistant_message") or payload.get("prompt_response")
+                                  or payload.get("output"))
+    else:
+        reason = payload.get("source") or payload.get("reason") or payload.get("trigger")
+        if reason:
+            record["reason"] = str(reason)
+    return record
+
+
+def _client(payload: dict, name: str) -> str:
+    if name in GEMINI_EVENTS or "timestamp" in payload:  # every Gemini payload carries its timestamp
+        return "gemini"
+    if "turn_id" in payload or "model" in payload:
+        return "codex"
+    if "transcript_path" in payload or "permission_mode" in payload:
+        return "claude-code"
+    return "hook"
+
+
+def _tool(payload: dict, name: str) -> dict:
+    tool_input = payload.get("tool_input", payload.get("input"))
+    response = payload.get("tool_response", payload.get("output"))
+    error = payload.get("error")
+    if isinstance(response, dict) and ("llmContent" in response or "returnDisplay" in response):  # Gemini
+        error = error or response.get("error")
+        response = response.get("llmContent") or response.get("returnDisplay")
+    if isinstance(error, dict):
+        error = error.get("message") or json.dumps(error, ensure_ascii=False)
+    failed = name == "PostToolUseFailure" or bool(error)
+    if isinstance(response, dict) and response.get("is_error") is True or (
+            isinstance(response, dict) and isinstance(response.get("exit_code"), int) and response["exit_code"] != 0):
+        failed = True
+    return {"tool": str(payload.get("tool_name") or payload.get("tool") or "unknown"),
+            "input": tool_input if isinstance(tool_input, (dict, str)) else {},
+            "output": response if isinstance(response, (dict, str, list)) else _text(response),
+            "error": _text(error), "failed": failed}
+
+
+def _text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):  # content blocks: [{"type": "text", "text": ...}]
+        return "\n".join(_text(v.get("text") if isinstance(v, dict) else v) for v in value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def strip_private(value) -> tuple[object, int]:
+    """Every `<private>…</private>` span removed from every string (an unclosed one runs to the end), and
+    how many there were: what the user marked private is never written anywhere."""
+    count = 0
+
+    def walk(item):
+        nonlocal count
+        if isinstance(item, str):
+            if "<private>" not in item.lower():
+                return item
+            cleaned, n = PRIVATE.subn("", item)
+            count += n
+            return cleaned
+        if isinstance(item, dict):
+            return {k: walk(v) for k, v in item.items()}
+        if isinstance(item, list):
+            return [walk(v) for v in item]
+        return item
+
+    return walk(value), count
+
+
+def event_key(record: dict) -> str:
+    """The same event delivered twice (two hooks of one event, a retry) has the same key: the client's own
+    call id when it gives one, else the record's content."""
+    if record.get("tool_use_id"):
+        basis = [record["client"], record["session"], record["tool_use_id"]]
+    else:
+        basis = {k: v for k, v in record.items() if k != "at"}
+    data = json.dumps(basis, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()[:32]

@@ -1,0 +1,111 @@
+"""The other end of memcli.capture.relay: `mem capture serve`, started by the first hook, answers the
+hooks of its store on `.capture/hook.sock` (a folder only this user can enter) until
+`capture.serve_seconds` pass without one, doing in this warm process what a fresh hook process would:
+redact, queue, answer SessionStart, start a drain when none runs (memcli.capture.hook.run). It loads no
+model: the drain, a process of its own at a lower priority, does that work, so a hook never waits on it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+from memcli.capture.hook import run, start_background
+from memcli.capture.relay import SOCKET
+from memcli.capture.spool import Spool
+
+log = logging.getLogger("memcli")
+
+
+def serve(store_root: Path, linger: float, *, sleep=time.sleep) -> bool:
+    """Answer the store's hooks until `linger` seconds pass without one; False when another server
+    already does (or the socket cannot be made)."""
+    spool = Spool(store_root)
+    with spool.serve_lock() as held:
+        if not held:
+            return False
+        server = HookServer(store_root)
+        if not server.start():
+            return False
+        try:
+            if spool.waiting():
+                start_background(spool, served=True)  # the events of the hooks that came before this server
+            while time.monotonic() - server.last_event < linger:
+                sleep(0.2)
+        finally:
+            server.stop()
+    return True
+
+
+class HookServer:
+    def __init__(self, store_root: Path):
+        self.root = Path(store_root)
+        self.last_event = time.monotonic()
+        self._stop = threading.Event()
+        self._sock: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> bool:
+        """Listen (False when the socket cannot be made: hooks then do their work themselves). Only the
+        drain holding the store's lock calls this, so a socket file already there is a dead drain's."""
+        path = self.root / SOCKET
+        here = os.getcwd()
+        try:
+            Spool(self.root).ensure()
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            os.chdir(self.root)  # a unix socket's path is limited to about 100 bytes: bind it relative
+            try:
+                sock.bind(SOCKET)
+            finally:
+                os.chdir(here)
+            os.chmod(path, 0o600)
+            sock.listen(16)
+            sock.settimeout(0.2)
+        except OSError as exc:
+            log.info("hooks not served: %s", exc)
+            return False
+        self._sock = sock
+        self._thread = threading.Thread(target=self._serve, name="mem-hook-server", daemon=True)
+        self._thread.start()
+        return True
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+        if self._sock is not None:
+            with contextlib.suppress(FileNotFoundError):
+                (self.root / SOCKET).unlink()
+            self._sock.close()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except (TimeoutError, socket.timeout):
+                continue
+            except OSError:
+                return
+            with conn:
+                self._answer(conn)
+            self.last_event = time.monotonic()
+
+    def _answer(self, conn: socket.socket) -> None:
+        try:
+            conn.settimeout(5)
+            chunks = []
+            while chunk := conn.recv(65536):
+                chunks.append(chunk)
+            request = json.loads(b"".join(chunks))
+            answer = run(request["data"], event=request.get("event"), client=request.get("client"),
+                         store_dir=self.root, served=True)
+            conn.sendall(json.dumps({"answer": answer}).encode("utf-8"))
+        except (OSError, ValueError, KeyError, TypeError) as exc:  # the relay falls back to doing it itself
+            log.info("a relayed hook failed: %s", exc)

@@ -1,0 +1,124 @@
+"""The drain turns queued events into observations, a thread per session and a session summary, and
+skips with a counted reason what is not worth keeping."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import ok, open_mem
+from payloads import claude, claude_bash, claude_edit, claude_read
+
+from memcli.capture.drain import drain
+from memcli.capture.hook import run
+from memcli.capture.spool import Spool
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    root = tmp_path / "proj"
+    root.mkdir()
+    monkeypatch.delenv("MEM_DIR")
+    monkeypatch.chdir(root)
+    ok("init", ".mem")
+    return root
+
+
+def send(*payloads) -> None:
+    for payload in payloads:
+        assert run(json.dumps(payload)) == "" or payload["hook_event_name"] == "SessionStart"
+
+
+def memories(*tags) -> list[dict]:
+    args = [a for tag in tags for a in ("--tag", tag)]
+    return [json.loads(line) for line in ok("ls", *args, "--jsonl", "--raw").stdout.splitlines()]
+
+
+def test_a_tool_event_becomes_an_observation_tagged_with_its_tool_and_session(project):
+    send(claude_bash(project, "pytest -q", "FAILED tests/test_a.py::test_b - AssertionError\n1 failed"))
+    counts = drain(open_mem())
+    assert counts["stored"] == 1
+    (found,) = memories("observation", "bash")
+    assert found["source"] == "session/c1#1"
+    assert "`pytest -q` (failed)" in found["content"]
+    shown = json.loads(ok("show", found["id"], "--json").stdout)
+    assert shown.get("written_by", "claude-code") == "claude-code"
+
+
+def test_routine_tools_ignored_paths_and_unchanged_rereads_are_skipped_with_reasons(project):
+    (project / ".memignore").write_text("secrets/\n")
+    send(claude("PostToolUse", project, tool_name="TodoWrite", tool_use_id="t1", tool_input={"todos": []},
+                tool_response={}),
+         claude_read(project, "secrets/keys.txt", "a line", "t2"),
+         claude_read(project, "src/app.py", "print(1)\n", "t3"),
+         claude_read(project, "src/app.py", "print(1)\n", "t4"))
+    counts = drain(open_mem())
+    assert counts["skipped: routine tool"] == 1
+    assert counts["skipped: ignored path"] == 1
+    assert counts["skipped: unchanged read"] == 1
+    assert counts["stored"] == 1
+    assert "keys.txt" not in json.dumps(memories("observation"))
+    assert "skipped: ignored path 1" in ok("status").stdout
+
+
+def test_consecutive_edits_of_one_file_merge_into_one_observation(project):
+    send(claude_edit(project, "src/dates.py", "x = 1\n", "x = 2\n", "e1"),
+         claude_edit(project, "src/dates.py", "y = 1\n", "y = 3\n", "e2"))
+    counts = drain(open_mem())
+    assert (counts["stored"], counts["merged"]) == (1, 1)
+    (found,) = memories("observation", "edit")
+    assert "+x = 2" in found["content"] and "+y = 3" in found["content"]
+
+
+def test_a_session_becomes_a_thread_and_a_summary_that_later_stops_update(project):
+    send(claude("UserPromptSubmit", project, prompt="Make the parser accept empty input"),
+         claude_edit(project, "src/parser.py", "if not s:\n", "if s is None:\n", "e1"),
+         claude("Stop", project, last_assistant_message="We decided to return an empty list. The docs are not yet updated."))
+    drain(open_mem())
+    (summary,) = memories("session")
+    assert summary["source"] == "session/c1"
+    for fact in ("Make the parser accept empty input", "src/parser.py", "decided to return an empty list",
+                 "not yet updated"):
+        assert fact in summary["content"]
+    threads = ok("thread", "ls", "--json").stdout
+    assert "claude-code session c1" in threads
+    send(claude("UserPromptSubmit", project, prompt="Now update the docs"), claude("SessionEnd", project, reason="exit"))
+    drain(open_mem())
+    (latest,) = memories("session")
+    assert "Now update the docs" in latest["content"] and latest["id"] != summary["id"]
+
+
+def test_a_second_drain_waits_for_none_and_returns_none_while_one_runs(project):
+    spool = Spool(project / ".mem")
+    with spool.drain_lock() as held:
+        assert held
+        assert drain(open_mem()) is None
+        assert spool.drain_running()
+    assert not spool.drain_running()
+
+
+def test_injected_context_stays_within_its_budget(project):
+    with open(project / ".mem" / "mem.yaml", "a") as settings:
+        settings.write("capture:\n  inject_tokens: 80\n")
+    for n in range(30):
+        send(claude("UserPromptSubmit", project, session=f"s{n}", prompt=f"task number {n} " + "word " * 10),
+             claude_bash(project, f"make target{n}", "error: it broke", tool_use_id=f"b{n}", session=f"s{n}") | {"session_id": f"s{n}"},
+             claude("Stop", project, session=f"s{n}", last_assistant_message="Done."))
+    drain(open_mem())
+    answer = json.loads(run(json.dumps(claude("SessionStart", project, session="new", source="startup"))))
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert 0 < len(context.split()) <= 80  # the fake token counter counts words
+    assert "task number 29" in context and "task number 0 " not in context  # the newest sessions first
+    assert context.startswith("Facts mem captured")
+
+
+def test_the_mcp_idle_worker_drains_waiting_events(project):
+    from memcli.capture.drain import QueuedEvents
+    from memcli.core.idle import IdleWorker
+
+    worker = IdleWorker(0)
+    worker.add_source(QueuedEvents(open_mem(), lambda fn: fn()))
+    assert worker.run_one() is False
+    send(claude_bash(project, "make", "done"))
+    assert worker.run_one() is True
+    assert len(memories("observation")) == 1 and Spool(project / ".mem").waiting() == []

@@ -1,0 +1,89 @@
+"""Each client's payloads become the same event record; unknown fields are ignored."""
+
+from __future__ import annotations
+
+import pytest
+from payloads import claude, claude_bash, codex, gemini
+
+from memcli.capture.events import BadPayload, event_key, normalise, strip_private
+
+
+def test_claude_code_tool_event_names_the_tool_its_input_and_output(tmp_path):
+    record = normalise(claude_bash(tmp_path, "pytest -q", "3 passed"))
+    assert record["client"] == "claude-code"
+    assert (record["event"], record["tool"], record["input"]["command"]) == ("tool", "Bash", "pytest -q")
+    assert record["output"]["stdout"] == "3 passed" and record["tool_use_id"] == "toolu_01"
+
+
+def test_claude_code_failure_stop_and_session_end_are_read():
+    failure = normalise(claude("PostToolUseFailure", "/p", tool_name="Bash", tool_input={"command": "make"},
+                               error="exit 2", tool_use_id="t"))
+    assert failure["failed"] and failure["error"] == "exit 2"
+    stop = normalise(claude("Stop", "/p", last_assistant_message="Fixed the parser.", stop_hook_active=False))
+    assert (stop["event"], stop["message"]) == ("stop", "Fixed the parser.")
+    end = normalise(claude("SessionEnd", "/p", reason="logout"))
+    assert (end["event"], end["reason"]) == ("session_end", "logout")
+    start = normalise(claude("SessionStart", "/p", source="compact"))
+    assert (start["event"], start["reason"]) == ("session_start", "compact")
+
+
+def test_codex_events_carry_their_turn_and_are_named_codex():
+    record = normalise(codex("PostToolUse", "/p", turn_id="turn-3", tool_name="shell", tool_use_id="call_1",
+                             tool_input={"command": ["bash", "-lc", "ls"]}, tool_response="a\nb"))
+    assert (record["client"], record["turn_id"], record["tool"]) == ("codex", "turn-3", "shell")
+    prompt = normalise(codex("UserPromptSubmit", "/p", turn_id="turn-1", prompt="add a flag"))
+    assert prompt["prompt"] == "add a flag"
+
+
+def test_gemini_after_tool_reads_llm_content_and_error():
+    record = normalise(gemini("AfterTool", "/p", tool_name="run_shell_command", tool_input={"command": "ls"},
+                              tool_response={"llmContent": "x.py", "returnDisplay": "x.py", "error": None}))
+    assert (record["client"], record["event"], record["output"], record["failed"]) == ("gemini", "tool", "x.py", False)
+    failed = normalise(gemini("AfterTool", "/p", tool_name="read_file", tool_input={"file_path": "y"},
+                              tool_response={"llmContent": "", "error": {"message": "no such file"}}))
+    assert failed["failed"] and failed["error"] == "no such file"
+    assert normalise(gemini("BeforeAgent", "/p", prompt="why?"))["event"] == "prompt"
+    assert normalise(gemini("PreCompress", "/p", trigger="auto"))["event"] == "compact"
+
+
+def test_generic_record_and_event_named_on_the_command_line():
+    record = normalise({"session": "s", "cwd": "/p", "tool": "deploy", "input": {"env": "prod"}, "output": "ok",
+                        "unknown_field": 1}, event="tool")
+    assert (record["client"], record["tool"], record["output"]) == ("hook", "deploy", "ok")
+    assert "unknown_field" not in record
+
+
+@pytest.mark.parametrize("payload", [None, [], "text", {"hook_event_name": "Nope"}, {"session_id": "s"}])
+def test_what_is_not_an_event_is_a_bad_payload(payload):
+    with pytest.raises(BadPayload):
+        normalise(payload)
+
+
+def test_private_spans_are_removed_even_unclosed():
+    cleaned, count = strip_private({"a": "keep <private>drop</private> this", "b": ["x <PRIVATE>to the end"]})
+    assert cleaned == {"a": "keep  this", "b": ["x "]} and count == 2
+
+
+def test_the_same_tool_call_has_one_key_whatever_else_differs(tmp_path):
+    one = normalise(claude_bash(tmp_path, "ls", "a"))
+    two = dict(normalise(claude_bash(tmp_path, "ls", "a")), at=5)
+    assert event_key(one) == event_key(two)
+    assert event_key(one) != event_key(normalise(claude_bash(tmp_path, "ls", "a", tool_use_id="toolu_02")))
+
+
+def test_what_claude_code_really_sent_is_read_as_claude_code_events():
+    from payloads import RECORDED_CLAUDE_CODE
+
+    start, prompt, end = (normalise(p) for p in RECORDED_CLAUDE_CODE)
+    assert {start["client"], prompt["client"], end["client"]} == {"claude-code"}
+    assert (start["event"], start["reason"]) == ("session_start", "startup")
+    assert (prompt["event"], prompt["prompt"]) == ("prompt", "say hi")
+    assert (end["event"], end["reason"]) == ("session_end", "other")
+
+
+def test_the_same_prompt_twice_in_a_session_is_two_events():
+    from payloads import RECORDED_CLAUDE_CODE
+
+    once = normalise(RECORDED_CLAUDE_CODE[1])
+    again = normalise(dict(RECORDED_CLAUDE_CODE[1], prompt_id="f0000000-0000-0000-0000-000000000000"))
+    assert event_key(once) != event_key(again)

@@ -1,0 +1,132 @@
+"""`mem hook` never hurts the assistant: exit 0, nothing on stdout but the protocol's JSON, secrets and
+private spans never on disk, one stored event for two deliveries."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fake_secrets import aws_access_key, github_token
+from helpers import ok, open_mem
+from payloads import claude, claude_bash
+
+from memcli.capture.drain import drain
+from memcli.capture.spool import Spool
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A project with its own store (.mem/), the folder the assistant works in."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    monkeypatch.delenv("MEM_DIR")
+    monkeypatch.chdir(root)
+    ok("init", ".mem")
+    return root
+
+
+def hook(payload, *args, env=None) -> subprocess.CompletedProcess:
+    """The hook as a client runs it: a new process, the payload on stdin."""
+    data = payload if isinstance(payload, str) else json.dumps(payload)
+    return subprocess.run([sys.executable, "-m", "memcli", "hook", *args], input=data, capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=60)
+
+
+def every_file_text(root: Path) -> str:
+    return "\n".join(p.read_bytes().decode("utf-8", "replace") for p in root.rglob("*") if p.is_file())
+
+
+def test_malformed_json_exits_0_prints_nothing_and_is_counted(project):
+    result = hook("{not json")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert Spool(project / ".mem").state()["errors"] == {"bad payload": 1}
+    assert "bad payload" in ok("status").stdout
+
+
+def test_an_unwritable_store_exits_0_with_nothing_on_stdout(project):
+    os.chmod(project / ".mem", 0o500)
+    try:
+        result = hook(claude_bash(project, "ls", "a"))
+    finally:
+        os.chmod(project / ".mem", 0o700)
+    assert (result.returncode, result.stdout) == (0, "")
+
+
+def test_a_secret_in_tool_input_or_output_never_reaches_the_disk(project):
+    key, token = aws_access_key(), github_token()
+    assert hook(claude_bash(project, f"deploy --key {key}", f"GITHUB_TOKEN={token}\ndone")).returncode == 0
+    assert hook(claude("UserPromptSubmit", project, prompt=f"use {token} <private>the plan</private>")).returncode == 0
+    drain(open_mem())
+    ok("ls")
+    text = every_file_text(project / ".mem")
+    assert key not in text and token not in text and "the plan" not in text
+    assert "[REDACTED:" in text
+
+
+def test_two_hooks_delivering_the_same_event_at_once_store_one_observation(project):
+    payload = json.dumps(claude_bash(project, "pytest -q", "FAILED tests/test_a.py::test_b - AssertionError"))
+    runs = [subprocess.Popen([sys.executable, "-m", "memcli", "hook"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    for run in runs:
+        run.stdin.write(payload)
+        run.stdin.close()
+    assert [run.wait(60) for run in runs] == [0, 0]
+    drain(open_mem())
+    assert hook(payload).returncode == 0  # delivered again after the drain
+    drain(open_mem())
+    listed = [json.loads(line) for line in ok("ls", "--tag", "observation", "--jsonl").stdout.splitlines()]
+    assert len(listed) == 1 and "pytest" in listed[0]["content"]
+
+
+def test_session_start_answers_with_the_context_of_earlier_sessions(project):
+    for payload in (claude("UserPromptSubmit", project, prompt="Fix the date parser"),
+                    claude_bash(project, "pytest -q", "FAILED tests/test_dates.py::test_leap - AssertionError"),
+                    claude("Stop", project, last_assistant_message="Fixed it. Still need to update the docs."),
+                    claude("SessionEnd", project, reason="exit")):
+        assert hook(payload).stdout == ""
+    drain(open_mem())
+    result = hook(claude("SessionStart", project, session="c2", source="startup"))
+    answer = json.loads(result.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "SessionStart"
+    assert "Fix the date parser" in answer["additionalContext"]
+    assert "tests/test_dates.py::test_leap" in answer["additionalContext"]
+
+
+def test_capture_turned_off_by_the_environment_or_mem_yaml_stores_nothing(project):
+    assert hook(claude_bash(project, "ls", "a"), env={"MEM_CAPTURE": "0"}).returncode == 0
+    with open(project / ".mem" / "mem.yaml", "a") as settings:
+        settings.write("capture:\n  enabled: false\n")
+    assert hook(claude_bash(project, "ls", "b", tool_use_id="t2")).returncode == 0
+    assert Spool(project / ".mem").waiting() == []
+
+
+def test_events_go_to_the_store_of_the_payloads_cwd(project, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    ok("--dir", other / ".mem", "init", other / ".mem")
+    assert hook(claude_bash(other, "ls", "a")).returncode == 0
+    assert len(Spool(other / ".mem").waiting()) == 1 and Spool(project / ".mem").waiting() == []
+
+
+def test_the_hook_through_the_cli_group_behaves_the_same(project):
+    result = ok("hook", "--client", "codex", input="[]")
+    assert result.stdout == ""
+    assert Spool(project / ".mem").state()["errors"] == {"bad payload": 1}
+
+
+def test_a_hook_imports_no_model_index_or_cli_code(project):
+    probe = ("import io, json, sys\n"
+             "sys.stdin = io.StringIO(sys.argv[1])\n"
+             "from memcli.entry import main\n"
+             "sys.argv = ['mem', 'hook']\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "heavy = {'numpy', 'llama_cpp', 'hnswlib', 'click', 'sqlite3', 'pathspec'}\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in heavy)), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", probe, json.dumps(claude_bash(project, "ls", "a"))],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout == "" and json.loads(done.stderr) == []
+    assert len(Spool(project / ".mem").waiting()) == 1

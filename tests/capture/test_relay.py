@@ -1,0 +1,64 @@
+"""While a drain serves the store, a hook hands it the payload: the same queue, the same answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import ok
+from payloads import claude, claude_bash
+from test_hook import hook
+
+from memcli.capture.serve import HookServer
+from memcli.capture.spool import Spool
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    root = tmp_path / "proj"
+    root.mkdir()
+    monkeypatch.delenv("MEM_DIR")
+    monkeypatch.chdir(root)
+    ok("init", ".mem")
+    return root
+
+
+def test_a_served_store_queues_relayed_events_once_and_answers_session_start(project):
+    spool = Spool(project / ".mem")
+    spool.save_context("Facts mem captured from earlier coding sessions in proj (newest first):\n- one")
+    server = HookServer(project / ".mem")
+    assert server.start()
+    try:
+        before = server.last_event
+        assert hook(claude_bash(project, "ls", "a")).stdout == ""
+        assert hook(claude_bash(project, "ls", "a")).stdout == ""
+        answer = json.loads(hook(claude("SessionStart", project, source="startup")).stdout)
+        assert answer["hookSpecificOutput"]["additionalContext"].endswith("- one")
+        assert server.last_event > before
+    finally:
+        server.stop()
+    assert len(spool.waiting()) == 2  # the tool event once, the SessionStart
+    assert not (project / ".mem/.capture/hook.sock").exists()
+
+
+def test_a_dead_drains_socket_makes_the_hook_do_the_work_itself(project):
+    spool = Spool(project / ".mem")
+    server = HookServer(project / ".mem")
+    assert server.start()
+    server._stop.set()
+    server._thread.join(5)
+    server._sock.close()  # the socket file stays, nobody listens: a drain killed with -9
+    result = hook(claude_bash(project, "ls", "b"))
+    assert (result.returncode, result.stdout) == (0, "")
+    assert len(spool.waiting()) == 1
+
+
+def test_a_server_stops_after_its_linger_and_a_second_one_gives_way(project):
+    from memcli.capture.serve import serve
+
+    spool = Spool(project / ".mem")
+    with spool.serve_lock() as held:
+        assert held and spool.serving()
+        assert serve(project / ".mem", 0.1) is False
+    assert serve(project / ".mem", 0.3) is True
+    assert not spool.serving() and not (project / ".mem/.capture/hook.sock").exists()
