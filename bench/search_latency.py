@@ -14,8 +14,8 @@ warm process (bench/floor.py). Beside it, `memory_list` of ten memories through 
 server: no search, so what any result of that size costs on top of the floor. A no-change refresh and
 a full look at every file are in-process figures without a floor. The load average is printed: this
 machine is shared, so read the ratios; the cold processes run in turn with their floor, and their ratio
-is the median of the per-query ratios. `--before REF` also runs the cold and the warm search of that git
-revision of this repository on the same store, each against the floor measured beside it.
+is the median of the per-query ratios. `--before REF` also runs the cold search of that git revision of this
+repository on the same store, in turn with this one's and the floor, and its warm search.
 """
 
 from __future__ import annotations
@@ -228,8 +228,13 @@ def main() -> None:
             if before:
                 # -P: the working directory (this checkout) must not come before the revision's code.
                 old, old_env = [sys.executable, "-P", "-m", "memcli"], dict(env, PYTHONPATH=str(before))
-                cold, _, cold_floor = cold_runs(old, old_env, root, queries[1: args.runs + 1])
-                row(size, f"cold `mem search` process ({args.before})", *paired(cold, cold_floor), note=PAIRED)
+                now, then, base = [], [], []
+                for query in queries[1: args.runs + 1]:  # in turn, so the machine's drift falls on both alike
+                    now.append(wall(mem + ["search", query, "--json"], env))
+                    then.append(wall(old + ["search", query, "--json"], old_env))
+                    base.append(wall([sys.executable, str(ROOT / "bench" / "floor.py"), "cold", str(root), query], env))
+                row(size, "cold `mem search` process (in turn)", *paired(now, base), note=PAIRED)
+                row(size, f"cold `mem search` process ({args.before})", *paired(then, base), note=PAIRED)
                 few = wall(old + ["search", "-"], old_env, "\n".join(queries[:50]) + "\n")
                 many = wall(old + ["search", "-"], old_env, "\n".join(queries) + "\n")
                 row(size, f"per query in `mem search -` ({args.before})", (many - few) / 100, warm_floor)
