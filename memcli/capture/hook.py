@@ -45,7 +45,7 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
         if spool is None:
             return ""
         root = spool.root.parent
-        settings = _settings(root)
+        settings = store_settings(root)
         options = CaptureOptions.from_settings(settings.get("capture"))
         if not options.enabled:
             return ""
@@ -59,7 +59,7 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
         if private:
             stored["private"] = private
         spool.enqueue(event_key(stored), stored)
-        if options.drain == "auto":
+        if options.drain == "auto" and not served:  # a server starts the drain after it has answered
             start_background(spool, served)
         return answer
     except Exception as exc:  # noqa: BLE001 - a hook never fails the assistant; the count says what happened
@@ -77,7 +77,7 @@ def _spool(store_dir: Path | None, cwd: str | None) -> Spool | None:
     return Spool(root) if root.is_dir() else None
 
 
-def _settings(root: Path) -> dict:
+def store_settings(root: Path) -> dict:
     """mem.yaml's mapping; YAML is parsed only when the file holds a `capture:` or `redact:` entry worth it."""
     from memcli.store.where import SETTINGS_FILE
 
@@ -128,7 +128,7 @@ def start_background(spool: Spool, served: bool) -> None:
     if not served and not spool.serving():
         _spawn(spool.root.parent, "serve")
     elif not spool.drain_running():
-        _spawn(spool.root.parent, "drain", "--linger", "3", "--background")
+        _spawn(spool.root.parent, "drain", "--linger", "15", "--background")
 
 
 def _spawn(root: Path, *command: str) -> None:

@@ -15,7 +15,8 @@ import threading
 import time
 from pathlib import Path
 
-from memcli.capture.hook import run, start_background
+from memcli.capture.hook import run, start_background, store_settings
+from memcli.capture.options import CaptureOptions
 from memcli.capture.relay import SOCKET
 from memcli.capture.spool import Spool
 
@@ -96,6 +97,19 @@ class HookServer:
             with conn:
                 self._answer(conn)
             self.last_event = time.monotonic()
+            self._after()
+
+    def _after(self) -> None:
+        """Once the hook has its answer: start a drain when events wait and none runs."""
+        from memcli.capture.options import CaptureOptions
+        from memcli.capture.hook import _settings
+
+        spool = Spool(self.root)
+        try:
+            if CaptureOptions.from_settings(store_settings(self.root).get("capture")).drain == "auto" and spool.waiting():
+                start_background(spool, served=True)
+        except Exception as exc:  # noqa: BLE001 - the server outlives a failed start; the next hook tries again
+            log.info("no drain started: %s", exc)
 
     def _answer(self, conn: socket.socket) -> None:
         try:
