@@ -101,12 +101,10 @@ class HookServer:
 
     def _after(self) -> None:
         """Once the hook has its answer: start a drain when events wait and none runs."""
-        from memcli.capture.options import CaptureOptions
-        from memcli.capture.hook import _settings
-
         spool = Spool(self.root)
         try:
-            if CaptureOptions.from_settings(store_settings(self.root).get("capture")).drain == "auto" and spool.waiting():
+            options = CaptureOptions.from_settings(store_settings(self.root).get("capture"))
+            if options.drain == "auto" and spool.waiting():
                 start_background(spool, served=True)
         except Exception as exc:  # noqa: BLE001 - the server outlives a failed start; the next hook tries again
             log.info("no drain started: %s", exc)

@@ -62,3 +62,22 @@ def test_a_server_stops_after_its_linger_and_a_second_one_gives_way(project):
         assert serve(project / ".mem", 0.1) is False
     assert serve(project / ".mem", 0.3) is True
     assert not spool.serving() and not (project / ".mem/.capture/hook.sock").exists()
+
+
+def test_the_server_starts_a_drain_once_it_has_answered(project, monkeypatch):
+    import memcli.capture.serve as serving
+
+    started = []
+    monkeypatch.delenv("MEM_CAPTURE_DRAIN")
+    monkeypatch.setattr(serving, "start_background", lambda spool, served: started.append(served))
+    server = HookServer(project / ".mem")
+    assert server.start()
+    try:
+        assert hook(claude_bash(project, "ls", "d")).stdout == ""
+        for _ in range(100):
+            if started:
+                break
+            server._stop.wait(0.05)
+    finally:
+        server.stop()
+    assert started == [True]
