@@ -1,4 +1,4 @@
-"""Calibrates the default `min_score` (memcli/index/search.py MIN_SCORE) on the LoCoMo dev conversations.
+"""What hybrid search's default cut-off (memcli/index/search.py) and a `--min-score X` keep and drop on LoCoMo.
 
     .venv/bin/python bench/min_score.py [--data ../shared/bench/locomo-dev/locomo-dev.json] [--keep 0.95]
 
@@ -11,15 +11,16 @@ default models, in this process. Three kinds of query, each searched with the cu
   conversation's words, plus the issue's "zebra quantum banana". Nothing here is a real match.
 - off-topic: the other conversation's questions (real questions about people this store never met).
 
-The threshold of a mode is set by the noise, not by the answers: the nonsense queries that share no word
-with the store (text search finds nothing for them) score by meaning alone, so the lowest cut-off (two
-decimals, rounded up) that silences `--silence` of them (pooled) is the level of "no real match". A cut
-above it silences no more of the nonsense that has no match (what shares a word with the store is a
-word match, whatever the cut), and only drops relevant hits: keeping 95% of the relevant hits put it at
-0.35 and cost 0.03 of R@10 for no nonsense query more silenced. The printout says, per conversation and
-pooled, what the cut keeps and drops: relevant hits kept, real queries that still return something,
-nonsense and off-topic queries that return nothing; and, for comparison, the cut that keeps `--keep` of
-the relevant hits. Copy the printed threshold into MIN_SCORE; re-run after any change to the score scale.
+First, the default: what the question "has this query a real match?" (MIN_COSINE_SHORT for queries of
+up to SHORT_QUERY words, as every nonsense query is, MIN_COSINE for longer ones, or MATCH_COVERAGE)
+keeps and silences. Then, per mode, fixed cuts of each result's score (what `--min-score X` does): the
+lowest that silences `--silence` of the nonsense queries sharing no word with the store (their score is
+meaning alone; in `vector` mode that is the cosine level of a short query with no match, to hold against
+MIN_COSINE_SHORT), and the one that keeps `--keep` of the relevant hits. The printout says, per
+conversation and pooled: relevant hits kept, real queries that still return something, nonsense and
+off-topic queries that return nothing. Re-run after any change to the score or the embedding model;
+the levels themselves were set on LoCoMo, bench/retrieval.py --corpus devcontent and --corpus notes
+together (docs/search.md).
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ K = 10
 def open_store(folder: Path, sample: dict):
     """A store of this conversation's turns, embedded by the real default model."""
     from memcli.core import engines
-    from memcli.core.mem import Compressing, Mem
+    from memcli.core.compressing import Compressing
+    from memcli.core.mem import Mem
     from memcli.features.transfer import import_lines
     from memcli.store.files import Store
 
@@ -77,8 +79,23 @@ def nonsense(own: set[str], other: set[str], count: int, seed: int) -> list[str]
     return ["zebra quantum banana"] + [" ".join(rng.sample(pool, 3)) for _ in range(count - 1)]
 
 
-def scored(mem, query: str, mode: str) -> list[tuple[str, float]]:
-    return [(hit.memory.source, hit.score) for hit in reading.search(mem, query, k=K, mode=mode, min_score=0)]
+def scored(mem, query: str, mode: str, min_score: float | None = 0) -> list[tuple[str, float]]:
+    return [(hit.memory.source, hit.score) for hit in reading.search(mem, query, k=K, mode=mode, min_score=min_score)]
+
+
+def by_default(mem, sample: dict, other: dict, count: int) -> dict:
+    """measure()'s figures of the hybrid default cut-off, as lists of kept scores per query."""
+    known = {dia_id for dia_id, _, _ in turns(sample["conversation"])}
+    real = []
+    for question, evidence in questions(sample, known):
+        hits = scored(mem, question, "hybrid", None)
+        real.append({"relevant": [1.0 for source, _ in hits if source in evidence] +
+                     [0.0 for source, _ in scored(mem, question, "hybrid") if source in evidence
+                      and source not in {s for s, _ in hits}], "top": [1.0 for _ in hits]})
+    odd = nonsense(vocabulary(sample), vocabulary(other), count, seed=12)
+    return {"real": real, "nonsense": [[1.0 for _ in scored(mem, q, "hybrid", None)] for q in odd],
+            "off": [[1.0 for _ in scored(mem, qa["question"], "hybrid", None)] for qa in other["qa"]
+                    if qa.get("category") in (1, 2, 3, 4)]}
 
 
 def measure(mem, sample: dict, other: dict, mode: str, count: int) -> dict:
@@ -134,6 +151,14 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="mem-bench-min-score-"))
     try:
         mems = [open_store(work / sample["sample_id"], sample) for sample in samples]
+        print("the default cut-off of hybrid search (1.00 below: kept by it; relevant kept: of those in the top 10)")
+        print("                    relevant real-hit  hits/q  nonsense  off-topic")
+        print("                      kept  answered  kept     silent     silent")
+        per = {sample["sample_id"]: by_default(mem, sample, samples[(n + 1) % len(samples)], args.nonsense)
+               for n, (sample, mem) in enumerate(zip(samples, mems))}
+        pooled = {key: [item for data in per.values() for item in data[key]] for key in ("real", "nonsense", "off")}
+        for name, data in [*per.items(), ("pooled", pooled)]:
+            print(report(name, data, 1.0))
         for mode in args.modes:
             per = {sample["sample_id"]: measure(mem, sample, samples[(n + 1) % len(samples)], mode, args.nonsense)
                    for n, (sample, mem) in enumerate(zip(samples, mems))}

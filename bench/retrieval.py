@@ -8,9 +8,20 @@ through `mem search -` (one process per mode and conversation); recall@k is the 
 evidence turns found in its top k, averaged over questions (the metric in the data's README).
 Every figure is printed per conversation as well as overall, so a change that helps one conversation
 and hurts the other shows. `--before REF` runs the hybrid search of that git revision of this
-repository (its own store, built the same way) in the same run, as the "before" row. `--held-out` also
+repository (its own store, built the same way) in the same run, as the "before" row. Each store is
+reindexed after its import, so its vectors come from the vector cache (float16); `--cache` adds the
+"fresh" rows, whose reindex embeds every memory again (no cache). `--held-out` also
 measures R@1 and R@5 on bench/data/fresh_heldout.json (notes and chat turns written for issue 18, never
 tuned on): one store of its 120 texts, each question's evidence its own text.
+
+`--corpus devcontent` measures developers' content instead: one store of the items of
+../shared/bench/devcontent/items.jsonl (real diffs, commit notes, test runs, logs, code), asked the
+questions of its retrieval.jsonl, split again here as bench/devcontent.py splits its items: a question
+whose number divides by three is "check" (judged only, never looked at one by one while tuning), the rest
+"tune". `--corpus notes` measures bench/data/keyword_notes.json (short developer notes and keyword
+queries of the `rate limiting` kind, written before tuning; its own tune and held-out split). Both print,
+per split, R@5 and R@10 over the questions that have an answer and the share of those that have none
+which return nothing (`silent`): a search that answers every question with something scores 0 there.
 """
 
 from __future__ import annotations
@@ -33,6 +44,10 @@ DEFAULT_DATA = next((p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json" f
                      if (p / "shared" / "bench" / "locomo-dev" / "locomo-dev.json").is_file()), None)
 EVIDENCE = re.compile(r"D(\d+):(\d+)")
 HELD_OUT = ROOT / "bench" / "data" / "fresh_heldout.json"
+FRESH = "fresh"  # with --cache: this checkout, its index's vectors embedded afresh rather than from the cache
+DEVCONTENT = next((p / "shared" / "bench" / "devcontent" for p in ROOT.parents
+                   if (p / "shared" / "bench" / "devcontent" / "retrieval.jsonl").is_file()), None)
+KEYWORD_NOTES = ROOT / "bench" / "data" / "keyword_notes.json"
 
 
 def session_time(text: str) -> str:
@@ -86,34 +101,49 @@ def checkout(ref: str, into: Path) -> Path:
     return into
 
 
-def measure(name: str, items: list[tuple[str, str, str | None]], asked: list[tuple[str, set[str]]], work: Path,
-            versions: dict[str, Path], modes: dict[str, list[str]], ks: tuple[int, int]):
-    """{(version, mode): (sum of R@ks[0], sum of R@ks[1], seconds)} over `asked` (question, evidence keys),
-    each version searching its own store of `items` (key, text, created_at or None)."""
+def searched(name: str, items: list[tuple[str, str, str | None]], queries: list[str], work: Path,
+             versions: dict[str, Path], modes: dict[str, list[str]], k: int) -> dict:
+    """{(version, mode): ({query: keys of its top k, best first}, seconds)}, each version searching its
+    own store of `items` (key, text, created_at or None)."""
     figures = {}
     for version, code in versions.items():
         env = dict(os.environ, MEM_DIR=str(work / version / name), PYTHONPATH=str(code))
         records = [json.dumps({"raw": text, "tags": [name], "source": f"{name}#{key}",
                                **({"created_at": stamp} if stamp else {})}) for key, text, stamp in items]
         run_mem(["import", "--no-compress", "-"], env, "\n".join(records))
+        if version == FRESH:  # no vector cache: the reindex embeds every memory again
+            shutil.rmtree(work / version / name / "vectors")
         run_mem(["reindex"], env)
         by_id = {row["id"]: row["source"].split("#")[1] for row in json.loads(run_mem(["ls", "--json"], env))}
-        queries = "\n".join(" ".join(q.split()) for q, _ in asked) + "\n"
+        lines = "\n".join(" ".join(q.split()) for q in queries) + "\n"
         for mode in modes[version]:
             began = time.perf_counter()
-            out = run_mem(["search", "-", "-k", str(max(ks)), "--mode", mode], env, queries)
+            out = run_mem(["search", "-", "-k", str(k), "--mode", mode], env, lines)
             seconds = time.perf_counter() - began
             found: dict[str, list[str]] = {}
             for line in out.splitlines():
                 row = json.loads(line)
                 found.setdefault(row["query"], []).append(by_id[row["id"]])
-            sums = dict.fromkeys(ks, 0.0)
-            for question, evidence in asked:
-                ranked = found.get(" ".join(question.split()), [])
-                for k in ks:
-                    sums[k] += len(evidence & set(ranked[:k])) / len(evidence)
-            figures[version, mode] = (*(sums[k] for k in ks), seconds)
+            figures[version, mode] = (found, seconds)
     return figures
+
+
+def scores(found: dict[str, list[str]], seconds: float, asked: list[tuple[str, set[str]]], ks: tuple[int, int]):
+    """(sum of R@ks[0], sum of R@ks[1], seconds, questions without evidence that found nothing) over `asked`."""
+    sums, silent = dict.fromkeys(ks, 0.0), 0
+    for question, evidence in asked:
+        ranked = found.get(" ".join(question.split()), [])
+        silent += not evidence and not ranked
+        for k in ks:
+            sums[k] += len(evidence & set(ranked[:k])) / len(evidence) if evidence else 0.0
+    return (*(sums[k] for k in ks), seconds, silent)
+
+
+def measure(name: str, items: list[tuple[str, str, str | None]], asked: list[tuple[str, set[str]]], work: Path,
+            versions: dict[str, Path], modes: dict[str, list[str]], ks: tuple[int, int]):
+    """{(version, mode): scores()} of `asked` (question, evidence keys) on a store of `items`."""
+    runs = searched(name, items, [q for q, _ in asked], work, versions, modes, max(ks))
+    return {key: scores(found, seconds, asked, ks) for key, (found, seconds) in runs.items()}
 
 
 def conversation(sample: dict, work: Path, versions: dict[str, Path], modes: dict[str, list[str]]):
@@ -131,6 +161,49 @@ def held_out(work: Path, versions: dict[str, Path], modes: dict[str, list[str]])
     items = [(item["id"], item["text"], None) for item in records]
     asked = [(qa["q"], {item["id"]}) for item in records for qa in item["qa"]]
     return measure("held-out", items, asked, work, versions, modes, (1, 5)), len(asked)
+
+
+def split_corpus(name: str, items: list, asked: list[tuple[str, set[str], str]], work: Path,
+                 versions: dict[str, Path], modes: dict[str, list[str]]) -> None:
+    """measure() of one store of `items`, printed per split of `asked` (question, evidence, split) and in
+    all: R@5 and R@10 over the questions with evidence, and how many of those without return nothing."""
+    splits = sorted({split for _, _, split in asked}, key=lambda split: (split != "tune", split))
+    runs = searched(name, items, [q for q, _, _ in asked], work, versions, modes, 10)
+    figures = {split: {key: scores(found, seconds * sum(s == split for *_, s in asked) / len(asked),
+                                   [(q, e) for q, e, s in asked if s == split], (5, 10))
+                       for key, (found, seconds) in runs.items()} for split in splits}
+    print(f"{name}: one store of {len(items)} memories, {len(asked)} questions; load average {os.getloadavg()[0]:.1f}")
+    print(f"{'code':<10} {'mode':<7} {'split':<9} {'answerable':>10} {'R@5':>6} {'R@10':>6} {'unanswerable':>12}"
+          f" {'silent':>7} {'s/query':>8}")
+    for version in versions:
+        for mode in modes[version]:
+            rows = [(split, [(q, e) for q, e, s in asked if s == split], figures[split][version, mode])
+                    for split in splits]
+            rows.append(("all", [(q, e) for q, e, _ in asked],
+                         [sum(row[2][i] for row in rows) for i in range(4)]))
+            for split, questions_, (r5, r10, seconds, silent) in rows:
+                answerable = sum(1 for _, e in questions_ if e)
+                unanswerable = len(questions_) - answerable
+                print(f"{version:<10} {mode:<7} {split:<9} {answerable:>10} {r5 / max(1, answerable):6.3f}"
+                      f" {r10 / max(1, answerable):6.3f} {unanswerable:>12} {silent / max(1, unanswerable):7.1%}"
+                      f" {seconds / max(1, len(questions_)):8.4f}")
+
+
+def devcontent(work: Path, versions: dict[str, Path], modes: dict[str, list[str]]) -> None:
+    items = [json.loads(line) for line in (DEVCONTENT / "items.jsonl").read_text().splitlines() if line.strip()]
+    asked = []
+    for line in (DEVCONTENT / "retrieval.jsonl").read_text().splitlines():
+        if line.strip():
+            query = json.loads(line)
+            split = "check" if int(query["id"].rsplit("-", 1)[1]) % 3 == 0 else "tune"
+            asked.append((query["query"], set(query["relevant"]), split))
+    split_corpus("devcontent", [(item["id"], item["raw"], None) for item in items], asked, work, versions, modes)
+
+
+def keyword_notes(work: Path, versions: dict[str, Path], modes: dict[str, list[str]]) -> None:
+    data = json.loads(KEYWORD_NOTES.read_text())
+    asked = [(query["q"], set(query["relevant"]), query["split"]) for query in data["queries"]]
+    split_corpus("notes", [(note["id"], note["text"], None) for note in data["notes"]], asked, work, versions, modes)
 
 
 def table(results: dict, counts: dict, versions: dict, modes: dict, ks: tuple[int, int]) -> None:
@@ -154,18 +227,32 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--modes", nargs="+", default=["text", "vector", "hybrid"])
     parser.add_argument("--before", metavar="REF", help="also run the hybrid search of this git revision")
+    parser.add_argument("--cache", action="store_true",
+                        help="also this checkout with fresh vectors (no vector cache) against the cached ones")
+    parser.add_argument("--corpus", choices=("locomo", "devcontent", "notes"), default="locomo",
+                        help="devcontent: developers' content; notes: short notes and keyword queries (per split)")
     parser.add_argument("--held-out", action="store_true",
                         help="also the held-out notes and turns (judged only: never tune on them)")
     args = parser.parse_args()
-    if args.data is None:
+    if args.corpus == "locomo" and args.data is None:
         raise SystemExit("no LoCoMo data found beside the repository; give --data")
-    samples = json.loads(args.data.read_text())
+    if args.corpus == "devcontent" and DEVCONTENT is None:
+        raise SystemExit("no ../shared/bench/devcontent/ found beside the repository")
     work = Path(tempfile.mkdtemp(prefix="mem-bench-retrieval-"))
     versions, modes = {"now": ROOT}, {"now": args.modes}
     if args.before:
         versions = {args.before: checkout(args.before, work / "code"), **versions}
         modes[args.before] = ["hybrid"]
+    if args.cache:
+        versions, modes[FRESH] = {FRESH: ROOT, **versions}, args.modes
     results, counts = {}, {}
+    if args.corpus != "locomo":
+        try:
+            (devcontent if args.corpus == "devcontent" else keyword_notes)(work, versions, modes)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return
+    samples = json.loads(args.data.read_text())
     try:
         for sample in samples:
             results[sample["sample_id"]], counts[sample["sample_id"]] = conversation(sample, work, versions, modes)

@@ -14,7 +14,8 @@ warm process (bench/floor.py). Beside it, `memory_list` of ten memories through 
 server: no search, so what any result of that size costs on top of the floor. A no-change refresh and
 a full look at every file are in-process figures without a floor. The load average is printed: this
 machine is shared, so read the ratios; the cold processes run in turn with their floor, and their ratio
-is the median of the per-query ratios.
+is the median of the per-query ratios. `--before REF` also runs the cold and the warm search of that git
+revision of this repository on the same store, each against the floor measured beside it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import os
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -166,6 +168,14 @@ def refreshes(root: Path, runs: int) -> tuple[float, float]:
     return statistics.median(quick), statistics.median(full)
 
 
+def checkout(ref: str, into: Path) -> Path:
+    """The package of git revision `ref` of this repository, unpacked under `into`."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "memcli"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
 def main() -> None:
     import anyio
 
@@ -175,10 +185,12 @@ def main() -> None:
     parser.add_argument("--mcp-runs", type=int, default=100, help="memory_search calls")
     parser.add_argument("--corpus", choices=["locomo", "words"], default="locomo",
                         help="what the memories and queries say (see corpus())")
+    parser.add_argument("--before", metavar="REF", help="also the cold and warm search of this git revision")
     args = parser.parse_args()
     writer, queries = corpus(args.corpus)
     mem = [sys.executable, "-m", "memcli"]
     work = Path(tempfile.mkdtemp(prefix="mem-bench-latency-"))
+    before = checkout(args.before, work / "before") if args.before else None
     try:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         print(f"{'memories':>9} {'what':<36} {'mem':>11} {'floor':>11} {'ratio':>6}  note")
@@ -213,6 +225,14 @@ def main() -> None:
             per_query = (many - few) / 100
             warm_floor = floor.per_query(root, queries[: args.mcp_runs])
             row(size, "per query in `mem search -`", per_query, warm_floor)
+            if before:
+                # -P: the working directory (this checkout) must not come before the revision's code.
+                old, old_env = [sys.executable, "-P", "-m", "memcli"], dict(env, PYTHONPATH=str(before))
+                cold, _, cold_floor = cold_runs(old, old_env, root, queries[1: args.runs + 1])
+                row(size, f"cold `mem search` process ({args.before})", *paired(cold, cold_floor), note=PAIRED)
+                few = wall(old + ["search", "-"], old_env, "\n".join(queries[:50]) + "\n")
+                many = wall(old + ["search", "-"], old_env, "\n".join(queries) + "\n")
+                row(size, f"per query in `mem search -` ({args.before})", (many - few) / 100, warm_floor)
             samples, listings, rss = anyio.run(through_mcp, mem, env, (queries * 2)[: args.mcp_runs])
             row(size, "memory_search (MCP) p50", statistics.median(samples), warm_floor,
                 note=f"p90 {statistics.quantiles(samples, n=10)[-1] * 1000:.1f} ms; server peak RSS {rss:.0f} MB")

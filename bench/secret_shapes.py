@@ -119,7 +119,47 @@ def positives() -> dict[str, list[tuple[str, str]]]:
                  "x-auth: {s}"):
         secret = r(32, URLSAFE)
         groups["key-named generated values"].append((line.format(s=secret), secret))
+    groups["issue 42: values and credential files"] = issue42_values()
+    groups["issue 42: families stored before"] = issue42_families()
     return groups
+
+
+def issue42_values() -> list[tuple[str, str]]:
+    """Bearer values, passwords holding punctuation, a kubeconfig's key, credential-file lines, sshpass."""
+    import base64
+
+    kube = base64.b64encode(block("-----BEGIN EC PRIVATE KEY-----", "-----END EC PRIVATE KEY-----").encode()).decode()
+    rows = [("token: Bearer {s}", r(40, URLSAFE + ".")), ('curl -H "X-Auth: Bearer {s}" $URL', r(48, URLSAFE)),
+            ("password = {s}", r(8) + "&" + r(3)), ("DB_PASS={s}", r(6) + ",;" + r(6)), ("password: {s}", r(10) + ")}]"),
+            ("    client-key-data: {s}", kube), ("db.internal:5432:app:alice:{s}", r(12)),
+            ("default login anonymous password {s}", r(12)), ("machine ci.example.com password {s} login bob", r(12)),
+            ("sshpass -p '{s}' ssh deploy@web1", r(12)), ("sshpass -p{s} rsync -a . web1:/srv", r(12))]
+    return [(line.format(s=secret), secret) for line, secret in rows]
+
+
+def issue42_families() -> list[tuple[str, str]]:
+    """One example of each family issue 42 item 9 names, written from the vendors' documented formats."""
+    import base64
+
+    b32 = "abcdefghijklmnopqrstuvwxyz234567"
+    github = "ghp_" + r(36)
+    hidden = "ghp_" + r(36)
+    wide = "".join(chr(ord(c) + 0xFEE0) if c.isdigit() else c for c in hidden)
+    zw = "ghp_" + r(36)
+    rows = [
+        ("AKIA" + r(16, UPPER) + ",{s}", r(40, B64)),
+        ('"private_key_id": "{s}",', r(40, HEX)), ("X-Goog: ya29.{s}", r(80, URLSAFE)),
+        ("client_secret GOCSPX-{s}", r(28, URLSAFE)), ("https://a.blob.core.windows.net/b?sv=2022-11-02&sig={s}", r(43, B64)),
+        ("the ADO pat {s} expires", r(52, b32)), ("PAT={s}", r(76) + "AZDO" + r(4)),
+        ("BEGIN RSA PRIVATE KEY\n{s}\nEND RSA PRIVATE KEY", r(64, B64)), ("ENV API_TOKEN {s}", r(32)),
+        ("set -gx DB_PASSWORD {s}", r(12)), ("token: {s}", github[:18] + "\n" + github[18:]),
+        ("use {s} for the bot", zw[:12] + "\u200b" + zw[12:]), ("key {s}", wide),
+        ("DISCORD={s}", "MT" + r(24) + "." + r(6) + "." + r(38, URLSAFE)),
+        ("alice:$apr1${s}", r(8) + "$" + r(22, ALNUM + "./")), ("root:$6${s}:19000:0:99999:7:::", r(16) + "$" + r(86, ALNUM + "./")),
+        ("<password>{s}</password>", r(14)), ("the ssh password is {s}, keep it safe", "Xk3-" + r(6)),
+        ("export GH={s}", base64.b64encode(("ghp_" + r(36)).encode()).decode()),
+    ]
+    return [(line.format(s=secret), secret.replace("\u200b", "")) for line, secret in rows]
 
 
 def look_alikes() -> dict[str, list[str]]:
@@ -147,6 +187,14 @@ def look_alikes() -> dict[str, list[str]]:
             "password = await ask_password()", "if password == confirm: save()",
             "password: Joi.string().min(12).required()", "Reset your password from the login page.",
             "password = input('Password: ')", "DB_PASSWORD=${DB_PASSWORD}",
+        ],
+        "issue 42 look-alikes": [
+            "the password is stored in the keychain", "ENV PATH /usr/local/bin", "set -x EDITOR vim",
+            "awk '{print $1$2}' access.log", "<password>${env.DEPLOY_PASSWORD}</password>", f"commit {r(40, HEX)}",
+            "ＡＢＣＤ１２３４５６７８９０ は全角です", "deployment\nconfiguration", "echo aGVsbG8gd29ybGQgZnJvbSBtZW0=",
+            "machine learning password manager", "the sig= parameter signs the URL", "sshpass -p is unsafe; use -f",
+            "build:2:deps:cache:ok", "fe80:0:0:0:1", "Bearer authentication is described in RFC 6750",
+            "client-key-data: see the kubeconfig docs",
         ],
         "prefix-like words": [
             "the key-value store is Redis", "dapi is the Databricks CLI prefix", "SKU SK-1234 ships Monday",

@@ -46,17 +46,17 @@ as bob git pull -q --no-rebase --no-edit
 as bob git push -q
 
 step "bob finds alice's memory (his index took in the pulled file by itself)"
-as bob mem search "amazon rate limit" -n 1
+as bob mem search "amazon blocks requests" -n 1
 
 step "alice pulls and finds bob's"
 as alice git pull -q --no-rebase
-as alice mem search "where does billing run" -n 1
+as alice mem search "where did billing move" -n 1
 
 step "alice deletes hers and pushes; after a pull, bob no longer finds it"
 as alice mem rm -y "$limit"
 share alice "Drop the rate limit note"
 as bob git pull -q --no-rebase
-if as bob mem search "amazon rate limit" --mode text; then exit 1; else echo "(nothing found)"; fi
+if as bob mem search "amazon blocks requests" --mode text; then exit 1; else echo "(nothing found)"; fi
 
 step "bob checks his store"
 as bob mem doctor

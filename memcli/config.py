@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from memcli.compress import methods
 from memcli.errors import StoreError
 from memcli.providers.registry import DEFAULT_COMPRESS_MODEL, DEFAULT_EMBED_MODEL
-from memcli.providers.settings import ProviderSettings, coerce
+from memcli.providers.settings import ProviderSettings, coerce, kind_of
 
 log = logging.getLogger("memcli")
 
@@ -68,10 +68,11 @@ class Settings:
         if not isinstance(models, dict):
             raise StoreError(f"{origin}: 'models' must be a mapping with 'embed' and 'compress'")
         values: dict = {}
-        if "embed" in models:
-            values["embed_model"] = str(models["embed"])
-        if "compress" in models:
-            values["compress_model"] = str(models["compress"])
+        for name in ("embed", "compress"):
+            if name in models:
+                if not isinstance(models[name], str):
+                    raise StoreError(f"{origin}: models: {name!r} must be a string, got {models[name]!r}")
+                values[f"{name}_model"] = models[name]
         values["provider"] = ProviderSettings.from_yaml(data.pop("provider", None), origin)
         capture = data.pop("capture", None)
         if capture is not None and not isinstance(capture, dict):
@@ -85,8 +86,8 @@ class Settings:
             default = getattr(cls(), key)
             try:
                 values[key] = coerce(value, default)
-            except (TypeError, ValueError, OverflowError):
-                raise StoreError(f"{origin}: setting {key!r} should be like {default!r}, got {value!r}") from None
+            except TypeError:
+                raise StoreError(f"{origin}: setting {key!r} must be {kind_of(default)}, got {value!r}") from None
         settings = cls(**values)
         if settings.provider.remote:
             # A server is there to write facts; prune needs every token's logits, so it always runs here

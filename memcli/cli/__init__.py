@@ -42,15 +42,22 @@ COMMANDS = {
     **dict.fromkeys(["hook", "capture", "hooks"], "capture_cmd"),
 }
 
+# Commands that only read a store: with --dir naming a folder that is not there, an error rather than an
+# empty answer (a write makes the store).
+READS = {"ls", "show", "search", "context", "tags", "export", "stats", "status", "doctor", "rm", "tag", "compress",
+         "reindex", "edit", "update"}
+
 
 @click.group(cls=LazyGroup, modules=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--dir", "store_dir", type=click.Path(path_type=Path), metavar="PATH",
               help="Use the store at PATH (default: $MEM_DIR, then the nearest .mem/ or mem.yaml upward, "
                    "then the user store).")
 @click.option("-v", "--verbose", count=True, help="Say more on stderr (-vv includes llama.cpp's own logs).")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour on a terminal (auto), even when piped (always), or never; auto honours $NO_COLOR.")
 @click.version_option(__version__, prog_name="mem")
 @click.pass_context
-def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
+def main(ctx: click.Context, store_dir: Path | None, verbose: int, color: str) -> None:
     """mem: a command-line memory whose memories cost fewer tokens to read.
 
     Every memory is a plain YAML file holding your text and a shorter form made on this machine by a
@@ -64,6 +71,12 @@ def main(ctx: click.Context, store_dir: Path | None, verbose: int) -> None:
       mem show 8ZK           (the short id listings show; full ids work too)
       mem export > backup.jsonl
     """
+    if store_dir is not None and ctx.invoked_subcommand in READS and not store_dir.exists():
+        from memcli.errors import StoreError
+
+        raise StoreError(f"no store at {store_dir} (--dir names a folder that does not exist; "
+                         f"`mem --dir {store_dir} init` makes one)")
+    ctx.color = {"always": True, "never": False}.get(color, False if os.environ.get("NO_COLOR") else None)
     setup_logging(verbose)
     # `main(obj=providers)` runs the CLI on other providers (tests pass fakes this way).
     ctx.obj = Env(store_dir, verbose, providers=ctx.obj)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from memcli.cli import common
 from memcli.cli.common import Env, ProgressBars, echo_json, pass_env
 from memcli.cli.options import (
     filter_options,
@@ -12,6 +13,8 @@ from memcli.cli.options import (
     query_text,
     versions_option,
 )
+from memcli.cli.render import shown
+from memcli.util.words import counted
 from memcli.errors import NOTHING
 from memcli.features.budget import DEFAULT_BUDGET
 from memcli.index.search import MODES
@@ -56,10 +59,12 @@ def context(env: Env, words, budget, limit, tags, since, until, source, all_vers
     if as_json:
         echo_json(packed.to_contract())
     else:
-        click.echo(packed.text, nl=False)
+        click.echo(shown(packed.text), nl=False)
     if packed.skipped:
-        click.echo(f"mem: {packed.skipped} more results did not fit in {budget} tokens", err=True)
+        click.echo(f"mem: {counted(packed.skipped, 'more result')} did not fit in {budget} tokens", err=True)
     if not packed.hits:
+        if not packed.skipped:
+            common.say_nothing_matched(packed.under_cut)
         raise click.exceptions.Exit(NOTHING)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import re
 import sys
 import time
 from pathlib import Path
@@ -59,11 +60,46 @@ class LazyGroup(MemGroup):
     def list_commands(self, ctx) -> list[str]:
         return sorted(self.modules)
 
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        """`mem path -v`, `mem ls --dir X`: the group's own options (-v, --dir, --color) given after the command are
+        taken as if given before it, unless that command has an option of the same name itself."""
+        return super().parse_args(ctx, _hoisted(self, ctx, list(args)))
+
     def get_command(self, ctx, name: str):
         if name not in self.modules:
             return None
         module = importlib.import_module(f"memcli.cli.{self.modules[name]}")
         return next(command for command in module.COMMANDS if command.name == name)
+
+
+_GLOBAL_FLAGS = ("-v", "--verbose")
+_GLOBAL_VALUES = ("--dir", "--color")
+
+
+def _hoisted(group: click.Group, ctx, args: list[str]) -> list[str]:
+    command, depth = group, 0
+    while depth < len(args) and isinstance(command, click.Group) and not args[depth].startswith("-"):
+        command = command.get_command(ctx, args[depth])
+        depth += 1
+    if command is None or command is group:
+        return args
+    own = {name for param in command.params for name in getattr(param, "opts", []) + getattr(param, "secondary_opts", [])}
+    front, rest, n = [], args[:depth], depth
+    while n < len(args):
+        arg = args[n]
+        if arg == "--":
+            rest += args[n:]
+            break
+        name = arg.split("=", 1)[0]
+        if (arg in _GLOBAL_FLAGS or re.fullmatch(r"-v+", arg)) and "-v" not in own and "--verbose" not in own:
+            front.append(arg)
+        elif name in _GLOBAL_VALUES and name not in own:
+            front += args[n : n + (1 if "=" in arg else 2)]
+            n += 0 if "=" in arg else 1
+        else:
+            rest.append(arg)
+        n += 1
+    return front + rest
 
 
 class StderrHandler(logging.Handler):
@@ -155,6 +191,22 @@ def say_redacted(counts: dict[str, int]) -> None:
     note = redaction_note(counts)
     if note:
         click.echo(f"mem: {note}", err=True)
+
+
+def stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+def say_nothing_matched(under_cut: float | None) -> None:
+    """An empty result, on a terminal, says so: with the best score the cut-off left out and the flag that
+    shows it, when it left one out (stdout stays empty; a script reads the exit code)."""
+    if not stderr_is_terminal():
+        return
+    if under_cut is None:
+        click.echo("mem: nothing matched", err=True)
+    else:
+        click.echo(f"mem: nothing matched well enough: the best scored {under_cut:.2f}, under the cut-off"
+                   " (--min-score 0 shows it)", err=True)
 
 
 class ProgressBars:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -41,8 +42,9 @@ from memcli.errors import NOTHING
 def init(ctx: click.Context, directory: Path | None, git: bool, as_json: bool) -> None:
     """Create a store in DIRECTORY (default: --dir or $MEM_DIR if given, else ./.mem).
 
-    A store is mem.yaml (settings), memories/ (one YAML file per memory) and .index/ (caches,
-    git-ignored). Run it again on an existing store to repair a missing piece; nothing is lost.
+    A store is mem.yaml (settings), memories/ (one YAML file per memory), vectors/ (each memory's
+    embedding: a cache to commit with the memories, so a clone need not embed them again) and .index/
+    (caches, git-ignored). Run it again on an existing store to repair a missing piece; nothing is lost.
     """
     import os
 
@@ -58,6 +60,8 @@ def init(ctx: click.Context, directory: Path | None, git: bool, as_json: bool) -
         click.echo(str(store.root))
     click.echo(("mem: initialised a new store at " if created else "mem: store already exists at ") + str(store.root),
                err=True)
+    if git:
+        click.echo("mem: commit mem.yaml, .gitignore, .gitattributes, memories/ and vectors/ (the embeddings)", err=True)
 
 
 @click.command()
@@ -134,11 +138,11 @@ def _confirm_update(close) -> bool:
 @click.option("--raw", is_flag=True, help="Show the raw text instead of the compressed form.")
 @click.option("--history", is_flag=True, help="Every version, newest first.")
 @with_raw_option
-@output_options
+@output_options(one_memory=True)
 @pass_env
 def show(env: Env, memory_id: str, raw: bool, history: bool, with_raw: bool, fmt: str | None) -> None:
     """Show one memory (ID: a short id, the full id or a unique beginning of it): its current version, even when ID names an
-    earlier one; --history lists every version."""
+    earlier one; --history lists every version. With --raw and stdout not a terminal, only the raw text."""
     from memcli.core.reading import get
     from memcli.index.versions import chain, heads
 
@@ -159,8 +163,10 @@ def show(env: Env, memory_id: str, raw: bool, history: bool, with_raw: bool, fmt
     if len(tips) > 1:
         click.echo(f"mem: {len(tips)} current versions (a fork, from a merge): `mem update` either to resolve it",
                    err=True)
+    # Piped, `--raw` is the text alone, so `mem show ID --raw | sed ... | mem update ID -` keeps no header.
+    text_only = raw and not sys.stdout.isatty()
     emit(tips, fmt, row=lambda m: row(m) | ({"replaced": earlier} if earlier else {}),
-         human=lambda m: render.full(m, raw=raw, replaced=earlier), single=len(tips) == 1)
+         human=lambda m: m.raw if text_only else render.full(m, raw=raw, replaced=earlier), single=len(tips) == 1)
 
 
 @click.command(name="ls")

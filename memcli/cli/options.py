@@ -10,11 +10,16 @@ import click
 from memcli.cli import completion
 
 
-def output_options(func):
-    """--json / --jsonl on every listing; human text otherwise."""
-    func = click.option("--jsonl", "fmt", flag_value="jsonl", help="One JSON object per line.")(func)
-    func = click.option("--json", "fmt", flag_value="json", help="A JSON array (an object for one memory).")(func)
-    return func
+def output_options(func=None, *, one_memory: bool = False):
+    """--json / --jsonl on every listing; human text otherwise. `one_memory`: the command shows one memory
+    (`mem show`), which --json gives as an object."""
+    def add(func):
+        func = click.option("--jsonl", "fmt", flag_value="jsonl", help="One JSON object per line.")(func)
+        return click.option("--json", "fmt", flag_value="json",
+                            help="A JSON object for one memory (an array for several)." if one_memory
+                            else "A JSON array.")(func)
+
+    return add(func) if func is not None else add
 
 
 def with_raw_option(func):
@@ -30,9 +35,13 @@ def no_gitignore_option(func):
 
 
 def limit_option(default: int | None, help: str, *aliases: str):
-    """-n/--limit: the one way every command that lists says how many."""
+    """-n/--limit: the one way every command that lists says how many. Where every memory is the default
+    (`ls`, `export`), 0 asks for that too, rather than being an error."""
+    if default is None:
+        return click.option("-n", *aliases, "--limit", "limit", type=click.IntRange(min=0), metavar="N",
+                            callback=lambda ctx, param, value: value or None, help=f"{help} 0: all of them.")
     return click.option("-n", *aliases, "--limit", "limit", type=click.IntRange(min=1), default=default,
-                        show_default=default is not None, metavar="N", help=help)
+                        show_default=True, metavar="N", help=help)
 
 
 def tag_option(help: str):

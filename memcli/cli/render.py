@@ -33,7 +33,7 @@ def neutralise(text: str) -> str:
                        text)
 
 
-def _shown(text: str) -> str:
+def shown(text: str) -> str:
     """Stored text as stdout shows it: neutralised on a terminal, exact when piped (`mem show --raw > f`)."""
     return neutralise(text) if sys.stdout.isatty() else text
 
@@ -55,8 +55,8 @@ def line(memory: Memory, shown_id: str, *, raw: bool = False, score: float | Non
     if score is not None:
         head.append(f"score {score:.3f}")
     if memory.tags:
-        head.append(_shown(" ".join(f"#{tag}" for tag in memory.tags)))
-    body = _shown(one_line(memory.raw if raw else memory.content))
+        head.append(shown(" ".join(f"#{tag}" for tag in memory.tags)))
+    body = shown(one_line(memory.raw if raw else memory.content))
     if sys.stdout.isatty():
         body = _fit(body, shutil.get_terminal_size((100, 20)).columns - 4)
     return "  ".join(head) + "\n    " + body
@@ -83,8 +83,8 @@ def full(memory: Memory, *, raw: bool = False, replaced: int = 0) -> str:
         rows.append(("kind", info["kind"] + (f" ({', '.join(map(str, parts))})" if isinstance(parts, list) else "")))
     rows.append(("showing", "raw text" if raw or not memory.optimized else "compressed form (--raw for the text)"))
     width = max(len(key) for key, _ in rows)
-    header = "\n".join(f"{key + ':':<{width + 1}} {_shown(str(value))}" for key, value in rows)
-    return header + "\n\n" + _shown(memory.raw if raw else memory.content)
+    header = "\n".join(f"{key + ':':<{width + 1}} {shown(str(value))}" for key, value in rows)
+    return header + "\n\n" + shown(memory.raw if raw else memory.content)
 
 
 def _compression_summary(info: dict) -> str:

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from memcli.cli import render
+from memcli.cli import common, render
 from memcli.cli.common import Env, ProgressBars, echo_json, emit, pass_env
 from memcli.cli.options import (
     filter_options,
@@ -19,7 +19,7 @@ from memcli.cli.options import (
     with_raw_option,
 )
 from memcli.errors import NOTHING
-from memcli.index.search import MIN_SCORE, MODES
+from memcli.index.search import MODES
 
 
 @click.command()
@@ -30,8 +30,8 @@ from memcli.index.search import MIN_SCORE, MODES
 @click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
               help="hybrid: words and meaning; vector: meaning only; text: words only (BM25).")
 @click.option("--min-score", type=float, metavar="X",
-              help=f"Drop results scoring below X; 0 keeps every result. Hybrid scores 0-1 (default {MIN_SCORE}, "
-                   "below it nothing really matches); vector: cosine; text: BM25 (no default cut).")
+              help="Drop results scoring below X; 0 keeps every result. Hybrid scores 0-1 (by default a query "
+                   "with no real match finds nothing); vector: cosine; text: BM25 (no default cut).")
 @click.option("--raw", is_flag=True, help="Give the raw text instead of the compressed form.")
 @with_raw_option
 @output_options
@@ -78,6 +78,8 @@ def search(env: Env, words, limit, tags, since, until, source, all_versions, mod
                                    progress=progress, once=True)
             found = emit(hits, fmt, row=row,
                          human=lambda h: render.line(h.memory, env.short_id(h.memory.id), raw=raw, score=h.score))
+            if not found:
+                common.say_nothing_matched(getattr(hits, "under_cut", None))
     if not found:
         raise click.exceptions.Exit(NOTHING)
 

@@ -7,6 +7,7 @@ import click
 from memcli.cli import completion
 from memcli.cli.common import Env, emit, pass_env
 from memcli.cli.options import filter_options, make_filters, output_options
+from memcli.cli.render import shown
 
 
 @click.command(context_settings={"ignore_unknown_options": True, "help_option_names": ["--help"]})
@@ -54,7 +55,7 @@ def tags(env: Env, tags, since, until, source, fmt) -> None:
 
     mem = env.mem()
     counts = tag_counts(mem, make_filters(mem, tags, since, until, source))
-    emit(counts, fmt, row=lambda c: {"tag": c[0], "count": c[1]}, human=lambda c: f"{c[1]:>6}  {c[0]}")
+    emit(counts, fmt, row=lambda c: {"tag": c[0], "count": c[1]}, human=lambda c: shown(f"{c[1]:>6}  {c[0]}"))
 
 
 COMMANDS = [tag, tags]

@@ -10,6 +10,8 @@ import click
 
 from memcli.cli.common import Env, MemGroup, emit, pass_env, say_redacted
 from memcli.cli.options import output_options
+from memcli.cli.render import shown
+from memcli.util.words import counted
 from memcli.errors import NOTHING, describe
 
 
@@ -118,7 +120,7 @@ def _summarize_later(env: Env, thread_id: str) -> None:
 def ls(env: Env, fmt) -> None:
     """List threads, most recently active first: id, messages (folded), title."""
     def human(info) -> str:
-        return f"{info.id[:10]}  {info.messages:>4} msgs ({info.folded} folded)  {info.title or ''}".rstrip()
+        return shown(f"{info.id[:10]}  {info.messages:>4} msgs ({info.folded} folded)  {info.title or ''}".rstrip())
 
     emit(_threads(env).list(), fmt, row=lambda info: info.to_dict(), human=human)
 
@@ -143,9 +145,9 @@ def show(env: Env, thread_id, every, fmt) -> None:
 
     def human(row: dict) -> str:
         if "summary" in row:
-            return f"[{row['first']}-{row['last']} summary] {' '.join(row['summary'].split())}"
+            return shown(f"[{row['first']}-{row['last']} summary] {' '.join(row['summary'].split())}")
         speaker = row["role"] + (f" ({row['name']})" if row.get("name") else "")
-        return f"[{row['seq']}] {speaker}: {row['content']}"
+        return shown(f"[{row['seq']}] {speaker}: {row['content']}")
 
     emit(rows, fmt, row=dict, human=human)
 
@@ -158,7 +160,9 @@ def show(env: Env, thread_id, every, fmt) -> None:
 @pass_env
 def context(env: Env, thread_id, budget, as_json) -> None:
     """The chat-API message list for thread ID within --budget tokens: the thread's system messages,
-    a system message with the summaries of folded turns, then the newest turns verbatim.
+    a system message with the summaries of folded turns, then the newest turns verbatim. When the
+    summaries do not all fit, their sentences stating facts (names, dates, numbers, preferences,
+    decisions) go in before any chatter; stderr says what was shortened.
 
     \b
       mem thread context $id --json | jq '{model: "gpt-4o-mini", messages: .}' \\
@@ -176,11 +180,8 @@ def context(env: Env, thread_id, budget, as_json) -> None:
     else:
         for message in built.messages:
             speaker = message["role"] + (f" ({message['name']})" if message.get("name") else "")
-            click.echo(f"{speaker}: {message['content']}")
-    left = built.left_out_turns + built.left_out_summaries
-    shortened = f" ({built.shortened} shortened)" if built.shortened else ""
-    click.echo(f"mem: {built.tokens} of {budget} tokens: {built.summaries} summaries{shortened}, {built.turns} turns"
-               + (f"; {left} older items did not fit" if left else ""), err=True)
+            click.echo(shown(f"{speaker}: {message['content']}"))
+    click.echo(f"mem: {built.report()}", err=True)
 
 
 @thread.command()

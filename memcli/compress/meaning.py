@@ -7,7 +7,8 @@ exponentially" read "back"; "I check whether legal allows" read "Check legal all
   exception (if, unless, only, except, otherwise, whether, when), time order (before, after, until,
   since, during, once, then); negations are protected spans already (memcli.compress.spans);
 - the particles that change a verb (off, up, out, back, down; "on" where it ends a clause: "leave
-  the cache on for the sale");
+  the cache on for the sale"), and the -ly adverb that says how right after one ("back off
+  exponentially", "roll out gradually"): elsewhere such adverbs are modifiers pruning may drop;
 - a first- or second-person subject before its verb (I, we, you, they): without it the note turns
   into an order, or says someone else acts;
 - every word of a markdown heading ("## Running" must not become "##").
@@ -19,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from memcli.compress.lexicon import is_verb
+from memcli.compress.lexicon import is_modifier, is_verb
 from memcli.compress.units import Unit, neighbour
 from memcli.compress.wordlists import FUNCTION_WORDS, MODALS, NEGATIONS
 
@@ -31,6 +32,7 @@ RELATIONS = frozenset(
     off up out back down
     """.split()
 )
+PARTICLES = frozenset("off up out back down".split())
 SUBJECTS = frozenset("i we you they".split())
 _AUXILIARIES = frozenset("am is are was were do does did have has had will shall can must should".split())
 _CLAUSE_END_AFTER_ON = frozenset("for during until till when while in at".split())
@@ -46,11 +48,17 @@ def meaning_words(units: Sequence[Unit]) -> set[int]:
         if unit.kind != "word":
             continue
         word = unit.lower
-        if word in RELATIONS or word == "on" and _ends_clause(units, i) or word in SUBJECTS and _acts(units, i):
+        if (word in RELATIONS or word == "on" and _ends_clause(units, i) or word in SUBJECTS and _acts(units, i)
+                or _says_how(units, i)):
             kept.add(i)
         elif headings and any(start <= unit.start < end for start, end in headings):
             kept.add(i)
     return kept
+
+
+def _says_how(units: Sequence[Unit], index: int) -> bool:
+    before = neighbour(units, index, -1)
+    return before is not None and before.lower in PARTICLES and is_modifier(units[index].lower)
 
 
 def _ends_clause(units: Sequence[Unit], index: int) -> bool:

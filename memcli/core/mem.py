@@ -8,10 +8,11 @@ read in memcli.core.reading; maintenance of the caches (catching up, settling, r
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 
-from memcli.errors import StoreError, describe
+from memcli.errors import MemError, StoreError, describe
 from memcli.index.catalog import Catalog
 from memcli.privacy.gate import Gate
 from memcli.providers import Providers
@@ -31,6 +32,7 @@ class Mem:
         self._embedder = None
         self._embed_failed = False
         self._counter = None
+        self._key_pattern: list[dict] | None = None
         self.gitignore = True  # .gitignore counts in the denylist; a command's --no-gitignore turns it off
 
     @classmethod
@@ -47,8 +49,16 @@ class Mem:
         if self._providers is None:
             from memcli.core import engines
 
-            self._providers = engines.with_provider(self._local or engines.local(), self.settings,
-                                                    self.store.index_dir)
+            settings = self.settings
+            if settings.provider.remote and settings.provider.send_to_remote and not self.store.private:
+                from memcli.providers.consent import untrusted
+
+                why = untrusted(settings.provider)
+                if why:  # compress here, as with send_to_remote: false
+                    log.warning("%s", why)
+                    settings = dataclasses.replace(
+                        settings, provider=dataclasses.replace(settings.provider, send_to_remote=False))
+            self._providers = engines.with_provider(self._local or engines.local(), settings, self.store.index_dir)
         return self._providers
 
     @property
@@ -94,7 +104,26 @@ class Mem:
 
     @property
     def gate(self) -> Gate:
-        return Gate(self.home, self.settings.redact, self.gitignore)
+        return Gate(self.home, self.settings.redact + self._own_key(), self.gitignore)
+
+    def _own_key(self) -> list[dict]:
+        """The provider's API key as one more `redact` pattern: mem knows its own key, so a text quoting it
+        (a pasted error, a log) stores `[REDACTED:api-key]`, whatever the key looks like."""
+        if self._key_pattern is None:
+            self._key_pattern = []
+            provider = self.settings.provider
+            if provider.remote and provider.api_key_env:
+                import re
+
+                from memcli.providers.openai_http import api_key
+
+                try:
+                    key = api_key(provider)
+                except MemError:
+                    key = None
+                if key and len(key) >= 8:
+                    self._key_pattern = [{"name": "api-key", "regex": re.escape(key)}]
+        return self._key_pattern
 
     def refresh(self, patience: float = 1) -> None:
         """Catch up with the files. A one-shot command looks once; a long-lived process (the MCP server)
@@ -132,11 +161,12 @@ class Mem:
                 log.warning("not indexed for meaning search yet: %s", describe(exc))
         return [None] * len(texts), [None] * len(texts)
 
-    def index_vectors(self, progress=None) -> int:
-        """Embed whatever has no vector yet and fold a large delta into the graph; cheap when in step."""
-        embedded = self.vectors.sync(self.embedder(), progress)
+    def index_vectors(self, progress=None):
+        """Give a vector to whatever has none yet (from the vector cache, else embedded) and fold a large
+        delta into the graph; cheap when in step. Returns what the sync did (memcli.index.vectors.Synced)."""
+        synced = self.vectors.sync(self.embedder(), progress)
         self.vectors.maybe_fold()
-        return embedded
+        return synced
 
     def settle(self) -> None:
         """After a large write: fold its vectors into the graph now (when they are many enough), then leave

@@ -84,10 +84,14 @@ def write(mem: Mem, text: str, *, tags: Iterable[str] | None = (), source: str |
         raise InputError(f"on_similar must be one of {', '.join(ON_SIMILAR)} (got {on_similar!r})")
     tips = current(mem, supersedes)[1] if supersedes else []
     tags = _inherited(tips, tags or ()) if tips else tags or ()
+    local_only = local_only or _kept_local(tips)
+    # Whether this text may be sent depends on the memory it may replace: decide that first, compress after.
+    later = (on_similar != "keep" and not local_only and bool(mem.providers.remote) and compressing.enabled
+             and not compressing.defer)
     drafted = _draft(mem, text, source, tags=tags, written_by=written_by, check_source=check_source,
                      local_only=local_only, supersedes=[tip.id for tip in tips])
-    (stored, vector, whole), = _commit(mem, [(drafted.memory, compressing)], dedupe=not allow_duplicate,
-                                      whole=not tips)
+    (stored, vector, whole), = _commit(mem, [(drafted.memory, Compressing(defer=True) if later else compressing)],
+                                      dedupe=not allow_duplicate, whole=not tips)
     written = _outcome(mem, drafted, stored)
     if tips or written.duplicate:
         return _linked(mem, written, tips)
@@ -95,8 +99,17 @@ def write(mem: Mem, text: str, *, tags: Iterable[str] | None = (), source: str |
     if close and (on_similar == "update" or (on_similar == "ask" and confirm is not None and confirm(close[0]))):
         written.replaced = heads(chain(mem.catalog, close[0].memory.id))
         written.memory = _supersede(mem, written.memory, written.replaced,
-                                    tags=_inherited(written.replaced, written.memory.tags))
+                                    tags=_inherited(written.replaced, written.memory.tags),
+                                    local_only=_kept_local(written.replaced))
+    if later:
+        save_compression(mem, written.memory, *compression_of(mem, written.memory, compressing))
+        written.memory = reading.as_on_disk(mem, written.memory.id) or written.memory
     return written
+
+
+def _kept_local(memories: list[Memory]) -> bool:
+    """A new version of a memory that asked never to be sent asks the same (`mem add --local-only`)."""
+    return any(memory.extra.get("send_to_remote") is False for memory in memories)
 
 
 def write_each(mem: Mem, texts: list[tuple[str, str | None]], *, tags: Iterable[str] = (), written_by: str = "cli",
@@ -123,7 +136,7 @@ def update(mem: Mem, prefix: str, text: str, *, tags: Iterable[str] | None = Non
     drafted = _draft(mem, text, source if source is not None else tips[0].source,
                      tags=_inherited(tips, ()) if tags is None else tags, written_by=written_by,
                      check_source=source is not None,
-                     local_only=local_only or any(tip.extra.get("send_to_remote") is False for tip in tips),
+                     local_only=local_only or _kept_local(tips),
                      supersedes=[tip.id for tip in tips])
     (stored, _, _), = _commit(mem, [(drafted.memory, compressing or Compressing())], dedupe=not same_text)
     return _linked(mem, _outcome(mem, drafted, stored), tips)
@@ -180,11 +193,13 @@ def _linked(mem: Mem, written: Written, tips: list[Memory]) -> Written:
     return written
 
 
-def _supersede(mem: Mem, memory: Memory, olds: list[Memory], tags: list[str] | None = None) -> Memory:
-    """Make a stored memory replace `olds` as well: its file gets the links (and `tags` when given), its
-    text stays."""
+def _supersede(mem: Mem, memory: Memory, olds: list[Memory], tags: list[str] | None = None,
+               local_only: bool = False) -> Memory:
+    """Make a stored memory replace `olds` as well: its file gets the links (and `tags` when given, and
+    `local_only`), its text stays."""
     links = list(dict.fromkeys(memory.supersedes + [old.id for old in olds if old.id != memory.id]))
-    return relabel(mem, memory, source=memory.source, tags=memory.tags if tags is None else tags, supersedes=links)
+    return relabel(mem, memory, source=memory.source, tags=memory.tags if tags is None else tags, supersedes=links,
+                   local_only=local_only)
 
 
 # -- the pipeline ----------------------------------------------------------------------------------
@@ -246,7 +261,7 @@ def _save(mem: Mem, memory: Memory, vector, old_relpath: str | None = None) -> N
     sha = hashlib.sha256(mem.store.file_path(relpath).read_bytes()).hexdigest()
     added = mem.catalog.record_write(relpath, memory, sha).added
     if added and vector is not None:
-        mem.vectors.add(added[0], vector, mem.embedder())
+        mem.vectors.add(added[0], memory.raw, vector, mem.embedder())
 
 
 def _store_raw_tokens(mem: Mem, memory: Memory, *, batch: bool) -> None:
@@ -262,9 +277,10 @@ def _store_raw_tokens(mem: Mem, memory: Memory, *, batch: bool) -> None:
 
 
 def relabel(mem: Mem, memory: Memory, *, source: str | None, tags: Iterable[str],
-            supersedes: Iterable[str] | None = None) -> Memory:
-    """A new source, tags (or versions it supersedes) for a memory whose text stays, so its id, short
-    form and vector stay too (ingest renumbering a chunk that moved within its file, a new version)."""
+            supersedes: Iterable[str] | None = None, local_only: bool = False) -> Memory:
+    """A new source, tags (or versions it supersedes, or `local_only`) for a memory whose text stays, so
+    its id, short form and vector stay too (ingest renumbering a chunk that moved within its file, a new
+    version)."""
     with mem.store.lock():
         now = reading.as_on_disk(mem, memory.id)
         if now is None:
@@ -272,6 +288,8 @@ def relabel(mem: Mem, memory: Memory, *, source: str | None, tags: Iterable[str]
         now.source, now.tags, now.updated_at = source, normalise_tags(list(tags)), now_utc()
         if supersedes is not None:
             now.supersedes = list(supersedes)
+        if local_only:
+            now.extra["send_to_remote"] = False
         _save(mem, now, None)
     return now
 

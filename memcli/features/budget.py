@@ -45,6 +45,7 @@ class Packed:
     budget: int
     hits: list[Hit] = field(default_factory=list)
     skipped: int = 0
+    under_cut: float | None = None  # nothing found: the best score the search's cut-off left out
 
     def to_contract(self) -> dict:
         """The JSON form (CLI --json, MCP): the block, its token count, how many results did not fit, and
@@ -108,7 +109,7 @@ def context(mem, query: str, budget: int, *, raw: bool = False, ids: bool = Fals
     check_budget(budget)
     hits = search(mem, query, k=k, mode=mode, filters=filters, min_score=min_score, progress=progress)
     if not hits:
-        return Packed("", 0, budget)
+        return Packed("", 0, budget, under_cut=getattr(hits, "under_cut", None))
     return pack(hits, budget, mem.token_counter(), raw=raw, short_id=mem.catalog.short_id if ids else None)
 
 

@@ -16,6 +16,7 @@ from memcli.errors import MemError, StoreError, describe
 from memcli.index.catalog import DUPLICATE
 from memcli.store.files import INDEX
 from memcli.util.fsutil import stale_temps
+from memcli.util.words import counted
 
 CONFLICT_MARKERS = ("<<<<<<< ", ">>>>>>> ")
 
@@ -36,13 +37,13 @@ class Finding:
         return {"check": self.check, "ok": self.ok, "level": self.level, "message": self.message, "fix": self.fix}
 
 
-def diagnose(mem, progress=None, *, fix: bool = False) -> list[Finding]:
+def diagnose(mem, progress=None, *, fix: bool = False, sample: int = 0) -> list[Finding]:
     """Every check, in the order a person would fix things (a store that cannot be read stops here).
 
     Like a search, it first catches the index up with the files (and embeds what has no vector, with
     `progress` reporting), so what it calls stale is what could not be caught up. Unlike a search, it
     reads every page of the caches, and rebuilds one it finds damaged. `fix` also removes the temp
-    files that killed processes left."""
+    files that killed processes left; `sample` cached vectors are checked against fresh embeddings."""
     store = mem.store
     if not store.exists:
         return [Finding("store", False, f"no store at {store.root}", f"mem init {store.root}")]
@@ -62,6 +63,7 @@ def diagnose(mem, progress=None, *, fix: bool = False) -> list[Finding]:
     findings += _duplicates([(p, e) for p, e in broken if e.startswith(DUPLICATE)])
     findings += _forks(mem)
     findings.append(_index(mem, behind, progress, repaired))
+    findings += _vector_cache(mem, sample)
     findings += _temps(store.root, fix)
     findings += _models(mem.settings, mem.providers.locate_model)
     findings += _git(store.root)
@@ -116,16 +118,44 @@ def _index(mem, behind: tuple[int, int], progress, repaired: list[str]) -> Findi
     done = repaired + ([f"{changed} new or changed and {removed} removed files"] if any(behind) else [])
     missing = mem.vectors.missing()
     try:
-        embedded = mem.index_vectors(progress)  # also when every vector is there but made another way
+        synced = mem.index_vectors(progress)  # also when every vector is there but made another way
     except Exception as exc:  # a missing model, or a broken one that crashes (the models check says which)
         if missing:
             return Finding("index", False, f"{missing} memories have no vector, so meaning search misses them "
                                            f"({describe(exc)})",
                            "get the embedding model working (see the models check), then: mem reindex")
-        embedded = 0
-    if embedded:
-        done.append(f"embedded {embedded} memories" + ("" if embedded == missing else " (the embedding changed)"))
+        synced = None
+    if synced and (synced.cached or synced.embedded):
+        done.append(" and ".join([f"took {synced.cached} vectors from the vector cache"] * bool(synced.cached)
+                                 + [f"embedded {synced.embedded} memories"] * bool(synced.embedded))
+                    + ("" if synced.cached + synced.embedded == missing else " (the embedding changed)"))
     return Finding("index", True, "up to date" + (f" (caught up: {'; '.join(done)})" if done else ""))
+
+
+def _vector_cache(mem, sample: int) -> list[Finding]:
+    """How much of the store the vector cache covers (what a clone gets without embedding), the files it
+    ignores (damaged, truncated), and, when asked, a sample of cached vectors against fresh embeddings."""
+    from memcli.index.vector_cache import check
+
+    try:
+        report = check(mem.catalog, mem.embedder(), sample)
+    except Exception:  # no model: the models check says why
+        return []
+    findings = [Finding("cache", True, f"the vector cache holds {report.hits} of {report.total} memories' vectors "
+                                       f"({report.hit_rate:.0%}; {report.bytes / 1e6:.1f} MB in {report.files} files)"
+                        + (f"; {report.unused} vectors of texts no longer stored" if report.unused else ""),
+                        None if report.hits == report.total else "mem reindex   (embeds the rest into the cache)",
+                        info=report.hits != report.total)]
+    findings += [Finding("cache", False, f"ignored: {problem}",
+                         "delete the file and commit the deletion; its vectors are embedded again when needed")
+                 for problem in report.problems]
+    if sample:
+        findings.append(Finding("cache", not report.mismatched,
+                                f"{report.checked} cached vectors checked against fresh embeddings: "
+                                + (f"{len(report.mismatched)} differ ({', '.join(report.mismatched[:3])})"
+                                   if report.mismatched else "all match"),
+                                "delete vectors/ (it is only a cache) and run mem reindex" if report.mismatched else None))
+    return findings
 
 
 def _temps(root: Path, fix: bool) -> list[Finding]:
@@ -195,7 +225,8 @@ def _compression(mem) -> list[Finding]:
     findings = []
     pending = to_compress(mem, pending=True)
     if pending:
-        findings.append(Finding("compression", True, f"{len(pending)} memories wait to be compressed (--defer); "
+        findings.append(Finding("compression", True, f"{counted(len(pending), 'memory', 'memories')} "
+                                                     f"{'waits' if len(pending) == 1 else 'wait'} to be compressed (--defer); "
                                                      "they are found by search meanwhile", "mem compress --pending",
                                 info=True))
     failed = to_compress(mem, failed=True)

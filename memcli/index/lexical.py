@@ -19,6 +19,7 @@ lookups; and one word at a time is cheaper for FTS5 too than merging the words o
 from __future__ import annotations
 
 import heapq
+import math
 import re
 from typing import Protocol
 
@@ -91,6 +92,10 @@ class Lexicon:
             kept[key] = compute()
         return kept[key]
 
+    def memories(self) -> int:
+        """How many memories the word index holds (BM25's N), kept until the index changes."""
+        return self._kept.get(("words", "memories"), lambda: self.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0])
+
     def rarest(self, terms: list[str]) -> list[str]:
         """The rarest found terms whose memories add up to at most SCORED (at least the rarest one)."""
         kept, total = [], 0
@@ -125,3 +130,22 @@ def bm25(catalog: WordIndex, terms: list[str], limit: int, filters: Filters) -> 
         for label, score in lexicon.scores(term, filters):
             summed[label] = summed.get(label, 0.0) + score
     return heapq.nlargest(limit, summed.items(), key=lambda item: (item[1], item[0]))
+
+
+def coverage(catalog: WordIndex, terms: list[str], filters: Filters) -> dict[int, float]:
+    """Each memory holding a query word → the share of the query's weight that its words carry, each word
+    weighed by its idf in the store (a word no memory holds weighs the most): an absolute measure of a
+    word match, where BM25 is relative to the query's best. "rate limiting" against "the FX rate" is 0.4
+    (and that note ranks below one holding both words). Of a query with more than SCORED matches, the
+    memories holding only its commonest words, left unscored by bm25(), count as holding none."""
+    if not terms:
+        return {}
+    lexicon = catalog.lexicon
+    n = lexicon.memories()
+    weights = {term: math.log((n - (df := lexicon.frequency(term)) + 0.5) / (df + 0.5) + 1) for term in terms}
+    whole = sum(weights.values()) or 1.0
+    held: dict[int, float] = {}
+    for term in lexicon.rarest(terms) if lexicon.too_common(terms) else terms:
+        for label, _ in lexicon.scores(term, filters):
+            held[label] = held.get(label, 0.0) + weights[term]
+    return {label: weight / whole for label, weight in held.items()}

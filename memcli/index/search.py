@@ -3,11 +3,13 @@
 A memory's embedding is the mean of its sentences', weighted by their words (memcli.index.sentence_vectors); a query is embedded whole.
 
 Words find what meaning misses (names, numbers, identifiers) and meaning finds what words miss
-(paraphrase). The blend is the weighted mean `0.5 x cosine + 0.5 x BM25 / best BM25` over 100
-candidates a side; bench/retrieval.py measures it against each side alone, per dev conversation, and
+(paraphrase). The blend is the weighted mean `0.5 x cosine + 0.5 x BM25 / best BM25 x coverage` over
+100 candidates a side; bench/retrieval.py measures it against each side alone, per dev conversation, and
 the README quotes the figures. Reciprocal-rank fusion scored below BM25 alone there: it throws away how
 far ahead the leader is, which matters because the vector side is weak; the blend keeps it, and keeps an
 absolute meaning in the score (the cosine part), so `--min-score` means something across queries.
+Coverage, the share of the query a memory holds (lexical.coverage), keeps BM25 over its best from giving
+full marks to the best match of any one word ("rate" of "rate limiting" in "the FX rate").
 Normalising each side by its own spread, MMR diversity, neighbouring memories of the same source,
 feedback on either side were measured too (README): none helped both conversations beyond the noise
 of a fresh build while keeping the score's scale.
@@ -29,13 +31,22 @@ if TYPE_CHECKING:
     from memcli.store.memory import Memory
 
 MODES = ("hybrid", "vector", "text")
-# The default cut-off of the hybrid score: results below it have no real match. Measured, not chosen:
-# bench/min_score.py prints the score that 95% of the nonsense queries sharing no word with a store
-# stay below (their score is meaning alone) on the LoCoMo development conversations; re-run it whenever
-# the score scale changes. A higher cut silences no more nonsense (what shares a word is a word match)
-# and only drops relevant results. A caller's min_score replaces it; 0 turns it off. The single-sided
+# The default cut-off of hybrid search asks of the query, not of each result, whether it has a real match:
+# its best cosine (within the filters) reaches MIN_COSINE, or some memory holds words carrying half its
+# weight (MATCH_COVERAGE of lexical.coverage: "amazon" of "amazon rate limit" where "amazon" is rare). A query
+# that has one gets its best k that score at least RELATIVE times its best (the rest only fill a listing);
+# one that has none gets nothing. A cosine's level depends on the query's
+# length: a topic's name ("rate limiting", one to SHORT_QUERY words) meets the note it names at
+# 0.27 where a question of a paragraph's length meets unrelated commits at 0.45, so each has its own
+# level. Measured, not chosen: bench/min_score.py and bench/retrieval.py --corpus devcontent|notes
+# (docs/search.md, bench/RESULTS.md); re-run them whenever the embedding model changes. A caller's
+# min_score replaces the question by a cut of each result's score; 0 turns it off. The single-sided
 # modes have no default cut: a cosine's scale belongs to the embedding model, and BM25 has no absolute scale.
-MIN_SCORE = 0.20
+SHORT_QUERY = 3
+MIN_COSINE_SHORT = 0.26
+MIN_COSINE = 0.34
+MATCH_COVERAGE = 0.5
+RELATIVE = 0.25
 ALPHA = 0.5
 CANDIDATES = 100
 MAX_K = 1 << 31  # more than any store holds; a larger -k means "all" and must not overflow SQLite's LIMIT
@@ -47,17 +58,35 @@ class Hit:
     score: float
 
 
-def fuse(rankings: list[tuple[float, list[tuple[int, float]], bool]]) -> list[tuple[int, float]]:
-    """The weighted mean over (weight, ranking, relative) of each memory's scores, so a blend stays
-    within 0-1: a relative ranking (BM25) is divided by this query's best, a cosine counts as it is
-    (below 0 as 0), and a memory that a ranking missed gets 0 there."""
-    total = sum(weight for weight, _, _ in rankings)
+class Results(list):
+    """Hits, best first; `under_cut`: the best score the cut-off left out (None when it left out none), for
+    an empty result to say what it would have shown."""
+
+    under_cut: float | None = None
+
+
+def fuse(rankings: list[tuple[float, list[tuple[int, float]]]]) -> list[tuple[int, float]]:
+    """The weighted mean over (weight, ranking) of each memory's scores (each within 0-1, below 0 as 0),
+    so a blend stays within 0-1; a memory that a ranking missed gets 0 there."""
+    total = sum(weight for weight, _ in rankings)
     blended: dict[int, float] = {}
-    for weight, ranking, relative in rankings:
-        best = (max((score for _, score in ranking), default=0.0) or 1.0) if relative else 1.0
+    for weight, ranking in rankings:
         for label, score in ranking:
-            blended[label] = blended.get(label, 0.0) + weight / total * max(score, 0.0) / best
+            blended[label] = blended.get(label, 0.0) + weight / total * max(score, 0.0)
     return sorted(blended.items(), key=lambda item: (-item[1], item[0]))
+
+
+def weighed(words: list[tuple[int, float]], cover: dict[int, float]) -> list[tuple[int, float]]:
+    """BM25 over the query's best, times the share of the query the memory holds (lexical.coverage)."""
+    best = max((score for _, score in words), default=0.0) or 1.0
+    return [(label, score / best * cover.get(label, 0.0)) for label, score in words]
+
+
+def matched(terms: list[str], meaning: list[tuple[int, float]], cover: dict[int, float]) -> bool:
+    """Whether the query has a real match (see MIN_COSINE)."""
+    level = MIN_COSINE_SHORT if len(terms) <= SHORT_QUERY else MIN_COSINE
+    return (max((score for _, score in meaning), default=0.0) >= level
+            or max(cover.values(), default=0.0) >= MATCH_COVERAGE)
 
 
 def candidates(k: int) -> int:
@@ -71,23 +100,34 @@ def word_ranking(catalog: Catalog, query: str, limit: int, filters: Filters) -> 
 
 
 def ranked(catalog: Catalog, query: str, *, k: int, filters: Filters, min_score: float | None,
-           words: list[tuple[int, float]] | None, meaning: list[tuple[int, float]] | None) -> list[Hit]:
+           words: list[tuple[int, float]] | None, meaning: list[tuple[int, float]] | None) -> Results:
     """Best memories first from the rankings a search made (None: that side did not run); `score` is the
-    blend (both), cosine (meaning) or BM25 (words)."""
+    blend (both), cosine (meaning) or BM25 (words). The date words a query names reorder what matches but
+    make no match: coverage and the cut-off leave them out."""
     k = min(k, MAX_K)
-    blended = words is not None and meaning is not None
-    ranking = fuse([(1 - ALPHA, words, True), (ALPHA, meaning, False)]) if blended else words if meaning is None else meaning
-    cut = (MIN_SCORE if blended else 0.0) if min_score is None else min_score  # hybrid fallen back to words is BM25
-    if cut:
-        ranking = [(label, score) for label, score in ranking if score >= cut]
-    if cut and blended and query_date_words(query):
-        # A date reorders what matches, it makes no match: the cut reads the blend without the date tokens,
-        # else "quantum chromodynamics in June" passes with every June memory (BM25 is relative to its best).
-        undated = lexical.bm25(catalog, lexical.words(query), candidates(k), filters)
-        passing = {label for label, score in fuse([(1 - ALPHA, undated, True), (ALPHA, meaning, False)])
-                   if score >= cut}
-        ranking = [(label, score) for label, score in ranking if label in passing]
-    return list(islice(distinct(hits_of(catalog, ranking, batch=min(k, 1000))), k))
+    if words is not None and meaning is not None:
+        terms = lexical.words(query)
+        cover = lexical.coverage(catalog, terms, filters)
+        ranking = fuse([(1 - ALPHA, weighed(words, cover)), (ALPHA, meaning)])
+        if min_score is None and not matched(terms, meaning, cover):
+            return _cut(ranking)
+        if min_score is None and ranking:
+            min_score = RELATIVE * ranking[0][1]
+    else:  # a single side, or hybrid fallen back to words (BM25)
+        ranking = words if meaning is None else meaning
+    if min_score:
+        kept = [(label, score) for label, score in ranking if score >= min_score]
+        if not kept:
+            return _cut(ranking)
+        ranking = kept
+    return Results(islice(distinct(hits_of(catalog, ranking, batch=min(k, 1000))), k))
+
+
+def _cut(ranking: list[tuple[int, float]]) -> Results:
+    """No hit, saying the best score the cut left out."""
+    results = Results()
+    results.under_cut = ranking[0][1] if ranking else None
+    return results
 
 
 def hits_of(catalog: Catalog, ranked: list[tuple[int, float]], batch: int) -> Iterator[Hit]:

@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import zlib
+from dataclasses import dataclass
 from typing import Iterable
 
 from memcli.index import db as db_file
@@ -35,14 +36,24 @@ log = logging.getLogger("memcli")
 
 FOLD_AT = 2000
 EMBED_BATCH = 64
+CACHED_BATCH = 5000  # vectors from the cache stored per transaction (a lock held for a fraction of a second)
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200
 
 
 
+@dataclass
+class Synced:
+    """What a sync gave vectors to: taken from the vector cache, embedded."""
+
+    cached: int = 0
+    embedded: int = 0
+
+
 class VectorIndex:
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
+        self.cache_problems: list[str] = []  # what the last sync found wrong in the vector cache
         self.path = catalog.store.index_dir / db_file.HNSW_FILE
         self._graph = None
         self._graph_stamp = None
@@ -76,30 +87,62 @@ class VectorIndex:
         counts = self.db.execute("SELECT (SELECT COUNT(*) FROM memories), (SELECT COUNT(*) FROM vectors)").fetchone()
         return counts[0] - counts[1]
 
-    def sync(self, embedder, progress: Progress | None = None) -> int:
-        """Embed the memories that have no vector yet (all of them after a model change); returns how many.
+    def sync(self, embedder, progress: Progress | None = None) -> Synced:
+        """Give a vector to every memory that has none (all of them after a model change): from the vector
+        cache that travels with the files (memcli.index.vector_cache) when it has the text, else embedded,
+        in batches, and added to the cache.
 
         The embedding itself runs outside the lock (it can take minutes after a big `git pull`); only
         storing each batch takes it, so writers in other processes are never held up for long."""
+        from memcli.index.vector_cache import VectorCache, text_key
+
         if self.in_step(embedder):
-            return 0
+            return Synced()
         with self.catalog.store.lock():
             with db_file.transaction(self.db):
                 self._adopt(embedder)
         missing = self.db.execute(
             "SELECT m.label, json_extract(m.record, '$.raw') FROM memories m"
             " LEFT JOIN vectors v ON v.label = m.label WHERE v.label IS NULL ORDER BY m.label").fetchall()
-        for start in range(0, len(missing), EMBED_BATCH):
-            batch = missing[start:start + EMBED_BATCH]
-            vectors = embedder.embed([text for _, text in batch])
-            with self.catalog.store.lock():
-                if not self.adopted(embedder):
-                    return start  # another process moved to another model meanwhile; its sync goes on
-                with db_file.transaction(self.db):
-                    self._insert([label for label, _ in batch], vectors)
+        if not missing:
+            return Synced()
+        cache = VectorCache(self.catalog.store, embedder.model_id, embedder.dim)
+        with self.catalog.store.lock():  # no half-appended record of this clone's other processes is read
+            loaded = cache.load()
+        self.cache_problems = loaded.problems
+        found = [(label, loaded.get(text_key(text))) for label, text in missing]
+        hits = [(label, vector) for label, vector in found if vector is not None]
+        misses = [(label, text) for (label, text), (_, vector) in zip(missing, found) if vector is None]
+        done = Synced()
+        for start in range(0, len(hits), CACHED_BATCH):
+            batch = hits[start:start + CACHED_BATCH]
+            if not self._store_batch(embedder, [label for label, _ in batch], [vector for _, vector in batch]):
+                return done
+            done.cached += len(batch)
             if progress:
-                progress("embedding memories", min(start + EMBED_BATCH, len(missing)), len(missing))
-        return len(missing)
+                progress("vectors from the cache", done.cached, len(hits))
+        for start in range(0, len(misses), EMBED_BATCH):
+            batch = misses[start:start + EMBED_BATCH]
+            texts = [text for _, text in batch]
+            vectors = embedder.embed(texts)
+            if not self._store_batch(embedder, [label for label, _ in batch], vectors, (cache, texts)):
+                return done
+            done.embedded += len(batch)
+            if progress:
+                progress("embedding memories", done.embedded, len(misses))
+        return done
+
+    def _store_batch(self, embedder, labels: list[int], vectors, to_cache=None) -> bool:
+        """Store a batch of vectors (and add freshly embedded ones to the cache: (cache, their texts));
+        False when another process moved to another model meanwhile (its sync goes on)."""
+        with self.catalog.store.lock():
+            if not self.adopted(embedder):
+                return False
+            with db_file.transaction(self.db):
+                self._insert(labels, vectors)
+            if to_cache:
+                to_cache[0].append(to_cache[1], vectors)
+        return True
 
     def _adopt(self, embedder) -> None:
         """Make embedder's model the store's: a different one drops every vector (never mix two models)."""
@@ -112,13 +155,17 @@ class VectorIndex:
         self._set_meta("embed_model", embedder.model_id)
         self._set_meta("embed_dim", str(embedder.dim))
 
-    def add(self, label: int, vector, embedder) -> None:
-        """Store the vector of a memory just written (the caller holds the lock)."""
+    def add(self, label: int, text: str, vector, embedder) -> None:
+        """Store the vector of a memory just written, in the index and in the vector cache (the caller
+        holds the lock)."""
+        from memcli.index.vector_cache import VectorCache
+
         if self._meta("embed_model") not in (None, embedder.model_id):
             return  # the next sync re-embeds everything with the new model, this one included
         with db_file.transaction(self.db):
             self._adopt(embedder)
             self._insert([label], vector.reshape(1, -1))
+        VectorCache(self.catalog.store, embedder.model_id, embedder.dim).append([text], vector.reshape(1, -1))
 
     def _insert(self, labels: list[int], vectors) -> None:
         """Store vectors of memories that still exist (one may have been deleted while it was embedded)."""

@@ -65,6 +65,8 @@ def _parse_when(text: str, end_of_day: bool, now: dt.datetime | None) -> str:
 def _months_back(now: dt.datetime, months: int) -> dt.datetime:
     index = now.year * 12 + now.month - 1 - months
     year, month = divmod(index, 12)
+    if year < dt.MINYEAR:  # 2026y, 3000y: before the calendar starts
+        raise OverflowError
     day = min(now.day, calendar.monthrange(year, month + 1)[1])
     return now.replace(year=year, month=month + 1, day=day)
 

@@ -30,6 +30,7 @@ from memcli.index.filters import Filters
 from memcli.mcp.toolbox import Toolbox, client_name, reply
 from memcli.mcp.version_tools import Versioned, written_reply
 from memcli.store.memory import normalise_tags
+from memcli.util.words import counted
 
 Tags = Annotated[list[str] | str | None, Field(description='Tags to file it under, e.g. ["infra", "billing"].')]
 TagFilter = Annotated[list[str] | str | None, Field(description="Only memories that have all of these tags.")]
@@ -190,7 +191,7 @@ def register(box: Toolbox) -> None:
                                        empty="No memories.")
             if len(memories) > limit:
                 structured["next_offset"] = offset + limit
-                text += f"(more: offset {offset + limit})\n"
+                text += ("" if text.endswith("\n") else "\n") + f"(more: offset {offset + limit})\n"
             return structured, text
 
         return reply(*await box.run(page))
@@ -245,7 +246,7 @@ def register(box: Toolbox) -> None:
             count = counter(mem)
             if count is not None:
                 structured["raw_tokens"] = read_cost([hit.memory for hit in packed.hits], count)["raw_tokens"]
-            note = f"({packed.skipped} more results did not fit in {budget} tokens)" if packed.skipped else ""
+            note = f"({counted(packed.skipped, 'more result')} did not fit in {budget} tokens)" if packed.skipped else ""
             if not packed.hits:
                 note = note or "No memory matches well enough (min_score: 0 takes the closest ones)."
             return structured, packed.text, note

@@ -43,6 +43,10 @@ class Conversation(TypedDict):
     tokens: int
     budget: int
     left_out_turns: NotRequired[Annotated[int, Field(description="Older turns neither shown nor summarised within the budget.")]]
+    left_out_sentences: NotRequired[Annotated[int, Field(description="Sentences of the summaries left out to fit the budget.")]]
+    left_out_facts: NotRequired[Annotated[int, Field(description="Facts of the summaries (names, dates, numbers, "
+                                                                 "preferences, decisions) the messages no longer hold.")]]
+    shortened: NotRequired[Annotated[str, Field(description="What was shortened, in a sentence.")]]
 
 
 class ThreadRow(TypedDict):
@@ -102,9 +106,13 @@ def register(box: Toolbox) -> None:
 
         built = await box.run(build)
         structured = {"messages": built.messages, "tokens": built.tokens, "budget": budget}
-        if built.left_out_turns:
-            structured["left_out_turns"] = built.left_out_turns
+        for key in ("left_out_turns", "left_out_sentences", "left_out_facts"):
+            if getattr(built, key):
+                structured[key] = getattr(built, key)
         lines = [f"{m['role']}{' (' + m['name'] + ')' if m.get('name') else ''}: {m['content']}" for m in built.messages]
+        if built.left_out_sentences or built.left_out_turns or built.left_out_summaries:
+            structured["shortened"] = built.report()
+            lines.append(f"[{built.report()}]")
         return reply(structured, "\n".join(lines) or "The thread is empty.")
 
     @box.tool(Threads, read_only=True)

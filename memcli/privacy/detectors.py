@@ -12,7 +12,8 @@ huggingface-token, anthropic-key, openai-key, slack-token, slack-webhook, stripe
 jwt, bearer-token, basic-auth, url-password, password (assignments, flags and command lines whose name
 says password/passwd/pwd/pass, and a value of several words under such a name), secret (any other
 secret-named assignment: token, api_key, ...; and a generated-looking value under a name like *_KEY,
-auth, credentials), and the vendor kinds of memcli/privacy/vendors.py. Private keys are PEM, OpenSSH,
+auth, credentials), password-hash (crypt(3), htpasswd), gcp-private-key-id, azure-sas, azure-devops-pat,
+and the vendor kinds of memcli/privacy/vendors.py. Private keys are PEM, OpenSSH,
 PGP and SSH2 blocks and PuTTY files.
 
 memcli.privacy.redact runs these detectors over a text and replaces what they accept.
@@ -73,6 +74,11 @@ _SECRET_WORDS = (
 )
 _SECRET_WORD = re.compile(_SECRET_WORDS, re.IGNORECASE)
 _PASSWORD_WORD = re.compile(r"pass|pwd", re.IGNORECASE)
+
+
+def _generated(value: str) -> bool:
+    """Letters with digits or punctuation: a password someone chose, not a word of a sentence."""
+    return any(c.isalpha() for c in value) and any(c.isdigit() or not c.isalnum() for c in value)
 
 
 def _is_placeholder(value: str) -> bool:
@@ -168,8 +174,10 @@ def _assignment_accept(m: re.Match) -> bool:
 _PASSWORD_KEY = r"[\w.-]*?(?:passphrase|password|passwd|pwd|(?<=\w)[_.-]pass)"
 # A password-named key given a value of several words up to the end of the line (a passphrase):
 # `password = correct horse battery staple`, or `Passphrase: ...` as the first thing on a line.
+# Words that make `<word> password: ...` an instruction (`set password: x then restart`), not a name.
+_VERBS = r"(?i:set|use|change|reset|enter|type|update|rotate|new|old|your|my|the|no|forgot)"
 _PHRASE = re.compile(
-    rf"""(?:^[ \t]*(?:-[ \t]+)?["']?(?P<ykey>{_PASSWORD_KEY})["']?[ \t]*:
+    rf"""(?:^[ \t]*(?:-[ \t]+)?(?:(?!{_VERBS}\b)[A-Za-z][\w-]*[ \t]+){{0,2}}["']?(?P<ykey>{_PASSWORD_KEY})["']?[ \t]*:  # `vault password:`
           |(?<![\w.-])(?P<key>{_PASSWORD_KEY})["']?[ \t]*=(?!=))
          [ \t]*(?P<secret>[^\s"'`!|>&*#$<\[{{(][^\n]*)""",
     re.IGNORECASE | re.VERBOSE | re.MULTILINE,
@@ -187,6 +195,55 @@ def _phrase_value(m: re.Match) -> tuple[int, int]:
     comment = _COMMENT.search(m.string, start, end)
     value = m.string[start : comment.start() if comment else end].rstrip()
     return start, start + len(value)
+
+
+# A password-named key alone on its line (ini, .env, .pypirc, YAML) with one word: the value runs to the end
+# of the line, whatever punctuation it holds (`password = Tr0ub4dor&3`, `DB_PASS=a;b,c}`).
+_LINE_PASSWORD = re.compile(
+    rf"""^[ \t]*(?:export[ \t]+)?["']?(?P<key>{_PASSWORD_KEY})["']?[ \t]*(?::|=(?!=))[ \t]*(?P<secret>[^\s"'`$<#][^\s]*)[ \t]*$""",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _line_password_accept(m: re.Match) -> bool:
+    value = m.group("secret")
+    return not (_is_placeholder(value) or _REFERENCE.match(value) or _CODE.match(value)
+                or (re.fullmatch(r"[A-Za-z_]\w*", value) and _SECRET_WORD.search(value)))
+
+
+# A secret-named variable given its value after a space: a Dockerfile's `ENV API_TOKEN value`, fish's
+# `set -x DB_PASSWORD value`. The value is one word at the end of the line.
+_SPACED = re.compile(
+    rf"""^[ \t]*(?:ENV|set(?:[ \t]+-[A-Za-z]+)+)[ \t]+(?P<key>[\w.-]*?(?:{_SECRET_WORDS}|(?<=\w)[_.-]pass))[ \t]+"""
+    r"""(?P<bare1>[^\s"'`$<#=][^\s]*)[ \t]*$""",
+    re.IGNORECASE | re.MULTILINE,
+)
+# An XML element named like a secret (`<password>...</password>` in Maven's settings.xml).
+_XML = re.compile(rf"""<(?P<key>[\w:.-]*?(?:{_SECRET_WORDS}))>(?P<bare1>[^<>\s][^<>\n]*?)</(?P=key)>""", re.IGNORECASE)
+# A password said in a sentence: `the ssh password is Xk3-lamp`, `wifi passphrase was: ...`.
+_SAID = re.compile(r"""\b(?:password|passphrase|passwd|pin)[ \t]+(?:is|was|=|is[ \t]+now|:)[ \t]+["'`]?"""
+                   r"""(?P<secret>[^\s"'`]+?)["'`]?(?=[.,;!?)]*(?:\s|$))""", re.IGNORECASE)
+
+
+def _said_accept(m: re.Match) -> bool:
+    value = m.group("secret")
+    return (len(value) >= 6 and any(c.isdigit() or not c.isalnum() for c in value) and any(c.isalpha() for c in value)
+            and not _is_placeholder(value) and not _REFERENCE.match(value) and not _CODE.match(value))
+
+
+def _xml_accept(m: re.Match) -> bool:
+    value = m.group("bare1").strip()
+    return not (_is_placeholder(value) or _REFERENCE.match(value))
+
+
+def _mixed(value: str) -> bool:
+    """Upper case, lower case and digits: a generated key, not a word or a hex hash."""
+    return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+
+
+def _near_aws_key_id(m: re.Match) -> bool:
+    window = m.string[max(0, m.start() - 200) : m.end() + 200]
+    return bool(re.search(r"(?:AKIA|ASIA)[A-Z0-9]{16}|\[REDACTED:aws-access-key\]", window))
 
 
 def _phrase_accept(m: re.Match) -> bool:
@@ -234,6 +291,17 @@ class _AssignmentDetector(Detector):
         return "password" if _PASSWORD_WORD.search(m.group("key")) else "secret"
 
 
+def _b64_head(value: str) -> bytes:
+    """The first bytes a base64 text stands for (enough to read a PEM header)."""
+    import base64
+    import binascii
+
+    try:
+        return base64.b64decode(value[:64])
+    except (binascii.Error, ValueError):
+        return b""
+
+
 def _c(pattern: str, flags: int = 0) -> re.Pattern:
     return re.compile(pattern, flags)
 
@@ -255,6 +323,19 @@ BUILTIN: tuple[Detector, ...] = (
             r"-{4,5} ?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}",
             re.DOTALL,
         ),
+    ),
+    Detector(  # the same blocks with their dashes lost (a paste, a chat message): a base64 body between the lines
+        "private-key",
+        _c(r"(?<![\w-])BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?\s+[A-Za-z0-9+/=:,\s-]{40,20000}?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?"),
+    ),
+    Detector(  # a PEM private key in base64 (a kubeconfig's `client-key-data`, a Kubernetes secret, an env var)
+        "private-key",
+        _c(r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}"),
+        lambda m: b"PRIVATE KEY" in _b64_head(m.group()),
+    ),
+    Detector(  # a kubeconfig's client key, whatever it decodes to
+        "private-key",
+        _c(r"\bclient-key-data:[ \t]*[\"']?(?P<secret>[A-Za-z0-9+/]{20,}={0,2})"),
     ),
     Detector(  # a PuTTY .ppk file, from its header to the MAC that closes it
         "private-key",
@@ -289,6 +370,31 @@ BUILTIN: tuple[Detector, ...] = (
     Detector("stripe-key", _c(rf"(?<![{_T}])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{{20,}}(?![{_T}])")),
     Detector("google-api-key", _c(rf"(?<![{_T}])AIza[0-9A-Za-z_-]{{35}}(?![{_T}])")),
     *_vendor_detectors(),
+    Detector(  # an AWS secret key without its label, beside its key id (a credentials CSV, a pasted pair)
+        "aws-secret-key",
+        _c(r"(?<![A-Za-z0-9/+=])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+        lambda m: _mixed(m.group("secret")) and _near_aws_key_id(m),
+        keywords=("AKIA", "ASIA", "REDACTED:aws-access-key"),
+    ),
+    Detector(  # a GCP service account's key id
+        "gcp-private-key-id",
+        _c(r"""private_key_id["']?[ \t]*[:=][ \t]*["']?(?P<secret>[0-9a-f]{40})\b"""),
+    ),
+    Detector(  # an Azure SAS signature in a URL or connection string
+        "azure-sas",
+        _c(r"(?<![\w-])sig=(?P<secret>[A-Za-z0-9%+/]{20,}={0,2}(?:%3D){0,2})"),
+        keywords=("sig=",),
+    ),
+    Detector(  # an Azure DevOps personal access token of the 52-character form (base32, lower case)
+        "azure-devops-pat",
+        _c(r"(?<![\w-])[a-z2-7]{52}(?![\w-])"),
+        lambda m: _looks_random(m.group()),
+    ),
+    Detector(  # a crypt(3) hash: /etc/shadow, htpasswd (MD5-crypt, bcrypt, SHA-crypt, yescrypt, argon2)
+        "password-hash",
+        _c(r"(?<![\w$])\$(?:1|2[abxy]?|5|6|y|7|apr1|argon2(?:id|i|d))\$[./A-Za-z0-9$=,+-]{16,}"),
+    ),
+    Detector("password-hash", _c(r"\{SSHA?\}[A-Za-z0-9+/]{27,}={0,2}")),  # htpasswd's SHA1
     Detector("jwt", _c(rf"(?<![{_T}])eyJ[{_T}]{{5,}}\.[{_T}]{{5,}}\.[{_T}]*(?![.{_T}])")),
     Detector(
         "bearer-token",
@@ -297,13 +403,20 @@ BUILTIN: tuple[Detector, ...] = (
         ),
         _real_secret,
     ),
+    Detector(  # a bearer token outside an Authorization header: `token: Bearer ...`, `-H "Bearer ..."` in prose
+        "bearer-token",
+        _c(r"(?<![\w-])(?i:bearer)[ \t]+(?P<secret>[A-Za-z0-9_.~+/=-]{16,})"),
+        lambda m: _real_secret(m) and _looks_random(m.group("secret")),
+    ),
     Detector(
         "basic-auth",
         _c(r"""(?i:authorization)["']?[ \t]*[:=][ \t]*["']?[ \t]*(?i:basic)[ \t]+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"""),
     ),
     Detector(
         "url-password",
-        _c(r"(?<![A-Za-z0-9+.-])(?i:[a-z][a-z0-9+.-]*)://[^\s:/?#@\[\]]*:(?P<secret>[^\s/?#]+)@(?=[A-Za-z0-9\[])"),
+        # The user part may itself be a token already redacted (`https://<AWS key id>:PASS@host`).
+        _c(r"(?<![A-Za-z0-9+.-])(?i:[a-z][a-z0-9+.-]*)://(?:\[REDACTED:[\w.-]+\]|[^\s:/?#@\[\]]*)"
+           r":(?P<secret>[^\s/?#]+)@(?=[A-Za-z0-9\[])"),
         _real_secret,
     ),
     Detector(
@@ -316,11 +429,28 @@ BUILTIN: tuple[Detector, ...] = (
         _c(r"""\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s"'-][^\s"']*)"""),
         _real_secret,
     ),
-    Detector(
-        "password",  # ~/.netrc
-        _c(r"\bmachine\s+\S+\s+login\s+\S+\s+password\s+(?P<secret>\S+)"),
-        _real_secret,
+    Detector(  # ~/.netrc: a `machine` or `default` entry, its tokens in any order
+        "password",
+        _c(r"\b(?:machine\s+\S+|default)(?P<tokens>(?:\s+(?:login|account|port)\s+\S+)*)\s+password\s+(?P<secret>\S+)"
+           r"(?P<login>\s+login\s)?"),
+        lambda m: _real_secret(m) and bool(m.group("tokens") or m.group("login")),  # not "machine learning password"
     ),
+    Detector(  # ~/.pgpass: hostname:port:database:username:password, one entry a line
+        "password",
+        _c(r"^[ \t]*(?P<host>[^\s:#]+):(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(?P<secret>\S+?)[ \t]*$", re.MULTILINE),
+        lambda m: (_real_secret(m) and not re.fullmatch(r"[0-9a-fA-F]{1,4}", m.group("secret"))  # not IPv6
+                   and (_generated(m.group("secret")) or m.group("host") in ("*", "localhost") or "." in m.group("host"))),
+    ),
+    Detector(  # sshpass -p PASSWORD ssh host
+        "password",
+        _c(r"""\bsshpass\b[^\n|;&]{0,200}?[ \t]-p[ \t]*["']?(?P<secret>[^\s"']+)["']?(?P<then>[ \t]+\S+)?"""),
+        lambda m: _real_secret(m) and (_generated(m.group("secret"))
+                                       or re.match(r"[ \t]+(?:ssh|scp|sftp|rsync|git|-)", m.group("then") or "") is not None),
+    ),
+    Detector("password", _LINE_PASSWORD, _line_password_accept),
+    Detector("password", _SAID, _said_accept),  # "the ssh password is ..."
+    _AssignmentDetector("secret", _SPACED, _assignment_accept),  # Dockerfile ENV, fish set -x
+    _AssignmentDetector("secret", _XML, _xml_accept),
     _PhraseDetector("password", _PHRASE, _phrase_accept),
     _AssignmentDetector("secret", _FLAG, _assignment_accept),
     _AssignmentDetector("secret", _ASSIGNMENT, _assignment_accept),
@@ -344,3 +474,10 @@ def held_secret(key: str, value: str) -> str | None:
                                                              and _SECRET_WORD.search(value)):
         return None
     return "password" if _PASSWORD_WORD.search(key) else "secret"
+
+
+# Kinds known by their shape alone (no label or context needed): what a key cut over two lines, or
+# hidden in base64, is recognised by once it is whole again (memcli.privacy.redact).
+_SHAPE_KINDS = {"aws-access-key", "github-token", "gitlab-token", "npm-token", "huggingface-token", "anthropic-key",
+                "openai-key", "slack-token", "stripe-key", "google-api-key"}
+SHAPES: tuple[Detector, ...] = tuple(d for d in BUILTIN if d.kind in _SHAPE_KINDS) + _vendor_detectors()

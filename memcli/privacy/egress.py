@@ -19,13 +19,13 @@ import re
 from dataclasses import dataclass
 
 from memcli.privacy.gate import Gate
-from memcli.privacy.redact import redact
+from memcli.privacy.redact import PRIVATE_KEY_TRACE, redact
 
 HIGH_RISK_KINDS = frozenset({"private-key", "aws-access-key", "aws-secret-key", "google-api-key"})
 # Looser than the redactors on purpose: traces of a credential that redaction would not replace
 # (a cut-off key block, a key glued to other text, a cloud credentials file).
 _TRACES = (
-    ("private-key", re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY|PuTTY-User-Key-File")),
+    ("private-key", PRIVATE_KEY_TRACE),  # the same traces that stop a write (SSH2 blocks have four dashes)
     ("aws-access-key", re.compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}")),
     ("aws-secret-key", re.compile(r"(?i)aws_secret_access_key\s*[=:]\s*[A-Za-z0-9/+]{20}")),
     ("gcp-service-account", re.compile(r'"private_key_id"\s*:\s*"[0-9a-f]{20}')),

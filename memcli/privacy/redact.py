@@ -39,9 +39,77 @@ class Redaction:
 def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
     """Replace every secret found by the built-in detectors and the store's `extra` patterns."""
     counts: Counter[str] = Counter()
+    text = _wrapped_shapes(_plain_tokens(text), counts)
     for detector in BUILTIN + store_detectors(extra):
         text = _apply(detector, text, counts)
+    text = _BASE64.sub(lambda m: _replaced(m, _decoded(m.group()), counts), text)
     return Redaction(text, dict(counts))
+
+
+# Zero-width characters and full-width forms that a chat, a document or a hostile hand can leave inside
+# a key; shapes would not see the key through them.
+_DISGUISE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff\uff01-\uff5e]")
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
+_DISGUISED_RUN = re.compile("[A-Za-z0-9_+/=.:~-][A-Za-z0-9_+/=.:~\u00ad\u200b-\u200d\u2060\ufeff\uff01-\uff5e-]{11,}")
+
+
+def _plain_tokens(text: str) -> str:
+    """Token-like runs written plainly: zero-width characters dropped, full-width letters and digits as
+    ASCII. Only runs that start in ASCII change, so text written in full-width forms stays as it is."""
+    if not _DISGUISE.search(text):
+        return text
+
+    def plain(m: re.Match) -> str:
+        run = m.group()
+        if not _DISGUISE.search(run):
+            return run
+        return "".join(chr(ord(c) - 0xFEE0) if "\uff01" <= c <= "\uff5e" else c for c in run.translate(_INVISIBLE))
+
+    return _DISGUISED_RUN.sub(plain, text)
+
+
+# Two token-like runs, the first at a line's end and the second at the next line's start (a key wrapped
+# by an e-mail client or a terminal), and a run that may be base64 (of a key, written as an env value).
+_WRAPPED = re.compile(r"(?<![\w+/=.-])([\w+/=.-]{8,})[ \t]*\r?\n[ \t]*([\w+/=.-]{4,})(?![\w+/=.-])")
+_BASE64 = re.compile(r"(?<![\w+/-])[A-Za-z0-9+/]{24,4096}={0,2}(?![\w+/=-])")
+
+
+def _wrapped_shapes(text: str, counts: Counter) -> str:
+    """A key known by its shape and wrapped over two lines, replaced whole (before the detectors that
+    would take only its first half as an assigned value)."""
+    if "\n" not in text:
+        return text
+    return _WRAPPED.sub(lambda m: _replaced(m, m.group(1) + m.group(2), counts, split=len(m.group(1))), text)
+
+
+def _replaced(m: re.Match, whole: str | None, counts: Counter, split: int | None = None) -> str:
+    """The marker for the shape found in `whole` (across `split`, when given), else the match as it was.
+    `whole` is what the match stands for: its two halves joined, or what its base64 decodes to."""
+    from memcli.privacy.detectors import SHAPES
+
+    for detector in SHAPES if whole else ():
+        if detector.keywords and not any(word in whole for word in detector.keywords):
+            continue
+        for found in detector.pattern.finditer(whole):
+            # A wrapped key is cut by the line's end: its first half alone is no key, and it ends the second run.
+            wrapped = split is None or (found.start() < split and found.end() == len(whole)
+                                        and not detector.pattern.search(whole[:split]))
+            if wrapped and detector.accept(found):
+                counts[detector.kind] += 1
+                return f"[REDACTED:{detector.kind}]"
+    return m.group()
+
+
+def _decoded(run: str) -> str | None:
+    import base64
+    import binascii
+
+    try:
+        data = base64.b64decode(run + "=" * (-len(run) % 4))
+    except (binascii.Error, ValueError):
+        return None
+    text = data.decode("ascii", "replace")
+    return text if text.isprintable() else None
 
 
 def store_detectors(extra: Iterable[dict]) -> tuple[Detector, ...]:
@@ -100,13 +168,13 @@ def _compile(rules: tuple[tuple[str, str], ...]) -> tuple[Detector, ...]:
 
 # What still marks a private key after redaction: a BEGIN line without its END, or the private part of
 # a PuTTY key without its header or MAC.
-_PRIVATE_KEY_LINE = re.compile(r"-{4,5} ?BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?(?: ?-{4,5})?|PuTTY-User-Key-File-\d+:|^Private-Lines:[ \t]*\d+",
+PRIVATE_KEY_TRACE = re.compile(r"-{4,5} ?BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?(?: ?-{4,5})?|PuTTY-User-Key-File-\d+:|^Private-Lines:[ \t]*\d+",
                                re.MULTILINE)
 
 
 def check_no_private_key(text: str) -> None:
     """The kill switch: a private key that got past redaction (a truncated block, say) stops the write."""
-    m = _PRIVATE_KEY_LINE.search(text)
+    m = PRIVATE_KEY_TRACE.search(text)
     if m:
         line = text.count("\n", 0, m.start()) + 1
         raise Refused(

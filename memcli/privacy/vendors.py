@@ -52,5 +52,12 @@ VENDOR_TOKENS = (
     ("clojars-token", ('CLOJARS_',), r"CLOJARS_[a-z0-9]{60}"),
     ("frameio-token", ('fio-u-',), r"fio-u-[A-Za-z0-9_=-]{64}"),
     ("flutterwave-key", ('FLWSECK',), r"FLWSECK(?:_TEST)?-[a-h0-9]{12,32}(?:-X)?"),
+    # Shapes from the vendors' own documentation (Dec 2026): Google OAuth access tokens and client secrets,
+    # Azure DevOps personal access tokens (the 84-character form has AZDO at 76-79), Discord bot tokens
+    # (base64 user id, timestamp, HMAC).
+    ("google-oauth-token", ('ya29.',), r"ya29\.[0-9A-Za-z_-]{20,}"),
+    ("google-client-secret", ('GOCSPX-',), r"GOCSPX-[0-9A-Za-z_-]{28}"),
+    ("azure-devops-pat", ('AZDO',), r"[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}"),
+    ("discord-bot-token", ('.',), r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}"),
     ("cloudflare-ca-key", ('v1.0-',), r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
 )

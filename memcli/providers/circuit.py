@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from memcli.providers.settings import ProviderSettings
-from memcli.util.fsutil import atomic_write
+from memcli.util.fsutil import atomic_write, open_lock
 
 STATE_FILE = "provider.json"
 WINDOW_S = 60.0
@@ -41,7 +41,7 @@ class CircuitState:
     def _locked(self):
         """The state, read under the lock; whatever the block changes is written back."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_suffix(".lock"), "a+") as lock:
+        with open_lock(self.path.with_suffix(".lock")) as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             data = self._read()
             before = json.dumps(data, sort_keys=True)

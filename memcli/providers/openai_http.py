@@ -32,7 +32,7 @@ def api_key(settings: ProviderSettings) -> str | None:
     if os.environ.get(name):
         return os.environ[name]
     path = user_config_dir() / USER_CONFIG
-    keys = _user_config(path).get("api_keys") or {}
+    keys = read_user_config(path).get("api_keys") or {}
     if isinstance(keys, dict) and keys.get(name):
         if path.stat().st_mode & 0o077:
             log.warning("%s holds an API key and others can read it: chmod 600 %s", path, path)
@@ -40,7 +40,8 @@ def api_key(settings: ProviderSettings) -> str | None:
     raise ProviderError("auth", f"no API key: set ${name} or api_keys.{name} in {path}")
 
 
-def _user_config(path) -> dict:
+def read_user_config(path) -> dict:
+    """The user's own config.yaml (outside any store), {} when there is none."""
     import yaml
 
     try:
@@ -61,7 +62,7 @@ class ChatClient:
 
         key = api_key(settings)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self.settings = settings
+        self.settings, self.key = settings, key
         self.client = httpx.Client(base_url=settings.base_url.rstrip("/") + "/", headers=headers,
                                    timeout=settings.timeout_seconds, trust_env=True)
 
@@ -75,22 +76,28 @@ class ChatClient:
         except httpx.TimeoutException:
             raise ProviderError("timeout", f"no answer within {timeout:g}s") from None
         except httpx.TransportError as exc:
-            raise ProviderError("connection", f"{type(exc).__name__}: {exc}".rstrip(": ")) from None
-        _raise_for_status(response)
+            raise ProviderError("connection", self.scrub(f"{type(exc).__name__}: {exc}".rstrip(": "))) from None
+        _raise_for_status(response, self.scrub)
         try:
             return response.json()["choices"][0]["message"]["content"] or ""
         except (ValueError, LookupError, TypeError):
-            raise ProviderError("bad-response", f"not a chat completion: {response.text[:120]!r}") from None
+            raise ProviderError("bad-response", f"not a chat completion: {self.scrub(response.text)[:120]!r}") from None
+
+    def scrub(self, text: str) -> str:
+        """A server's words without our key: an error that quotes the request (as some proxies do) becomes a
+        memory's `compression.reason`, the circuit's state file and a line on stderr. (The reason is
+        redacted again when it is stored, as every field is.)"""
+        return text.replace(self.key, "[REDACTED:api-key]") if self.key else text
 
     def close(self) -> None:
         self.client.close()
 
 
-def _raise_for_status(response) -> None:
+def _raise_for_status(response, scrub) -> None:
     status = response.status_code
     if status < 400:
         return
-    detail = f"HTTP {status} from {response.request.url.host}: {_message(response)}"
+    detail = f"HTTP {status} from {response.request.url.host}: {_message(response, scrub)}"
     if status in (401, 403):
         raise ProviderError("auth", detail)
     if status == 429:
@@ -100,13 +107,13 @@ def _raise_for_status(response) -> None:
     raise ProviderError("bad-request", detail)
 
 
-def _message(response) -> str:
+def _message(response, scrub) -> str:
     try:
         error = response.json().get("error")
         text = error.get("message") if isinstance(error, dict) else error
     except (ValueError, AttributeError):
         text = None
-    return " ".join(str(text or response.text or response.reason_phrase).split())[:160]
+    return scrub(" ".join(str(text or response.text or response.reason_phrase).split()))[:160]
 
 
 def retry_after(value: str | None) -> float | None:

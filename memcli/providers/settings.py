@@ -4,6 +4,8 @@ settings the worker follows. memcli.config reads them as part of the store's set
 from __future__ import annotations
 
 import logging
+import math
+import re
 from dataclasses import dataclass, fields
 
 from memcli.errors import StoreError
@@ -24,6 +26,9 @@ PRESETS: dict[str, dict] = {
     "openai-compatible": {"constrain": "none"},
 }
 CONSTRAINTS = ("grammar", "json_schema", "none")
+_POSITIVE = ("timeout_seconds", "max_per_minute", "max_concurrent", "circuit_threshold", "circuit_cooldown_seconds",
+             "idle_seconds")
+_NOT_NEGATIVE = ("max_retries", "backoff_seconds", "max_backoff_seconds")
 _SECRET_KEYS = {"api_key", "key", "token", "secret", "password", "authorization"}
 
 
@@ -83,11 +88,11 @@ class ProviderSettings:
             if key not in known:
                 log.warning("%s: unknown provider setting %r ignored", origin, key)
                 continue
-            default = known[key].default
+            default = "" if known[key].default is None else known[key].default
             try:
-                values[key] = None if value is None else str(value) if default is None else coerce(value, default)
-            except (TypeError, ValueError, OverflowError):
-                raise StoreError(f"{origin}: provider: {key!r} should be like {default!r}, got {value!r}") from None
+                values[key] = None if value is None else coerce(value, default)
+            except TypeError:
+                raise StoreError(f"{origin}: provider: {key!r} must be {kind_of(default)}, got {value!r}") from None
         settings = cls(**values)
         settings.validate(origin)
         return settings
@@ -97,27 +102,63 @@ class ProviderSettings:
             return
         if not self.base_url or not str(self.base_url).startswith(("http://", "https://")):
             raise StoreError(f"{origin}: provider {self.name} needs a base_url (http:// or https://)")
+        credential = _credential_in(self.base_url)
+        if credential:
+            raise StoreError(f"{origin}: provider: base_url must not hold {credential} (it is written in mem.yaml, "
+                             "shown by `mem status` and sent in every request); name the key's environment "
+                             "variable with api_key_env instead")
         if not self.model:
             raise StoreError(f"{origin}: provider {self.name} needs a model (the name the server knows it by)")
         if self.constrain not in CONSTRAINTS:
             raise StoreError(f"{origin}: provider: constrain must be one of {', '.join(CONSTRAINTS)}")
-        if min(self.timeout_seconds, self.max_per_minute, self.max_concurrent, self.circuit_threshold,
-               self.circuit_cooldown_seconds, self.idle_seconds) <= 0 or self.max_retries < 0:
-            raise StoreError(f"{origin}: provider: timeouts, limits and the circuit settings must be positive")
+        for name in _POSITIVE + _NOT_NEGATIVE:
+            if getattr(self, name) < 0 or (name in _POSITIVE and getattr(self, name) == 0):
+                raise StoreError(f"{origin}: provider: {name} must be {'above' if name in _POSITIVE else 'at least'} 0")
         if self.circuit_max_cooldown_seconds < self.circuit_cooldown_seconds:
             raise StoreError(f"{origin}: provider: circuit_max_cooldown_seconds is below circuit_cooldown_seconds")
 
 
+_SECRET_PARAM = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|session", re.IGNORECASE)
+
+
+def _credential_in(url: str) -> str | None:
+    """What in a server's URL is a credential (a user and password, a key in the query), by its name only."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        return "a user or password"
+    names = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True) if _SECRET_PARAM.search(name)]
+    return f"a credential in its query ({names[0]!r})" if names else None
+
+
 def coerce(value, default):
-    """A mem.yaml value as the type of its default (TypeError or ValueError when it cannot be)."""
-    if isinstance(default, bool):
-        return bool(value)
-    if isinstance(default, int):
-        return int(value)
-    if isinstance(default, float):
-        return float(value)
-    if isinstance(default, list):
-        if not isinstance(value, list):
+    """A mem.yaml value as it is, when it has its default's type (a whole number where a number is
+    expected is fine); TypeError otherwise. Nothing is converted: `send_to_remote: "false"` is a string,
+    and read as a truth it would send every text."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        if not (isinstance(default, bool) and isinstance(value, bool)):
             raise TypeError
         return value
-    return str(value)
+    if isinstance(default, int):
+        if not isinstance(value, int):
+            raise TypeError
+        return value
+    if isinstance(default, float):
+        if not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise TypeError
+        return float(value)
+    if not isinstance(value, type(default)):
+        raise TypeError
+    return value
+
+
+def kind_of(default) -> str:
+    """What a setting takes, in the words of a YAML file."""
+    if isinstance(default, bool):
+        return "true or false (unquoted)"
+    if isinstance(default, int):
+        return "a whole number"
+    if isinstance(default, float):
+        return "a finite number"
+    return "a list" if isinstance(default, list) else "a string"

@@ -73,10 +73,10 @@ class Store:
                 if os.stat(path).st_mode & 0o777 != wanted:
                     os.chmod(path, wanted)
 
-    def _mkdir(self, folder: Path) -> None:
+    def make_dir(self, folder: Path) -> None:
         """The folder and any missing parent, 0700 in a private store (mkdir's own `parents` ignores mode)."""
         if not folder.is_dir():
-            self._mkdir(folder.parent)
+            self.make_dir(folder.parent)
             with contextlib.suppress(FileExistsError):
                 folder.mkdir(mode=0o700 if self.private else 0o777)
 
@@ -107,8 +107,8 @@ class Store:
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"{self.root} exists and is not a folder")
         try:
-            self._mkdir(self.memories_dir)
-            self._mkdir(self.index_dir)
+            self.make_dir(self.memories_dir)
+            self.make_dir(self.index_dir)
             self.protect()
             created = not self.exists
             if created:
@@ -119,8 +119,9 @@ class Store:
             if git:
                 # Memories are text with LF line ends on every machine, so a checkout on Windows does not
                 # rewrite every file and diffs stay line by line.
-                _ensure_lines(self.root / ".gitattributes", ["memories/**/*.yaml text eol=lf diff", "mem.yaml text eol=lf"],
-                              self.file_mode)
+                # The vector cache (memcli.index.vector_cache) is binary: never diffed, never merged as text.
+                _ensure_lines(self.root / ".gitattributes", ["memories/**/*.yaml text eol=lf diff", "mem.yaml text eol=lf",
+                                                             "vectors/**/*.vec binary"], self.file_mode)
         except OSError as exc:
             raise StoreError(f"cannot create a store at {self.root}: {exc.strerror or exc}") from None
         return created
@@ -141,7 +142,7 @@ class Store:
         relpath = memory.relpath()
         path = self.file_path(relpath)
         try:
-            self._mkdir(path.parent)
+            self.make_dir(path.parent)
             atomic_write(path, memory.to_yaml(), self.file_mode)
         except OSError as exc:
             raise StoreError(f"cannot write {relpath}: {exc.strerror or exc}") from None
@@ -216,7 +217,7 @@ class Store:
             return
         path = self.index_dir / "lock"
         try:
-            self._mkdir(self.index_dir)
+            self.make_dir(self.index_dir)
             self.protect()
             if path.is_dir() and not path.is_symlink():
                 shutil.rmtree(path)  # only a cache folder: whatever took the lock file's place goes

@@ -6,8 +6,10 @@ first. It never exceeds the budget and never cuts a message: what does not fit i
 The newest unfolded turns are kept whole first. When every summary fits, all are shown, and the room
 left shows the newest folds as their own turns instead of their summary, one fold at a time. When
 they do not all fit, the budget goes to the summaries' sentences that carry the most (see
-memcli.threads.digest): every stretch of the conversation keeps its names, numbers and plans, and
-filler and repetition give way first, the older before the newer. Roles are never merged or swapped.
+memcli.threads.digest): sentences stating facts not yet shown before any other, so every stretch of
+the conversation keeps its names, numbers, preferences and decisions; repetition gives way first,
+the older before the newer, and filler is never shown. What was shortened is counted: the sentences
+left out, and how many of the summaries' facts the context no longer holds. Roles are never merged or swapped.
 Each message costs its content's tokens plus MESSAGE_OVERHEAD for the chat framing, counted by the
 compression model's tokenizer.
 """
@@ -17,9 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from memcli.threads.digest import parse, select
+from memcli.threads.digest import lines, parse, select
+from memcli.threads.facts import facts, words_of
 from memcli.threads.files import Fold
 from memcli.threads.records import Message
+from memcli.util.words import counted
 
 MESSAGE_OVERHEAD = 4
 SUMMARY_HEADER = "Earlier in this conversation:"
@@ -36,19 +40,33 @@ class ChatContext:
     shortened: int = 0  # summaries of which only some sentences fit
     left_out_turns: int = 0  # turns neither included nor covered by an included summary
     left_out_summaries: int = 0
+    left_out_sentences: int = 0  # of the summaries, whether or not their summary is shown
+    left_out_facts: int = 0  # facts of the summaries that the messages no longer hold
 
     def to_dict(self) -> dict:
         return {"messages": self.messages, "tokens": self.tokens, "budget": self.budget, "turns": self.turns,
                 "summaries": self.summaries, "shortened": self.shortened, "left_out_turns": self.left_out_turns,
-                "left_out_summaries": self.left_out_summaries}
+                "left_out_summaries": self.left_out_summaries, "left_out_sentences": self.left_out_sentences,
+                "left_out_facts": self.left_out_facts}
+
+    def report(self) -> str:
+        """One line saying what the context holds and what it shortened, for a person or a model."""
+        shortened = ""
+        if self.shortened or self.left_out_sentences:
+            lost = f"{counted(self.left_out_facts, 'fact')} lost" if self.left_out_facts else "no fact lost"
+            shortened = (f" ({self.shortened} shortened: {counted(self.left_out_sentences, 'sentence')} left out,"
+                         f" {lost})")
+        left = self.left_out_turns + self.left_out_summaries
+        return (f"{self.tokens} of {self.budget} tokens: {counted(self.summaries, 'summary', 'summaries')}{shortened}, "
+                f"{counted(self.turns, 'turn')}" + (f"; {counted(left, 'older item')} did not fit" if left else ""))
 
 
 def build(messages: Sequence[Message], folds: Sequence[Fold], budget: int, count: Callable[[str], int]) -> ChatContext:
     def cost(text: str) -> int:
         return count(text) + MESSAGE_OVERHEAD
 
-    def block_cost(lines: list[str]) -> int:
-        return cost(_block(lines)) if lines else 0
+    def block_cost(block_lines: list[str]) -> int:
+        return cost(_block(block_lines)) if block_lines else 0
 
     system = [m for m in messages if m.role == "system"]
     turns = [m for m in messages if m.role != "system"]
@@ -62,26 +80,25 @@ def build(messages: Sequence[Message], folds: Sequence[Fold], budget: int, count
     tail = [m for m in turns if m.seq > folded_to]
     verbatim = _newest_that_fit(tail, budget - used, cost)
     used += sum(cost(m.content) for m in verbatim)
-    whole = [digest.line() for digest in digests]
-    if block_cost(whole) <= budget - used:
-        chosen = {d: set(range(len(digest.units))) for d, digest in enumerate(digests)}
+    chosen = {d: set(range(len(digest.units))) for d, digest in enumerate(digests)}
+    if block_cost(lines(digests, chosen)) <= budget - used:
         if len(verbatim) == len(tail):
             # Everything is covered: spend what is left on showing the newest folds as their own turns.
             while folds and all(seq in present for seq in range(folds[-1].first, folds[-1].last + 1)):
                 own = [m for m in turns if folds[-1].first <= m.seq <= folds[-1].last]
                 trial_used = used + sum(cost(m.content) for m in own)
-                if trial_used + block_cost(whole[:len(folds) - 1]) > budget:
+                fewer = {d: keep for d, keep in chosen.items() if d < len(folds) - 1}
+                if trial_used + block_cost(lines(digests, fewer)) > budget:
                     break
                 verbatim, used = own + verbatim, trial_used
-                folds, digests, whole = folds[:-1], digests[:-1], whole[:-1]
-                chosen.pop(len(folds))
+                folds, digests, chosen = folds[:-1], digests[:-1], fewer
     else:
         chosen = select(digests, budget - used, block_cost, count)
     result = ChatContext(budget=budget)
     out = [m.to_chat() for m in system]
-    lines = [digests[d].line(chosen[d]) for d in sorted(chosen)]
-    if lines:
-        out.append({"role": "system", "content": _block(lines)})
+    shown_lines = lines(digests, chosen)
+    if shown_lines:
+        out.append({"role": "system", "content": _block(shown_lines)})
     out += [m.to_chat() for m in verbatim]
     shown = {m.seq for m in verbatim}
     covered = {seq for d in chosen for seq in range(folds[d].first, folds[d].last + 1)}
@@ -91,6 +108,10 @@ def build(messages: Sequence[Message], folds: Sequence[Fold], budget: int, count
     result.shortened = sum(1 for d, keep in chosen.items() if len(keep) < len(digests[d].units))
     result.left_out_summaries = len(folds) - len(chosen)
     result.left_out_turns = sum(1 for m in turns if m.seq not in shown and m.seq not in covered)
+    result.left_out_sentences = sum(len(digest.units) - len(chosen.get(d, ())) for d, digest in enumerate(digests))
+    held = words_of(" ".join(m["content"] for m in out))
+    stated = {fact.words for digest in digests for unit in digest.units for fact in facts(unit.text)}
+    result.left_out_facts = sum(1 for words in stated if not words <= held)
     return result
 
 

@@ -10,6 +10,11 @@ speakers' names, said everywhere, weigh nothing. Words already covered count no 
 repeated in ten folds is told once. This is greedy budgeted maximum coverage, the usual extractive
 summariser (Gillick and Favre's concept coverage; the greedy gain-per-cost rule of Khuller et al.).
 At equal worth the newer sentence wins; a sentence adding nothing new is left out.
+
+Facts come before chatter: while a sentence holds a fact (memcli.threads.facts) that the context does
+not hold yet, it goes before every sentence that holds none, whatever their words weigh; a question
+asks rather than tells, so it waits with the chatter; a filler sentence is never shown. The lines of
+one date are written as one, so a day folded in several summaries carries its date once.
 """
 
 from __future__ import annotations
@@ -21,10 +26,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from memcli.compress.wordlists import FUNCTION_WORDS
+from memcli.threads.facts import SENTENCE, facts, is_filler, words_of
 
 WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-ENDS = ".!?"  # the marks a sentence ends with, here and where summaries are written
-SENTENCE = re.compile(rf"[^{ENDS}\n]+(?:[{ENDS}]+|$)")
 DATE = re.compile(r"^\[([^\]\n]+)\]\s*")
 SPEAKER = re.compile(r"^([^:\n]{1,60}): ")
 ROUNDS = 3  # of choosing, checking the exact cost and filling what is left
@@ -45,15 +49,30 @@ class Digest:
 
     def line(self, keep: set[int] | None = None) -> str:
         """The summary as one line of the block: `- [date] Speaker: sentence sentence Other: sentence`."""
-        parts, speaker = ["-"] + ([f"[{self.date}]"] if self.date else []), None
-        for i, unit in enumerate(self.units):
-            if keep is not None and i not in keep:
-                continue
-            if unit.speaker and unit.speaker != speaker:
-                parts.append(f"{unit.speaker}:")
-                speaker = unit.speaker
-            parts.append(unit.text)
-        return " ".join(parts)
+        return _line(self.date, [unit for i, unit in enumerate(self.units) if keep is None or i in keep])
+
+
+def lines(digests: list[Digest], chosen: dict[int, set[int]]) -> list[str]:
+    """The block's lines for the chosen sentences ({digest: {sentence}}): one line per date, so the
+    summaries of one day (a session is folded in several) carry their date once."""
+    out: list[tuple[str | None, list[Unit]]] = []
+    for d in sorted(chosen):
+        units = [unit for u, unit in enumerate(digests[d].units) if u in chosen[d]]
+        if out and out[-1][0] == digests[d].date:
+            out[-1][1].extend(units)
+        else:
+            out.append((digests[d].date, units))
+    return [_line(date, units) for date, units in out]
+
+
+def _line(date: str | None, units: list[Unit]) -> str:
+    parts, speaker = ["-"] + ([f"[{date}]"] if date else []), None
+    for unit in units:
+        if unit.speaker and unit.speaker != speaker:
+            parts.append(f"{unit.speaker}:")
+            speaker = unit.speaker
+        parts.append(unit.text)
+    return " ".join(parts)
 
 
 def parse(summary: str) -> Digest:
@@ -73,9 +92,14 @@ def concepts(text: str) -> frozenset[str]:
 
 def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], int],
            count: Callable[[str], int]) -> dict[int, set[int]]:
-    """Which sentences of which digests to show within `room` tokens ({digest: {sentence}}), chosen by
-    rare-word coverage per token; block_cost(lines) is the exact cost of the block the lines make."""
-    units = [(d, u, concepts(unit.text)) for d, digest in enumerate(digests) for u, unit in enumerate(digest.units)]
+    """Which sentences of which digests to show within `room` tokens ({digest: {sentence}}): those with
+    facts not yet shown first, each tier by rare-word coverage per token; block_cost(lines) is the
+    exact cost of the block the lines make."""
+    units = [(d, u, concepts(unit.text)) for d, digest in enumerate(digests) for u, unit in enumerate(digest.units)
+             if not is_filler(unit.text)]
+    stated = [[] if digests[d].units[u].text.endswith("?") else [fact.words for fact in facts(digests[d].units[u].text)]
+              for d, u, _ in units]
+    spoken = [words_of(digests[d].units[u].text) for d, u, _ in units]
     frequency: dict[str, int] = {}
     for _, _, words in units:
         for word in words:
@@ -92,36 +116,44 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
     labels = {speaker: count(f"{speaker}:") for speaker in {unit.speaker for digest in digests for unit in digest.units}
               if speaker}
     covered: set[str] = set()
+    held: set[str] = set()  # the words of the chosen sentences, as facts are matched
     chosen: dict[int, set[int]] = {}
-    speaking: dict[int, set[str | None]] = {}  # the speakers already labelled in each chosen digest
+    speaking: set[tuple[str | None, str | None]] = set()  # (date, speaker) already labelled on a date's line
     order: list[int] = []
 
-    def worth(i: int) -> float:
-        return sum(weight[word] for word in units[i][2] - covered) / costs[i]
+    def worth(i: int) -> tuple[bool, float]:
+        """(adds a fact, rare-word coverage per token, the more for each fact it adds); both only fall
+        as the context grows."""
+        new = sum(1 for words in stated[i] if not words <= held)
+        return new > 0, (1 + new) * sum(weight[word] for word in units[i][2] - covered) / costs[i]
+
+    def said(i: int) -> tuple[str | None, str | None]:
+        d, u, _ = units[i]
+        return digests[d].date, digests[d].units[u].speaker
 
     def need(i: int) -> int:
-        d, u, _ = units[i]
-        speaker = digests[d].units[u].speaker
-        label = 0 if speaker in speaking.get(d, ()) else labels.get(speaker, 0)
-        return costs[i] + (0 if d in chosen else opening[d]) + label
+        d, _, _ = units[i]
+        label = 0 if said(i) in speaking else labels.get(said(i)[1], 0)
+        opened = any(digests[c].date == digests[d].date for c in chosen)  # a date is written once
+        return costs[i] + (0 if opened else opening[d]) + label
 
     def block() -> int:
-        return block_cost([digests[d].line(chosen[d]) for d in sorted(chosen)])
+        return block_cost(lines(digests, chosen))
 
     left = list(range(len(units)))
     used = empty
     for _ in range(ROUNDS):
         # Lazy greedy: a sentence's worth only falls as words get covered, so a stale worth is an upper bound.
-        heap = [(-worth(i), -units[i][0], i) for i in left]
+        heap = [(*_key(worth(i)), -units[i][0], i) for i in left]
         heapq.heapify(heap)
         left = []
         while heap:
-            _, newer, i = heapq.heappop(heap)
+            *_, newer, i = heapq.heappop(heap)
             value = worth(i)
-            if value <= 0:
+            if value[1] <= 0:
                 continue
-            if heap and -value > heap[0][0]:
-                heapq.heappush(heap, (-value, newer, i))
+            if heap and _key(value) > heap[0][:2]:
+                heapq.heappush(heap, (*_key(value), newer, i))
                 continue
             if used + need(i) > room:
                 left.append(i)
@@ -129,19 +161,27 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
             d, u, words = units[i]
             used += need(i)
             chosen.setdefault(d, set()).add(u)
-            speaking.setdefault(d, set()).add(digests[d].units[u].speaker)
+            speaking.add(said(i))
             order.append(i)
             covered |= words
+            held |= spoken[i]
         # The estimate is close, not exact (the tokenizer joins words across pieces): drop the last
         # picks until the block as written fits, then spend what the estimate left over.
         while order and block() > room:
             d, u, words = units[order.pop()]
             chosen[d].discard(u)
             if not chosen[d]:
-                del chosen[d], speaking[d]
+                del chosen[d]
+            speaking = {said(j) for j in order}
             covered = set().union(*(units[i][2] for i in order))
+            held = set().union(*(spoken[i] for i in order))
         used = block() if chosen else empty
         if not left or room - used < min(costs[i] for i in left):
             break
     return chosen
+
+
+def _key(worth: tuple[bool, float]) -> tuple[int, float]:
+    """A heap key: smallest first, so fact-adding sentences, then the most worth."""
+    return (0 if worth[0] else 1), -worth[1]
 

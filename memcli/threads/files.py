@@ -55,7 +55,7 @@ class Threads:
         self.mem.ensure_store()
         info = ThreadInfo(id=ids.new_id(), title=title, created_at=now_utc())
         folder = self.root / info.id
-        folder.mkdir(parents=True, exist_ok=True)
+        self.mem.store.make_dir(folder)
         meta = {"id": info.id, "created_at": info.created_at}
         if title:
             meta["title"] = title

@@ -1,18 +1,23 @@
-"""Folding old turns into summaries the small model cannot get wrong: extractive, then pruned.
+"""Folding old turns into summaries that keep the facts: extractive, then pruned.
 
-The default 135M model writes unreliable prose, so a summary is made of the thread's own sentences:
-each sentence is embedded (MiniLM); sentences are picked by maximal marginal relevance against the
-centroid of the folded turns, with a bonus for sentences holding protected spans (names, numbers,
-dates, quotes, negations) or cue words of decisions and preferences; the picked sentences keep their
-order and speaker (a line per speaker's run, under the dates), and each line goes through the
-compressor (prune, under its guard, so nothing is invented; it falls back to the picked sentences as
-they are).
+A summary stands in for the turns, for the model continuing the chat and for `mem search` later, so
+it must hold what the turns established (memcli.threads.facts): every name and place, date, number
+with its unit, stated preference, constraint and decision. It is built from the thread's own
+sentences, as the default 135M model writes unreliable prose. First the facts: sentences are chosen
+greedily by the facts they add per word until every fact is held, a user's sentence weighing more
+than the assistant's restatement of it (who said a fact is kept). Then, while the summary is under its
+share of the turns, the sentences that carry the rest of the conversation: maximal marginal relevance
+over MiniLM sentence vectors against the centroid of the turns. A filler sentence ("Great.", "Good
+point.") is never chosen. The chosen sentences keep their order and speaker (a line per speaker's
+run, under the dates), and each goes through the compressor (prune, under its guard, so nothing is
+invented), kept pruned only if its facts all survive.
 
 With a provider configured (mem.yaml `provider`, sending allowed), its chat model writes the summary
 instead: the turns pass the egress gate, and the reply is kept only if the guard finds no number and
-no name the turns never mention and it is shorter than they are; otherwise, or if the server fails,
-the summary is extractive as above. Either way the summary is stored as an ordinary memory (tag
-`thread`, source `thread/<id>#<first>-<last>`): that one atomic write is the fold.
+no name the turns never mention and it is shorter than they are; the turns' sentences holding facts
+the reply dropped are added after it. Otherwise, or if the server fails, the summary is extractive.
+Either way the summary is stored as an ordinary memory (tag `thread`, source
+`thread/<id>#<first>-<last>`): that one atomic write is the fold.
 """
 
 from __future__ import annotations
@@ -21,12 +26,12 @@ import contextlib
 import datetime as dt
 import fcntl
 import logging
-import re
 from typing import TYPE_CHECKING, Sequence
 
 from memcli.errors import describe
-from memcli.threads.digest import ENDS, SENTENCE
+from memcli.threads.facts import ENDS, SENTENCE, facts, is_filler, words_of
 from memcli.threads.files import Fold, Threads, summary_source
+from memcli.util.fsutil import open_lock
 from memcli.threads.records import Message
 
 if TYPE_CHECKING:
@@ -38,10 +43,7 @@ SUMMARY_SHARE = 0.3  # of the folded turns' tokens picked as sentences, before p
 SUMMARY_MIN_TOKENS, SUMMARY_MAX_TOKENS = 24, 240
 PRUNE_RATIO = 0.75
 MMR_LAMBDA = 0.7
-SPAN_BONUS = 0.08  # per protected span in a sentence, up to three
-CUE_BONUS = 0.1
-CUES = re.compile(r"\b(decid\w*|agree\w*|plan\w*|will|going to|prefer\w*|love[sd]?|favou?rite|hate[sd]?|"
-                  r"want\w*|need\w*|promis\w*|chose|choose|switch\w*|moved?|start\w*|finish\w*)\b", re.I)
+USER_WEIGHT = 1.5  # a fact the user states outweighs the assistant's restatement of it
 ABSTRACT_PROMPT = (
     "You summarise part of a conversation so an assistant can recall it later. Write a few short lines, "
     "one point each, each starting with the speaker's name and a colon. Keep every name, number, date, "
@@ -120,20 +122,25 @@ class DueFolds:
 def summary_text(mem: Mem, span: Sequence[Message]) -> str:
     count = mem.token_counter()
     target = min(SUMMARY_MAX_TOKENS, max(SUMMARY_MIN_TOKENS, int(SUMMARY_SHARE * sum(count(m.content) for m in span))))
+    sentences = [(m, s.strip()) for m in span for s in SENTENCE.findall(m.content) if s.strip()]
     written = abstractive(mem, span, target) if mem.providers.writer else None
     if written:
-        return f"[{_dates(span)}]\n{written}"
-    sentences = [(who(m), s.strip()) for m in span for s in SENTENCE.findall(m.content) if s.strip()]
+        missing = [sentences[i] for i in cover(sentences, words_of(written))]
+        return "\n".join([f"[{_dates(span)}]", written, *_lines([(m, s) for m, s in missing])])
     picked = pick(sentences, mem.embedder(), count, target)
+    return "\n".join([f"[{_dates(span)}]", *_lines([(m, _pruned(mem, s)) for m, s in picked])])
+
+
+def _lines(picked: list[tuple[Message, str]]) -> list[str]:
+    """A line per speaker's run: `Name: sentence sentence`."""
     lines, speaker = [], None
-    for name, sentence in picked:
-        sentence = _pruned(mem, sentence)
-        if name != speaker:
-            lines.append(f"{name}: {sentence}")
-            speaker = name
+    for message, sentence in picked:
+        if who(message) != speaker:
+            speaker = who(message)
+            lines.append(f"{speaker}: {sentence}")
         else:
             lines[-1] += f" {sentence}"
-    return "\n".join([f"[{_dates(span)}]", *lines])
+    return lines
 
 
 def abstractive(mem: Mem, span: Sequence[Message], target: int) -> str | None:
@@ -168,34 +175,52 @@ def abstractive(mem: Mem, span: Sequence[Message], target: int) -> str | None:
     return text
 
 
-def pick(sentences: list[tuple[str, str]], embedder, count, target: int) -> list[tuple[str, str]]:
-    """Sentences by maximal marginal relevance until `target` tokens, in their original order."""
+def cover(sentences: list[tuple[Message, str]], held: set[str]) -> list[int]:
+    """The sentences (indexes, in order) that state the facts `held` (words) lacks: greedily the one
+    adding the most facts per word, a user's weighing USER_WEIGHT, until no fact is missing."""
+    stated = [facts(text) for _, text in sentences]
+    held = set(held)
+    wanted = {fact.words for found in stated for fact in found if not fact.held_by(held)}
+    length = [max(1, len(text.split())) for _, text in sentences]
+    chosen: list[int] = []
+    while wanted:
+        def gain(i: int) -> float:
+            weight = USER_WEIGHT if sentences[i][0].role == "user" else 1.0
+            return weight * sum(1 for fact in stated[i] if fact.words in wanted) / length[i]
+
+        best = max((i for i in range(len(sentences)) if i not in chosen), key=gain, default=None)
+        if best is None or gain(best) <= 0:
+            break
+        chosen.append(best)
+        held |= words_of(sentences[best][1])
+        wanted = {words for words in wanted if not words <= held}
+    return sorted(chosen)
+
+
+def pick(sentences: list[tuple[Message, str]], embedder, count, target: int) -> list[tuple[Message, str]]:
+    """The sentences holding every fact, then more by maximal marginal relevance until `target`
+    tokens; never a filler; in their original order."""
     import numpy as np
 
-    from memcli.compress.spans import find_spans
-
-    if not sentences:
-        return []
-    vectors = np.asarray(embedder.embed([text for _, text in sentences]), dtype=np.float32)
-    centroid = vectors.mean(axis=0)
-    centroid /= float(np.linalg.norm(centroid)) or 1.0
-    relevance = vectors @ centroid
-    for i, (_, text) in enumerate(sentences):
-        relevance[i] += SPAN_BONUS * min(3, len(find_spans(text))) + (CUE_BONUS if CUES.search(text) else 0.0)
-    chosen: list[int] = []
-    used = 0
-    candidates = set(range(len(sentences)))
-    while candidates and used < target:
-        def score(i):
-            redundancy = max((float(vectors[i] @ vectors[j]) for j in chosen), default=0.0)
-            return MMR_LAMBDA * relevance[i] - (1 - MMR_LAMBDA) * redundancy
-        best = max(candidates, key=score)
-        candidates.discard(best)
-        cost = count(sentences[best][1])
-        if used + cost > target and chosen:
-            continue
-        chosen.append(best)
-        used += cost
+    chosen = cover(sentences, set())
+    candidates = {i for i, (_, text) in enumerate(sentences) if i not in chosen and not is_filler(text)}
+    used = sum(count(sentences[i][1]) for i in chosen)
+    if candidates and used < target:
+        vectors = np.asarray(embedder.embed([text for _, text in sentences]), dtype=np.float32)
+        centroid = vectors.mean(axis=0)
+        centroid /= float(np.linalg.norm(centroid)) or 1.0
+        relevance = vectors @ centroid
+        while candidates and used < target:
+            def score(i):
+                redundancy = max((float(vectors[i] @ vectors[j]) for j in chosen), default=0.0)
+                return MMR_LAMBDA * relevance[i] - (1 - MMR_LAMBDA) * redundancy
+            best = max(candidates, key=score)
+            candidates.discard(best)
+            cost = count(sentences[best][1])
+            if used + cost > target and chosen:
+                continue
+            chosen.append(best)
+            used += cost
     return [sentences[i] for i in sorted(chosen)]
 
 
@@ -204,8 +229,10 @@ def who(message: Message) -> str:
 
 
 def _pruned(mem: Mem, text: str) -> str:
-    """A picked sentence through the compressor's prune and guard; as it is if that fails. One sentence
-    at a time, ended with its mark: prune leaves out a full stop that a capital shows, but a digest
+    """A picked sentence through the compressor's prune and guard; as it is if that fails. Where prune
+    dropped a word of one of the sentence's facts, the sentence's own words are kept that prune kept or
+    a fact needs, in their order (so nothing is invented and no fact is lost). One sentence at a time,
+    ended with its mark: prune leaves out a full stop that a capital shows, but a digest
     (memcli.threads.digest) chooses among a summary's sentences by their marks."""
     settings = mem.settings
     try:
@@ -215,6 +242,10 @@ def _pruned(mem: Mem, text: str) -> str:
         log.info("summary left unpruned: %s", describe(exc))
         return text
     pruned = result.text or text
+    needed = set().union(*(fact.words for fact in facts(text)))
+    if not needed <= words_of(pruned):
+        keep = words_of(pruned) | needed
+        pruned = " ".join(token for token in text.split() if words_of(token) and words_of(token) <= keep)
     return pruned if pruned.endswith(tuple(ENDS)) else pruned + "."
 
 
@@ -232,7 +263,7 @@ def _day(stamp: str) -> str:
 def _summarizer_lock(path):
     """One summariser per thread; a second one gives way at once (the first folds what is due)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as handle:
+    with open_lock(path) as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

@@ -22,9 +22,26 @@ def sibling_temp(dest: Path) -> Path:
     return dest.with_name(f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
 
 
+def private_mode(folder: Path) -> int | None:
+    """0o600 for a file in a folder only its owner may enter (a private store's .index/ and threads: the
+    file is as private as its folder from its first byte), else None (the umask decides)."""
+    try:
+        return None if os.stat(folder).st_mode & 0o077 else 0o600
+    except OSError:
+        return None
+
+
+def open_lock(path: Path):
+    """A lock file opened for flock, created as private as its folder."""
+    mode = private_mode(path.parent)
+    return os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666 if mode is None else mode), "a+")
+
+
 def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
     """Write text to path all at once: readers see the old file or the new one, never a part. `mode`
-    (0o600 for a private store) is the file's from its first byte; None leaves it to the umask."""
+    (0o600 for a private store) is the file's from its first byte; None makes it as private as its
+    folder (memcli.util.fsutil.private_mode), else leaves it to the umask."""
+    mode = private_mode(path.parent) if mode is None else mode
     tmp = sibling_temp(path)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)

@@ -29,3 +29,8 @@ def test_the_probe_still_saves_tokens():
     raw = sum(model.count_tokens(s["text"]) for s in PROBE["sentences"])
     pruned = sum(model.count_tokens(prune(s["text"], model, ratio=0.6)) for s in PROBE["sentences"])
     assert pruned < 0.85 * raw
+
+
+def test_the_adverb_that_says_how_a_verb_with_a_particle_acts_is_kept():
+    form = prune("Rotate proxies and back off exponentially, starting at 250 ms and capping at 8 s.", FakeModel(), ratio=0.5)
+    assert "back off exponentially" in form

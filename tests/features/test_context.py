@@ -43,11 +43,11 @@ def test_the_printed_block_never_exceeds_the_budget():
     budgets = sorted({1, 2, 5, 8, 13, 400, 5000, *rng.sample(range(3, 300), 40)})
     fitted_something = 0
     for budget in budgets:
-        result = run("context", "deploy billing proxy cache", "--budget", budget, "-k", "25")
+        result = run("context", "deploy billing proxy cache", "--budget", budget, "-k", "25", "--min-score", "0")
         assert count_words(result.stdout) <= budget, (budget, result.stdout)
         assert result.exit_code == (0 if result.stdout else 1)
         fitted_something += bool(result.stdout)
-        data = json.loads(run("context", "deploy billing proxy cache", "--budget", budget, "-k", "25",
+        data = json.loads(run("context", "deploy billing proxy cache", "--budget", budget, "-k", "25", "--min-score", "0",
                               "--json").stdout)
         assert data["text"] == result.stdout
         assert data["tokens"] == count_words(result.stdout) <= budget == data["budget"]

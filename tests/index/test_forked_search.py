@@ -182,7 +182,7 @@ def test_memories_without_a_vector_are_embedded_before_the_search_by_meaning():
 
 def test_a_search_finds_what_changed_behind_mems_back_while_the_child_embeds():
     ids = changed_behind_mems_back()
-    done = mem_process("-vv", "search", QUERY, "--jsonl")
+    done = mem_process("-vv", "search", QUERY, "--jsonl", "--min-score", "0")
     assert found(done.stdout) == {ids["kept"]: "the deploy key rotates every 30 days",
                                   NEWCOMER: "the deploy key lives in the vault"}
     assert "skipped unreadable memory file" in done.stderr
@@ -210,7 +210,7 @@ def test_a_search_with_the_look_due_finds_every_memory_of_a_damaged_catalog():
     with open(path, "r+b") as handle:  # what the look at every file tallies against first
         handle.seek(page_size * (page - 1))
         handle.write(os.urandom(page_size))
-    done = mem_process("search", QUERY, "--jsonl")
+    done = mem_process("search", QUERY, "--jsonl", "--min-score", "0")
     assert set(found(done.stdout)) == ids
     assert "is damaged" in done.stderr
 

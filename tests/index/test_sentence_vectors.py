@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from helpers import add, jsonl, ok, open_mem
 
@@ -80,6 +82,7 @@ def test_doctor_makes_again_the_vectors_an_older_mem_made(fakes):
     mem = open_mem()
     with db_file.transaction(mem.catalog.db):
         db_file.set_meta(mem.catalog.db, "embed_model", embedder.model_id)
+    shutil.rmtree(mem.store.root / "vectors")  # an older mem kept no vector cache
     result = ok("doctor")
     assert "embedded 2 memories (the embedding changed)" in result.stdout + result.stderr
     assert "embedding changed" not in ok("search", "necklace", "--mode", "vector").stderr

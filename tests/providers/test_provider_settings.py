@@ -55,7 +55,7 @@ def test_a_base_url_alone_is_an_openai_compatible_server():
     ({"name": "openai"}, "needs a model"),
     ({"name": "nonesuch", "model": "m"}, "unknown name"),
     ({"name": "openai", "model": "m", "constrain": "regex"}, "constrain"),
-    ({"name": "openai", "model": "m", "max_per_minute": 0}, "positive"),
+    ({"name": "openai", "model": "m", "max_per_minute": 0}, "max_per_minute must be above 0"),
     ({"name": "openai", "model": "m", "circuit_max_cooldown_seconds": 1}, "below"),
     ({"base_url": "ftp://x", "model": "m"}, "http"),
 ])

@@ -17,15 +17,21 @@ from memcli.errors import ModelError  # noqa: E402
 EMBEDDER = HangingEmbedder() if os.environ.get("MEM_FAKE_HANG_EMBED") else FakeEmbedder()
 
 
+def say(line):
+    """One write per line: stderr writes through, and print's text and newline are two writes, which
+    the parent's lines can fall between (mem's own lines go out whole through click.echo)."""
+    sys.stderr.write(line + "\n")
+
+
 def load_embedder(ref):
     """MEM_FAKE_LOAD=hang: loading the model says so on stderr and never ends (a test interrupts it);
     =fail: the model cannot be loaded (and each try says so)."""
     how = os.environ.get("MEM_FAKE_LOAD")
     if how == "fail":
-        print("fake embedder: tried to load", file=sys.stderr, flush=True)
+        say("fake embedder: tried to load")
         raise ModelError("fake embedder: no such model")
     if how == "hang":
-        print("fake embedder: loading", file=sys.stderr, flush=True)
+        say("fake embedder: loading")
         threading.Event().wait()
     return EMBEDDER
 

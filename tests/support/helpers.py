@@ -64,3 +64,22 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
             path.write_bytes(content)
         else:
             path.write_text(content)
+
+
+def on_a_terminal(*args: str, env: dict | None = None) -> str:
+    """What `mem ARGS` (a child process on the fake models) writes to a terminal."""
+    import pty
+    import subprocess
+    import sys
+
+    from locations import FAKE_MEM
+
+    primary, secondary = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, str(FAKE_MEM), *args], stdout=secondary, stderr=subprocess.PIPE,
+                              env={**os.environ, **(env or {})}, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return os.read(primary, 1 << 16).decode()
+    finally:
+        os.close(primary)
+        os.close(secondary)

@@ -22,7 +22,7 @@ def reply(content: str) -> dict:
 
 class ScriptServer:
     """`steps` are consumed one per request: ("ok", content), ("status", code, headers), ("slow", seconds,
-    content), ("drop",). When the script runs out, `default` answers."""
+    content), ("drop",), ("echo", code) (an error quoting the request's key, as some proxies do). When the script runs out, `default` answers."""
 
     def __init__(self, steps=(), default=("status", 500, {}), max_requests: int = 50):
         self.steps = list(steps)
@@ -52,6 +52,17 @@ class ScriptServer:
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join(timeout=5)
+        if exc[0] is None:
+            self.assert_nothing_key_like()
+
+    def assert_nothing_key_like(self) -> None:
+        """What every test that uses this server proves on the way out (issue 42): no text that reached it
+        holds anything redaction would still take out."""
+        from memcli.privacy.redact import redact
+
+        for text in self.sent_texts():
+            found = redact(text)
+            assert not found.total, f"the server received a secret ({found.counts}): {text[:200]!r}"
 
     def _next(self):
         with self.lock:
@@ -90,6 +101,10 @@ class ScriptServer:
                     return self._send(200, reply(step[2]))
                 if kind == "ok":
                     return self._send(200, reply(step[1]))
+                if kind == "echo":
+                    header = self.headers.get("authorization") or ""
+                    return self._send(step[1], {"error": {"message": f"key {header.split()[-1]} refused; "
+                                                                     f"request had Authorization: {header}"}})
                 _, code, headers = step
                 self._send(code, {"error": {"message": f"scripted {code}"}}, headers)
 

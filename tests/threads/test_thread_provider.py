@@ -16,14 +16,16 @@ def summaries(thread_id: str) -> list[str]:
     return [row["summary"] for row in jsonl(ok("thread", "show", thread_id, "--jsonl").stdout) if "summary" in row]
 
 
-def test_the_providers_summary_is_kept_when_it_invents_nothing():
+def test_the_providers_summary_is_kept_when_it_invents_nothing_and_the_facts_it_dropped_are_added():
     with ScriptServer(steps=[("ok", "- " + FAITHFUL.replace("\n", "\n- "))]) as server:
         use_server(server.base_url)
         thread_id = new_thread()
         replay(thread_id, chat(11))
     [summary] = summaries(thread_id)
     date, *lines = summary.splitlines()
-    assert date.startswith("[") and lines == FAITHFUL.splitlines()
+    assert date.startswith("[") and lines[:2] == FAITHFUL.splitlines()
+    assert len(lines) == 3 and lines[2].startswith("assistant: ") and "34 minutes" in lines[2], \
+        "the reply said 32 to 36 minutes: the turns' sentence with 34 minutes is added"
     [sent] = server.sent_texts()
     assert sent.splitlines() == [f"{m.get('name', m['role'])}: {m['content']}" for m in chat(6)]
     searched = ok("search", "Rossio train minutes", "--tag", "thread", "--json").stdout
