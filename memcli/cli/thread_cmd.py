@@ -11,7 +11,6 @@ import click
 from memcli.cli.common import Env, MemGroup, emit, pass_env, say_redacted
 from memcli.cli.options import output_options
 from memcli.cli.render import shown
-from memcli.util.words import counted
 from memcli.errors import NOTHING, describe
 
 

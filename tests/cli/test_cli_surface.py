@@ -109,7 +109,7 @@ def test_deferred_memories_are_information_for_doctor():
     result = run("doctor")
     assert result.exit_code == 0, result.output
     line = next(line for line in result.stdout.splitlines() if "compression" in line)
-    assert line.startswith("info") and "1 memories wait to be compressed" in line
+    assert line.startswith("info") and "1 memory waits to be compressed" in line
     assert "fix: mem compress --pending" in result.stdout and "FAIL" not in result.stdout
 
 
