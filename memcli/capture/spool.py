@@ -14,6 +14,7 @@ import contextlib
 import fcntl
 import json
 import os
+import time
 from pathlib import Path
 
 FOLDER = ".capture"
@@ -155,6 +156,19 @@ class Spool:
             path.unlink(missing_ok=True)
         else:
             os.replace(path, target)
+
+    def forget(self, age_s: float) -> int:
+        """Drop the keys of events used more than `age_s` ago: a duplicate delivery comes within seconds,
+        and `done/` would otherwise grow with every event ever captured."""
+        if not self.done.is_dir():
+            return 0
+        before, dropped = time.time() - age_s, 0
+        for path in self.done.iterdir():
+            with contextlib.suppress(OSError):
+                if path.stat().st_mtime < before:
+                    path.unlink()
+                    dropped += 1
+        return dropped
 
     def state(self) -> dict:
         try:

@@ -122,3 +122,17 @@ def test_the_mcp_idle_worker_drains_waiting_events(project):
     send(claude_bash(project, "make", "done"))
     assert worker.run_one() is True
     assert len(memories("observation")) == 1 and Spool(project / ".mem").waiting() == []
+
+
+def test_keys_of_events_used_a_week_ago_are_forgotten(project):
+    import os
+    import time
+
+    send(claude_bash(project, "ls", "old", tool_use_id="old"), claude_bash(project, "ls", "new", tool_use_id="new"))
+    drain(open_mem())
+    done = project / ".mem/.capture/done"
+    first = sorted(done.iterdir())[0]
+    week_ago = time.time() - 8 * 24 * 3600
+    os.utime(first, (week_ago, week_ago))
+    drain(open_mem())
+    assert not first.exists() and len(list(done.iterdir())) == 1
