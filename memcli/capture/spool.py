@@ -126,7 +126,8 @@ class Spool:
         state = self.state()
         stamps = [os.stat(folder).st_mtime for folder in (self.queue, self.done) if folder.is_dir()]
         return {"waiting": len(self.waiting()), "last_event": max(stamps) if stamps else None,
-                "last_drain": state.get("last_drain"), "counts": state.get("counts", {}),
+                "last_drain": state.get("last_drain"), "serving": self.serving(), "draining": self.drain_running(),
+                "counts": state.get("counts", {}),
                 "errors": state.get("errors", {}), "last_error": state.get("last_error")}
 
     def waiting(self) -> list[Path]:

@@ -35,6 +35,7 @@ def test_a_served_store_queues_relayed_events_once_and_answers_session_start(pro
         answer = json.loads(hook(claude("SessionStart", project, source="startup")).stdout)
         assert answer["hookSpecificOutput"]["additionalContext"].endswith("- one")
         assert server.last_event > before
+        assert "running: hook server" in ok("status").stdout
     finally:
         server.stop()
     assert len(spool.waiting()) == 2  # the tool event once, the SessionStart
