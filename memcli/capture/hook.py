@@ -23,9 +23,10 @@ ANSWERED = ("session_start",)  # the events whose output the client reads
 
 
 def run(data: str, *, event: str | None = None, client: str | None = None, store_dir: Path | None = None,
-        served: bool = False) -> str:
+        served: bool = False, recall=None) -> str:
     """What to print for one payload (often nothing). Never raises. `served`: called by the hook server
-    (memcli.capture.serve) rather than in a hook's own process."""
+    (memcli.capture.serve) rather than in a hook's own process; `recall(prompt, options)`: the server's
+    memories for a prompt (capture.prompt_context), which only a warm process can afford."""
     if os.environ.get("MEM_CAPTURE", "1") == "0":
         return ""
     spool = None
@@ -59,6 +60,8 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
         if private:
             stored["private"] = private
         spool.enqueue(event_key(stored), stored)
+        if stored["event"] == "prompt" and recall is not None and options.prompt_context:
+            answer = _protocol("UserPromptSubmit", recall(stored["prompt"], options))
         if options.drain == "auto" and not served:  # a server starts the drain after it has answered
             start_background(spool, served)
         return answer
@@ -161,10 +164,14 @@ def screened(gate, record: dict) -> dict:
 def _answer(record: dict, spool: Spool, options: CaptureOptions) -> str:
     if record["event"] not in ANSWERED:
         return ""
-    context = trim(spool.context(), options.inject_chars)
+    return _protocol("SessionStart", trim(spool.context(), options.inject_chars))
+
+
+def _protocol(event: str, context: str) -> str:
+    """The JSON a client reads from a hook that adds context (nothing when there is none)."""
     if not context:
         return ""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}},
+    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}},
                       ensure_ascii=False)
 
 

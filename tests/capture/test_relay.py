@@ -82,3 +82,32 @@ def test_the_server_starts_a_drain_once_it_has_answered(project, monkeypatch):
     finally:
         server.stop()
     assert started == [True]
+
+
+def test_prompt_context_when_turned_on_answers_a_prompt_with_the_memories_found(project):
+    import fakes
+
+    ok("add", "The staging database runs on port 5433 behind pgbouncer")
+    with open(project / ".mem" / "mem.yaml", "a") as settings:
+        settings.write("capture:\n  prompt_context: true\n  prompt_tokens: 80\n")
+    server = HookServer(project / ".mem", fakes.current)
+    assert server.start()
+    try:
+        answer = json.loads(hook(claude("UserPromptSubmit", project, prompt="which port does the staging database use")).stdout)
+        assert hook(claude("UserPromptSubmit", project, prompt="zebra xylophone quartz")).stdout == ""
+    finally:
+        server.stop()
+    out = answer["hookSpecificOutput"]
+    assert out["hookEventName"] == "UserPromptSubmit" and "port 5433" in out["additionalContext"]
+
+
+def test_prompt_context_is_off_by_default(project):
+    import fakes
+
+    ok("add", "The staging database runs on port 5433 behind pgbouncer")
+    server = HookServer(project / ".mem", fakes.current)
+    assert server.start()
+    try:
+        assert hook(claude("UserPromptSubmit", project, prompt="staging database port")).stdout == ""
+    finally:
+        server.stop()
