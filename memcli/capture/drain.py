@@ -27,6 +27,7 @@ from memcli.errors import MemError, describe
 log = logging.getLogger("memcli")
 
 SUMMARY_EVENTS = ("stop", "compact", "session_end")
+KEEP_KEYS_S = 7 * 24 * 3600  # how long a used event's key keeps a late duplicate out
 
 
 def drain(mem, *, linger: float = 0.0, sleep: Callable[[float], None] = time.sleep) -> Counter | None:
@@ -52,6 +53,7 @@ def drain(mem, *, linger: float = 0.0, sleep: Callable[[float], None] = time.sle
             spool.save_context(digest(spool.all_sessions(), options.inject_tokens, _counter(mem)))
             totals.update(counts)
             quiet_since = time.monotonic()
+        spool.forget(KEEP_KEYS_S)
     return totals
 
 

@@ -23,9 +23,10 @@ ANSWERED = ("session_start",)  # the events whose output the client reads
 
 
 def run(data: str, *, event: str | None = None, client: str | None = None, store_dir: Path | None = None,
-        served: bool = False) -> str:
+        served: bool = False, recall=None) -> str:
     """What to print for one payload (often nothing). Never raises. `served`: called by the hook server
-    (memcli.capture.serve) rather than in a hook's own process."""
+    (memcli.capture.serve) rather than in a hook's own process; `recall(prompt, options)`: the server's
+    memories for a prompt (capture.prompt_context), which only a warm process can afford."""
     if os.environ.get("MEM_CAPTURE", "1") == "0":
         return ""
     spool = None
@@ -45,7 +46,7 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
         if spool is None:
             return ""
         root = spool.root.parent
-        settings = _settings(root)
+        settings = store_settings(root)
         options = CaptureOptions.from_settings(settings.get("capture"))
         if not options.enabled:
             return ""
@@ -59,7 +60,9 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
         if private:
             stored["private"] = private
         spool.enqueue(event_key(stored), stored)
-        if options.drain == "auto":
+        if stored["event"] == "prompt" and recall is not None and options.prompt_context:
+            answer = _protocol("UserPromptSubmit", recall(stored["prompt"], options))
+        if options.drain == "auto" and not served:  # a server starts the drain after it has answered
             start_background(spool, served)
         return answer
     except Exception as exc:  # noqa: BLE001 - a hook never fails the assistant; the count says what happened
@@ -77,7 +80,7 @@ def _spool(store_dir: Path | None, cwd: str | None) -> Spool | None:
     return Spool(root) if root.is_dir() else None
 
 
-def _settings(root: Path) -> dict:
+def store_settings(root: Path) -> dict:
     """mem.yaml's mapping; YAML is parsed only when the file holds a `capture:` or `redact:` entry worth it."""
     from memcli.store.where import SETTINGS_FILE
 
@@ -99,18 +102,76 @@ def _redacted(record: dict, root: Path, patterns) -> dict | None:
 
     home = root.parent if root.name == ".mem" else root
     try:
-        return Gate(home, patterns if isinstance(patterns, list) else []).screen(record)[0]
+        return screened(Gate(home, patterns if isinstance(patterns, list) else []), record)
     except Refused:
         return None
+
+
+SEP = "\n\u241e\n"  # between the strings of a record redacted as one text (a symbol no payload uses)
+
+
+def screened(gate, record: dict) -> dict:
+    """What `gate.screen(record)` gives, in one redaction pass instead of two per string (a tool's event
+    holds dozens of strings, and each pass runs every detector): every string, after the name of the key
+    that holds it (as screen's second pass reads it), joined into one text, redacted, split back; a string
+    a detector left alone but held under a secret-named key goes whole. When the text does not split back
+    cleanly (a marker across a separator, the separator in a payload) or a number sits under a
+    secret-named key, gate.screen does it the long way."""
+    from memcli.privacy.detectors import held_secret
+
+    leaves: list[tuple[str, str]] = []
+
+    def collect(value, key: str) -> bool:
+        if isinstance(value, str):
+            leaves.append((key, value))
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(k, str):
+                    leaves.append(("", k))
+                if not collect(v, k if isinstance(k, str) else ""):
+                    return False
+        elif isinstance(value, list):
+            return all(collect(item, key) for item in value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) and held_secret(key, str(value)):
+            return False
+        return True
+
+    if not collect(record, ""):
+        return gate.screen(record)[0]
+    heads = [f"{key}: " if key else "" for key, _ in leaves]
+    parts = gate.redact(SEP.join(head + value for head, (_, value) in zip(heads, leaves))).text.split(SEP)
+    if len(parts) != len(leaves) or not all(part.startswith(head) for part, head in zip(parts, heads)):
+        return gate.screen(record)[0]
+    cleaned = []
+    for (key, value), head, part in zip(leaves, heads, parts):
+        text = part[len(head):]
+        kind = held_secret(key, value) if key and text == value else None
+        cleaned.append(f"[REDACTED:{kind}]" if kind else text)
+    texts = iter(cleaned)
+
+    def rebuild(value):
+        if isinstance(value, str):
+            return next(texts)
+        if isinstance(value, dict):
+            return {(next(texts) if isinstance(k, str) else k): rebuild(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [rebuild(item) for item in value]
+        return value
+
+    return rebuild(record)
 
 
 def _answer(record: dict, spool: Spool, options: CaptureOptions) -> str:
     if record["event"] not in ANSWERED:
         return ""
-    context = trim(spool.context(), options.inject_chars)
+    return _protocol("SessionStart", trim(spool.context(), options.inject_chars))
+
+
+def _protocol(event: str, context: str) -> str:
+    """The JSON a client reads from a hook that adds context (nothing when there is none)."""
     if not context:
         return ""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}},
+    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}},
                       ensure_ascii=False)
 
 
@@ -128,7 +189,7 @@ def start_background(spool: Spool, served: bool) -> None:
     if not served and not spool.serving():
         _spawn(spool.root.parent, "serve")
     elif not spool.drain_running():
-        _spawn(spool.root.parent, "drain", "--linger", "3", "--background")
+        _spawn(spool.root.parent, "drain", "--linger", "15", "--background")
 
 
 def _spawn(root: Path, *command: str) -> None:

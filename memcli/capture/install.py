@@ -40,6 +40,8 @@ CLIENTS = {
         "async": False,
     },
 }
+# Where each client reads its MCP servers (Codex keeps them in config.toml: add `[mcp_servers.mem]` by hand).
+MCP_FILES = {"claude-code": (".mcp.json", "~/.claude.json"), "gemini": (".gemini/settings.json", "~/.gemini/settings.json")}
 TOOL_EVENTS = {"PostToolUse", "PostToolUseFailure", "AfterTool"}  # these take a tool matcher
 TIMEOUT_S = 10
 
@@ -69,6 +71,25 @@ def install(client: str, scope: str, project: Path, command: str = "mem") -> tup
     if changed:
         _write(path, data)
     return path, changed
+
+
+def install_mcp(client: str, scope: str, project: Path, command: str = "mem") -> tuple[Path, bool]:
+    """Register `mem mcp` as the client's MCP server `mem`, unless a server of that name is there already;
+    (the file, whether it changed). InputError for a client whose MCP settings are not JSON."""
+    if client not in MCP_FILES:
+        raise InputError(f"{client} keeps MCP servers in config.toml: add [mcp_servers.mem] with "
+                         f'command = "{command}", args = ["mcp"] (README, Connecting an assistant)')
+    project_file, user_file = MCP_FILES[client]
+    path = Path(os.path.expanduser(user_file)) if scope == "user" else Path(project) / project_file
+    data = _read(path)
+    servers = data.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise InputError(f"{path}: 'mcpServers' is not a mapping; fix it by hand first")
+    if "mem" in servers:
+        return path, False
+    servers["mem"] = {"command": command, "args": ["mcp"]}
+    _write(path, data)
+    return path, True
 
 
 def uninstall(client: str, scope: str, project: Path) -> tuple[Path, bool]:

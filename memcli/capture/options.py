@@ -23,7 +23,10 @@ class CaptureOptions:
     inject_tokens: int = INJECT_TOKENS
     drain: str = "auto"  # "auto": the hook starts a detached drain; "manual": `mem capture drain` or `mem mcp`
     max_output_chars: int = 6000  # of one tool's output kept in an observation (head and tail)
-    serve_seconds: int = 300  # how long a drain started by a hook stays up after the last event, answering hooks
+    serve_seconds: int = 300  # how long the hook server stays up after the last hook
+    prompt_context: bool = False  # answer UserPromptSubmit with the memories found for the prompt
+    prompt_tokens: int = PROMPT_TOKENS
+    prompt_min_score: float | None = None  # the search's cut-off; None: its calibrated default
 
     @classmethod
     def from_settings(cls, data: dict | None) -> "CaptureOptions":
@@ -43,12 +46,19 @@ class CaptureOptions:
                    inject_tokens=_positive(data.get("inject_tokens"), INJECT_TOKENS),
                    drain=drain if drain in ("auto", "manual") else "auto",
                    max_output_chars=_positive(data.get("max_output_chars"), 6000),
-                   serve_seconds=_positive(data.get("serve_seconds"), 300))
+                   serve_seconds=_positive(data.get("serve_seconds"), 300),
+                   prompt_context=data.get("prompt_context") is True,
+                   prompt_tokens=_positive(data.get("prompt_tokens"), PROMPT_TOKENS),
+                   prompt_min_score=_score(data.get("prompt_min_score")))
 
     @property
     def inject_chars(self) -> int:
         """The character room of the injected context: about four characters a token, never over the cap."""
         return min(self.inject_tokens * 4, MAX_INJECT_CHARS)
+
+
+def _score(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _positive(value, default: int) -> int:

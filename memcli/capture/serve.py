@@ -15,7 +15,8 @@ import threading
 import time
 from pathlib import Path
 
-from memcli.capture.hook import run, start_background
+from memcli.capture.hook import run, start_background, store_settings
+from memcli.capture.options import CaptureOptions
 from memcli.capture.relay import SOCKET
 from memcli.capture.spool import Spool
 
@@ -43,8 +44,10 @@ def serve(store_root: Path, linger: float, *, sleep=time.sleep) -> bool:
 
 
 class HookServer:
-    def __init__(self, store_root: Path):
+    def __init__(self, store_root: Path, providers=None):
         self.root = Path(store_root)
+        self.providers = providers  # the models' seam (tests pass fakes); loaded only for prompt_context
+        self._mem = None
         self.last_event = time.monotonic()
         self._stop = threading.Event()
         self._sock: socket.socket | None = None
@@ -86,6 +89,13 @@ class HookServer:
             self._sock.close()
 
     def _serve(self) -> None:
+        try:
+            self._loop()
+        finally:
+            if self._mem is not None:  # SQLite wants its connection closed in the thread that made it
+                self._mem.catalog.close()
+
+    def _loop(self) -> None:
         while not self._stop.is_set():
             try:
                 conn, _ = self._sock.accept()
@@ -96,6 +106,30 @@ class HookServer:
             with conn:
                 self._answer(conn)
             self.last_event = time.monotonic()
+            self._after()
+
+    def _after(self) -> None:
+        """Once the hook has its answer: start a drain when events wait and none runs."""
+        spool = Spool(self.root)
+        try:
+            options = CaptureOptions.from_settings(store_settings(self.root).get("capture"))
+            if options.drain == "auto" and spool.waiting():
+                start_background(spool, served=True)
+        except Exception as exc:  # noqa: BLE001 - the server outlives a failed start; the next hook tries again
+            log.info("no drain started: %s", exc)
+
+    def recall(self, prompt: str, options: CaptureOptions) -> str:
+        """The memories that the search finds for a prompt, within capture.prompt_tokens, as a block of
+        facts; empty when nothing passes the cut-off. The models load at the first prompt and stay."""
+        from memcli.core.mem import Mem
+        from memcli.features.budget import context
+
+        if not prompt.strip():
+            return ""
+        if self._mem is None:
+            self._mem = Mem.open(self.root, self.providers)
+        packed = context(self._mem, prompt, options.prompt_tokens, min_score=options.prompt_min_score)
+        return f"Memories mem found for this prompt:\n{packed.text}" if packed.text else ""
 
     def _answer(self, conn: socket.socket) -> None:
         try:
@@ -105,7 +139,7 @@ class HookServer:
                 chunks.append(chunk)
             request = json.loads(b"".join(chunks))
             answer = run(request["data"], event=request.get("event"), client=request.get("client"),
-                         store_dir=self.root, served=True)
+                         store_dir=self.root, served=True, recall=self.recall)
             conn.sendall(json.dumps({"answer": answer}).encode("utf-8"))
         except (OSError, ValueError, KeyError, TypeError) as exc:  # the relay falls back to doing it itself
             log.info("a relayed hook failed: %s", exc)

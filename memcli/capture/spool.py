@@ -14,6 +14,7 @@ import contextlib
 import fcntl
 import json
 import os
+import time
 from pathlib import Path
 
 FOLDER = ".capture"
@@ -125,7 +126,8 @@ class Spool:
         state = self.state()
         stamps = [os.stat(folder).st_mtime for folder in (self.queue, self.done) if folder.is_dir()]
         return {"waiting": len(self.waiting()), "last_event": max(stamps) if stamps else None,
-                "last_drain": state.get("last_drain"), "counts": state.get("counts", {}),
+                "last_drain": state.get("last_drain"), "serving": self.serving(), "draining": self.drain_running(),
+                "counts": state.get("counts", {}),
                 "errors": state.get("errors", {}), "last_error": state.get("last_error")}
 
     def waiting(self) -> list[Path]:
@@ -155,6 +157,19 @@ class Spool:
             path.unlink(missing_ok=True)
         else:
             os.replace(path, target)
+
+    def forget(self, age_s: float) -> int:
+        """Drop the keys of events used more than `age_s` ago: a duplicate delivery comes within seconds,
+        and `done/` would otherwise grow with every event ever captured."""
+        if not self.done.is_dir():
+            return 0
+        before, dropped = time.time() - age_s, 0
+        for path in self.done.iterdir():
+            with contextlib.suppress(OSError):
+                if path.stat().st_mtime < before:
+                    path.unlink()
+                    dropped += 1
+        return dropped
 
     def state(self) -> dict:
         try:

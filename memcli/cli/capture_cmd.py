@@ -88,12 +88,17 @@ CLIENTS = click.Choice(["claude-code", "codex", "gemini"])
 @click.option("--user", "scope", flag_value="user", help="Your own settings, for every project.")
 @click.option("--command", "command", default="mem", show_default=True,
               help="How the client runs mem (an absolute path when mem is not on its PATH).")
-def install(client, scope, command) -> None:
+@click.option("--mcp", is_flag=True, help="Also register `mem mcp` as the client's MCP server `mem`.")
+def install(client, scope, command, mcp) -> None:
     """Merge mem's hook entries into CLIENT's settings file; running it again changes nothing."""
     from memcli.capture.install import install as do_install
+    from memcli.capture.install import install_mcp
 
     path, changed = do_install(client, scope, Path.cwd(), command)
     click.echo(f"{'updated' if changed else 'already installed:'} {path}", err=True)
+    if mcp:
+        path, changed = install_mcp(client, scope, Path.cwd(), command)
+        click.echo(f"{'MCP server mem added to' if changed else 'MCP server mem already in'} {path}", err=True)
 
 
 @hooks.command()

@@ -47,7 +47,9 @@ def status(env: Env, as_json: bool) -> None:
 
 def _capture(capture: dict) -> None:
     last = _clock(capture["last_event"]) if capture["last_event"] else "never"
-    click.echo(f"capture:    {capture['waiting']} events waiting, last event {last}")
+    running = [name for name, on in (("hook server", capture["serving"]), ("drain", capture["draining"])) if on]
+    click.echo(f"capture:    {capture['waiting']} events waiting, last event {last}"
+               + (f"; running: {', '.join(running)}" if running else ""))
     counts = capture["counts"]
     if counts:
         click.echo("drained:    " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))

@@ -29,6 +29,12 @@ def send(*payloads) -> None:
         assert run(json.dumps(payload)) == "" or payload["hook_event_name"] == "SessionStart"
 
 
+def written_by(memory_id: str) -> str:
+    from memcli.core.reading import get
+
+    return get(open_mem(), memory_id).written_by
+
+
 def memories(*tags) -> list[dict]:
     args = [a for tag in tags for a in ("--tag", tag)]
     return [json.loads(line) for line in ok("ls", *args, "--jsonl", "--raw").stdout.splitlines()]
@@ -41,8 +47,7 @@ def test_a_tool_event_becomes_an_observation_tagged_with_its_tool_and_session(pr
     (found,) = memories("observation", "bash")
     assert found["source"] == "session/c1#1"
     assert "`pytest -q` (failed)" in found["content"]
-    shown = json.loads(ok("show", found["id"], "--json").stdout)
-    assert shown.get("written_by", "claude-code") == "claude-code"
+    assert written_by(found["id"]) == "claude-code"
 
 
 def test_routine_tools_ignored_paths_and_unchanged_rereads_are_skipped_with_reasons(project):
@@ -122,3 +127,33 @@ def test_the_mcp_idle_worker_drains_waiting_events(project):
     send(claude_bash(project, "make", "done"))
     assert worker.run_one() is True
     assert len(memories("observation")) == 1 and Spool(project / ".mem").waiting() == []
+
+
+def test_keys_of_events_used_a_week_ago_are_forgotten(project):
+    import os
+    import time
+
+    send(claude_bash(project, "ls", "old", tool_use_id="old"), claude_bash(project, "ls", "new", tool_use_id="new"))
+    drain(open_mem())
+    done = project / ".mem/.capture/done"
+    first = sorted(done.iterdir())[0]
+    week_ago = time.time() - 8 * 24 * 3600
+    os.utime(first, (week_ago, week_ago))
+    drain(open_mem())
+    assert not first.exists() and len(list(done.iterdir())) == 1
+
+
+def test_codex_and_gemini_events_become_observations_written_by_their_client(project):
+    from payloads import codex, gemini
+
+    patch = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-a = 1\n+a = 2\n*** End Patch"
+    send(codex("PostToolUse", project, turn_id="t1", tool_name="apply_patch", tool_use_id="call_1",
+               tool_input={"input": patch}, tool_response="Success. Updated the following files:\nM src/app.py"),
+         gemini("AfterTool", project, tool_name="run_shell_command", tool_input={"command": "npm test"},
+                tool_response={"llmContent": "", "returnDisplay": "", "error": {"message": "exit code 1: 2 failing"}}))
+    drain(open_mem())
+    found = {m["source"].split("#")[0]: m for m in memories("observation")}
+    patched, failed = found["session/x1"], found["session/g1"]
+    assert "apply_patch" in patched["tags"] and "src/app.py" in patched["content"]
+    assert "run_shell_command" in failed["tags"] and "(failed)" in failed["content"]
+    assert [written_by(m["id"]) for m in (patched, failed)] == ["codex", "gemini"]

@@ -130,3 +130,20 @@ def test_a_hook_imports_no_model_index_or_cli_code(project):
                           capture_output=True, text=True, timeout=60)
     assert done.stdout == "" and json.loads(done.stderr) == []
     assert len(Spool(project / ".mem").waiting()) == 1
+
+
+def test_one_pass_redaction_of_a_record_finds_what_the_gate_finds_field_by_field(project):
+    from memcli.capture.hook import screened
+    from memcli.privacy.gate import Gate
+
+    key, token = aws_access_key(), github_token()
+    pem = "-----BEGIN RSA PRIVATE KEY-----\n" + "MIIEowIBAAKCAQEA" * 8 + "\n-----END RSA PRIVATE KEY-----"
+    record = {"tool": "Bash", "input": {"command": f"deploy --key {key}", "password": "two words",
+                                        "env": {"GITHUB_TOKEN": token}},
+              "output": {"stdout": f"found\n{pem}\ndone", "lines": [f"token={token}", "plain"]}, "n": 3}
+    gate = Gate(project, [])
+    fast = screened(gate, record)
+    assert fast == gate.screen(record)[0]
+    text = json.dumps(fast)
+    assert key not in text and token not in text and "two words" not in text and "MIIEowIBAAKCAQEA" not in text
+    assert fast["output"]["lines"][1] == "plain" and fast["n"] == 3

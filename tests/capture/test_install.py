@@ -61,3 +61,15 @@ def test_a_settings_file_that_is_not_json_is_left_alone(project):
     result = run("hooks", "install", "claude-code")
     assert result.exit_code != 0 and "leaves it as it is" in result.stderr
     assert (project / ".claude/settings.json").read_text() == "{broken"
+
+
+def test_install_can_register_mem_mcp_once_and_keeps_other_servers(project):
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"other": {"command": "x"}}}))
+    ok("hooks", "install", "claude-code", "--mcp")
+    assert "already in" in ok("hooks", "install", "claude-code", "--mcp").stderr
+    servers = json.loads((project / ".mcp.json").read_text())["mcpServers"]
+    assert servers == {"other": {"command": "x"}, "mem": {"command": "mem", "args": ["mcp"]}}
+    from helpers import run
+
+    result = run("hooks", "install", "codex", "--mcp")
+    assert result.exit_code != 0 and "[mcp_servers.mem]" in result.stderr

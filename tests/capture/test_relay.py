@@ -59,6 +59,55 @@ def test_a_server_stops_after_its_linger_and_a_second_one_gives_way(project):
     spool = Spool(project / ".mem")
     with spool.serve_lock() as held:
         assert held and spool.serving()
+        assert "running: hook server" in ok("status").stdout
         assert serve(project / ".mem", 0.1) is False
     assert serve(project / ".mem", 0.3) is True
     assert not spool.serving() and not (project / ".mem/.capture/hook.sock").exists()
+
+
+def test_the_server_starts_a_drain_once_it_has_answered(project, monkeypatch):
+    import memcli.capture.serve as serving
+
+    started = []
+    monkeypatch.delenv("MEM_CAPTURE_DRAIN")
+    monkeypatch.setattr(serving, "start_background", lambda spool, served: started.append(served))
+    server = HookServer(project / ".mem")
+    assert server.start()
+    try:
+        assert hook(claude_bash(project, "ls", "d")).stdout == ""
+        for _ in range(100):
+            if started:
+                break
+            server._stop.wait(0.05)
+    finally:
+        server.stop()
+    assert started == [True]
+
+
+def test_prompt_context_when_turned_on_answers_a_prompt_with_the_memories_found(project):
+    import fakes
+
+    ok("add", "The staging database runs on port 5433 behind pgbouncer")
+    with open(project / ".mem" / "mem.yaml", "a") as settings:
+        settings.write("capture:\n  prompt_context: true\n  prompt_tokens: 80\n")
+    server = HookServer(project / ".mem", fakes.current)
+    assert server.start()
+    try:
+        answer = json.loads(hook(claude("UserPromptSubmit", project, prompt="which port does the staging database use")).stdout)
+        assert hook(claude("UserPromptSubmit", project, prompt="zebra xylophone quartz")).stdout == ""
+    finally:
+        server.stop()
+    out = answer["hookSpecificOutput"]
+    assert out["hookEventName"] == "UserPromptSubmit" and "port 5433" in out["additionalContext"]
+
+
+def test_prompt_context_is_off_by_default(project):
+    import fakes
+
+    ok("add", "The staging database runs on port 5433 behind pgbouncer")
+    server = HookServer(project / ".mem", fakes.current)
+    assert server.start()
+    try:
+        assert hook(claude("UserPromptSubmit", project, prompt="staging database port")).stdout == ""
+    finally:
+        server.stop()
