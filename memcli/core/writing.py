@@ -151,8 +151,7 @@ def current(mem: Mem, prefix: str) -> tuple[Memory, list[Memory]]:
 def _draft(mem: Mem, text: str, source: str | None, *, tags: Iterable[str], written_by: str, check_source: bool,
            local_only: bool = False, supersedes: Iterable[str] = ()) -> _Drafted:
     raw = clean_input(text)
-    if len(raw.encode("utf-8")) > mem.settings.max_input_bytes:
-        raise InputError(f"the text is larger than the limit of {mem.settings.max_input_bytes} bytes")
+    check_size(mem, raw)
     check_text(source or "", "the source")
     if check_source:
         mem.gate.refuse_ignored_source(source)
@@ -164,6 +163,13 @@ def _draft(mem: Mem, text: str, source: str | None, *, tags: Iterable[str], writ
     if local_only:
         memory.extra["send_to_remote"] = False
     return _Drafted(memory, redacted)
+
+
+def check_size(mem: Mem, raw: str) -> None:
+    """InputError when a text is over mem.yaml's max_input_bytes: every path that sets a raw text refuses it
+    alike (add, update, edit)."""
+    if len(raw.encode("utf-8")) > mem.settings.max_input_bytes:
+        raise InputError(f"the text is larger than the limit of {mem.settings.max_input_bytes} bytes")
 
 
 def _outcome(mem: Mem, drafted: _Drafted, existing: Memory | None) -> Written:

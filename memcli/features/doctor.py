@@ -8,6 +8,8 @@ a fix a person can run; `healthy` means no check found a problem.
 
 from __future__ import annotations
 
+import os
+import shlex
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +62,7 @@ def diagnose(mem, progress=None, *, fix: bool = False, sample: int = 0) -> list[
     findings = [Finding("store", True, f"{store.root} ({mem.catalog.count()} memories)")]
     broken = mem.catalog.broken_files()
     findings += _unreadable(store.root, [(p, e) for p, e in broken if not e.startswith(DUPLICATE)], mem.catalog.count())
-    findings += _duplicates([(p, e) for p, e in broken if e.startswith(DUPLICATE)])
+    findings += _duplicates(store.root, [(p, e) for p, e in broken if e.startswith(DUPLICATE)])
     findings += _forks(mem)
     findings.append(_index(mem, behind, progress, repaired))
     findings += _vector_cache(mem, sample)
@@ -75,28 +77,47 @@ def _unreadable(root: Path, broken: list[tuple[str, str]], readable: int) -> lis
     if not broken:
         return [Finding("files", True, f"all {readable} memory files are readable")]
     findings = []
-    for path, error in broken:
+    for relpath, error in broken:
         try:
-            text = (root / path).read_text(encoding="utf-8", errors="replace")
+            text = (root / relpath).read_text(encoding="utf-8", errors="replace")
         except OSError:
             text = ""
+        path = display_path(root / relpath)
+        git, named = _git_here(root, relpath)
         if any(marker in text for marker in CONFLICT_MARKERS):
             findings.append(Finding("files", False, f"{path}: unresolved git merge conflict",
-                                    f"edit {path} to keep the right text (or `git checkout --theirs -- {path}`), "
-                                    f"then `git add {path}`"))
+                                    f"edit {path} to keep the right text (or `{git} checkout --theirs -- {named}`), "
+                                    f"then `{git} add {named}`"))
         else:
             findings.append(Finding("files", False, f"{path}: {error} (skipped by every command)",
                                     f"repair it by hand (mem edit cannot open it), or restore it: "
-                                    f"git checkout -- {path}"))
+                                    f"{git} checkout -- {named}"))
     return findings
 
 
-def _duplicates(duplicates: list[tuple[str, str]]) -> list[Finding]:
+def display_path(path: Path) -> str:
+    """A path as the user can type it here: from the current folder when it is below it, else absolute."""
+    shown = os.path.relpath(path)
+    return str(path) if shown == os.pardir or shown.startswith(os.pardir + os.sep) else shown
+
+
+def _git_here(root: Path, relpath: str) -> tuple[str, str]:
+    """How to name a store file to git from the current folder, where the user types the fix: plain `git`
+    and the path from here inside the store's work tree, else `git -C <store>` and the store's own path."""
+    top = (_git_output(root, "rev-parse", "--show-toplevel") or "").strip()
+    here, top = os.path.realpath(os.getcwd()), os.path.realpath(top) if top else ""
+    if top and (here == top or here.startswith(top + os.sep)):
+        return "git", display_path(root / relpath)
+    return f"git -C {shlex.quote(display_path(root))}", relpath
+
+
+def _duplicates(root: Path, duplicates: list[tuple[str, str]]) -> list[Finding]:
     if not duplicates:
         return [Finding("ids", True, "every memory id is unique")]
-    return [Finding("ids", False, f"{path}: {error}",
+    return [Finding("ids", False, f"{display_path(root / path)}: {error}",
                     f"the same memory is in two files; mem reads the other one. Compare them "
-                    f"(diff {path} {error.rpartition(' also in ')[2]}), keep one, delete the other")
+                    f"(diff {display_path(root / path)} {display_path(root / error.rpartition(' also in ')[2])}), "
+                    "keep one, delete the other")
             for path, error in duplicates]
 
 
