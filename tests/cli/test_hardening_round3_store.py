@@ -57,9 +57,11 @@ def test_a_redact_pattern_that_runs_too_long_refuses_the_write_and_names_the_pat
 def test_an_invalid_redact_pattern_is_named_as_soon_as_mem_yaml_is_read():
     ok("init")
     set_settings(redact=[{"name": "half", "regex": r"(unclosed"}])
-    result = run("ls")
-    assert result.exit_code == 5
-    assert "redact pattern 'half'" in result.stderr and "invalid regex" in result.stderr
+    report = run("doctor", "--json")
+    assert report.exit_code == 1
+    store = json.loads(report.stdout)["findings"][0]
+    assert store["check"] == "store" and "redact pattern 'half'" in store["message"]
+    assert "invalid regex" in store["message"]
 
 
 @pytest.mark.timeout(120)
