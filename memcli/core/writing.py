@@ -18,7 +18,7 @@ from memcli.core import reading
 from memcli.core.compressing import COMPRESSING, Compressing, compression_of
 from memcli.core.near_duplicates import Similar, similar
 from memcli.errors import InputError, NotFound
-from memcli.index.versions import chain, heads
+from memcli.index.versions import chain, heads, refuse_loop
 from memcli.store import ids
 from memcli.store.memory import (
     Memory,
@@ -260,6 +260,8 @@ def _save(mem: Mem, memory: Memory, vector, old_relpath: str | None = None) -> N
     fields, _ = mem.gate.screen(memory.to_dict(), skip=("raw", "compressed"))
     if fields != memory.to_dict():
         vars(memory).update(vars(Memory.from_dict(fields, memory.id)))
+    if memory.supersedes:
+        refuse_loop(mem.catalog, memory.id, memory.supersedes)  # the last guard: callers refuse before
     relpath = mem.store.write(memory)
     if old_relpath and old_relpath != relpath:
         mem.store.delete(old_relpath)

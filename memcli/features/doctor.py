@@ -122,16 +122,33 @@ def _duplicates(root: Path, duplicates: list[tuple[str, str]]) -> list[Finding]:
 
 
 def _forks(mem) -> list[Finding]:
-    from memcli.index.versions import forks
+    from memcli.index.versions import forks, loops
 
     found = forks(mem.catalog)
-    if not found:
+    looped = [_loop(mem.catalog, loop) for loop in loops(mem.catalog)]
+    if not found and not looped:
         return [Finding("versions", True, "every updated memory has one current version")]
     return [Finding("versions", False, f"{fork.base} was updated twice (a fork, e.g. from a git merge): "
                                        f"{' and '.join(m.id for m in fork.heads)} are both current",
                     f"mem update {fork.heads[0].id} TEXT   (replaces both; `mem show {fork.base} --history` "
                     f"shows them)")
-            for fork in found]
+            for fork in found] + looped
+
+
+def _loop(catalog, loop: list[str]) -> Finding:
+    """A loop of versions, and the link to take out: the one where an older version claims to replace a
+    newer one (what an edit of an old version's `supersedes` does); each version replaces the next."""
+    links = list(zip(loop, loop[1:] + loop[:1]))
+    created = {}
+    for version in loop:  # ids sort by time too, within the second created_at keeps
+        try:
+            created[version] = (catalog.get(version).created_at, version)
+        except MemError:
+            created[version] = ("", version)
+    new, old = next(((n, o) for n, o in links if created[n] < created[o]), links[-1])
+    return Finding("versions", False, f"{' and '.join(loop)} replace each other (a loop of versions, from a hand "
+                                      "edit or a merge): none of them is current, so ls and search show none",
+                   f"mem edit {new}   (take {old} out of its supersedes: list)")
 
 
 def _index(mem, behind: tuple[int, int], progress, repaired: list[str]) -> Finding:

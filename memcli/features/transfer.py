@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 from memcli.errors import InputError, InvalidMemory, MemError, Refused
 from memcli.index.filters import Filters
+from memcli.index.versions import refuse_loop
 from memcli.store import ids
 from memcli.store.memory import Memory, clean_input, now_utc
 from memcli.util.progress import Progress
@@ -56,6 +57,8 @@ def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing:
     if progress:
         progress("importing memories", 0, len(lines))
     batch: list = []
+    linked: dict[str, list[str]] = {}  # what the records read so far replace, for the loop check
+    mem.catalog.refresh()
     for number, line in enumerate(lines, 1):
         try:
             text = _line_text(line, number)
@@ -73,6 +76,12 @@ def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing:
             else:  # the short form was made from the secret too: make a new one
                 fields.update(dict.fromkeys(SHORT_FORM))
             memory = to_memory(fields, number, mem.settings.max_input_bytes)
+            if memory.supersedes:
+                try:
+                    refuse_loop(mem.catalog, memory.id, memory.supersedes, linked)
+                except InvalidMemory as exc:
+                    raise InvalidMemory(f"line {number}: {exc}") from None
+                linked[memory.id] = memory.supersedes
         except Refused as exc:
             report.refused.append(f"line {number}: {exc}")
             continue

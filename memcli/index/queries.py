@@ -132,6 +132,10 @@ class CatalogQueries:
             found.update(db_file.rows_in(self.db, f"SELECT old, new FROM links WHERE {column} IN ({{marks}})", ids))
         return found
 
+    def all_links(self) -> list[tuple[str, str]]:
+        """(old, new) for every supersedes link."""
+        return list(self.db.execute("SELECT old, new FROM links"))
+
     def branched(self) -> list[str]:
         """Ids that two or more versions supersede: where forks can be."""
         return [old for (old,) in self.db.execute("SELECT old FROM links GROUP BY old HAVING COUNT(*) > 1")]
