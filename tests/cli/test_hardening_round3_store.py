@@ -124,25 +124,30 @@ def test_doctor_names_a_loop_of_versions_and_how_to_break_it():
 # -- item 21: an imported short form passes the guard a made one passes ----------------------------------
 
 RAW = "The deploy of the billing service runs every Tuesday at noon from the ops box in the basement"
+FAITHFUL = "deploy of billing service runs every Tuesday at noon from ops box in basement"
 
 
-def _import(compressed: str) -> tuple[dict, str]:
-    record = {"id": "01JDQ4R8ZK3M5N7P9Q1S3T5V7X", "raw": RAW, "compressed": compressed,
-              "compression": {"method": "prune", "status": "done"}}
-    result = ok("import", "-", input=json.dumps(record) + "\n")
-    return json.loads(ok("show", record["id"], "--json").stdout), result.stderr
+def _import(*forms: str) -> tuple[list[str], str]:
+    records = [{"id": f"01JDQ4R8ZK3M5N7P9Q1S3T5V7{n}", "raw": RAW.replace("basement", "basement" + "!" * n),
+                "compressed": form,
+                "compression": {"method": "prune", "status": "done"}} for n, form in enumerate(forms)]
+    result = ok("import", "-", input="".join(json.dumps(record) + "\n" for record in records))
+    return [json.loads(ok("show", r["id"], "--json").stdout)["content"] for r in records], result.stderr
 
 
 def test_an_imported_short_form_that_invents_facts_is_dropped_with_the_reason():
-    invented = "Deploy of billing runs 42 times each Friday, led by Alice Walker in Berlin from the ops box downstairs"
-    shown, stderr = _import(invented)
-    assert "42" not in shown["content"] and "Alice" not in shown["content"]
-    assert "compressed form" in stderr and "dropped" in stderr and "'42'" in stderr
+    longer = "Deploy of billing runs 42 times each Friday, led by Alice Walker in Berlin from the ops box downstairs"
+    shorter = "deploy of billing service runs every Tuesday at noon from ops box, 42 times, by Alice"
+    contents, stderr = _import(longer, shorter)
+    for content in contents:
+        assert "42" not in content and "Alice" not in content
+    assert "line 1: its compressed form was dropped (not smaller)" in stderr
+    assert "line 2: its compressed form was dropped (" in stderr and "'42'" in stderr
 
 
 def test_an_imported_faithful_short_form_is_kept_as_given():
-    shown, stderr = _import("deploy billing service every Tuesday at noon from ops box")
-    assert shown["content"] == "deploy billing service every Tuesday at noon from ops box"
+    contents, stderr = _import(FAITHFUL)
+    assert contents == [FAITHFUL]
     assert "dropped" not in stderr
 
 

@@ -147,7 +147,8 @@ def test_import_redacts_records_and_remakes_a_short_form_made_from_a_secret(tmp_
     result = run("import", "--json", input="\n".join(records) + "\n")
     assert result.exit_code == 7
     summary = json.loads(result.stdout)
-    assert summary == {"imported": 2, "duplicates": 0, "invalid": 0, "refused": 2, "redacted": secrets.counts}
+    assert summary == {"imported": 2, "duplicates": 0, "invalid": 0, "refused": 2, "forms_dropped": 0,
+                       "redacted": secrets.counts}
     assert "line 2: refusing to store this text" in result.stderr
     assert "line 3: refusing source config/.env.production: it is ignored by built-in defaults:2:.env*" \
         in result.stderr

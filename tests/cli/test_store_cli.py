@@ -336,7 +336,8 @@ def test_export_then_import_into_a_new_store_keeps_everything(tmp_path, fakes):
     assert "imported 2, skipped 0 already stored, 0 invalid" in result.stderr
     assert jsonl(ok("--dir", other, "export").stdout) == records
     again = ok("--dir", other, "import", "--json", input=exported)
-    assert json.loads(again.stdout) == {"imported": 0, "duplicates": 2, "invalid": 0, "refused": 0, "redacted": {}}
+    assert json.loads(again.stdout) == {"imported": 0, "duplicates": 2, "invalid": 0, "refused": 0,
+                                       "forms_dropped": 0, "redacted": {}}
 
 
 def test_import_reports_bad_lines_and_keeps_the_good_ones(tmp_path):
