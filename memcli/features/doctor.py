@@ -64,6 +64,7 @@ def diagnose(mem, progress=None, *, fix: bool = False, sample: int = 0) -> list[
     findings += _unreadable(store.root, [(p, e) for p, e in broken if not e.startswith(DUPLICATE)], mem.catalog.count())
     findings += _duplicates(store.root, [(p, e) for p, e in broken if e.startswith(DUPLICATE)])
     findings += _forks(mem)
+    findings += _ingested_twice(mem)
     findings.append(_index(mem, behind, progress, repaired))
     findings += _vector_cache(mem, sample)
     findings += _temps(store.root, fix)
@@ -149,6 +150,29 @@ def _loop(catalog, loop: list[str]) -> Finding:
     return Finding("versions", False, f"{' and '.join(loop)} replace each other (a loop of versions, from a hand "
                                       "edit or a merge): none of them is current, so ls and search show none",
                    f"mem edit {new}   (take {old} out of its supersedes: list)")
+
+
+def _ingested_twice(mem) -> list[Finding]:
+    """Two current memories of one ingested chunk (an older mem re-ingested a file beside a chunk
+    corrected with `mem update`): search would rank the stale one beside the correction."""
+    from memcli.core.reading import listing
+    from memcli.features.ingest.files import WRITTEN_BY
+    from memcli.store.sources import CHUNK
+
+    by_source: dict[str, list] = {}
+    for memory in listing(mem):
+        if memory.source and CHUNK.match(memory.source):
+            by_source.setdefault(memory.source, []).append(memory)
+    findings = []
+    for source, memories in sorted(by_source.items()):
+        if len(memories) < 2 or not any(m.written_by == WRITTEN_BY for m in memories):
+            continue
+        path = Path(os.path.expanduser(CHUNK.match(source)["path"]))
+        findings.append(Finding("ingest", False, f"{source} is the source of {len(memories)} current memories "
+                                                 f"({', '.join(m.id for m in memories)}): one chunk of a file",
+                                f"mem ingest {shlex.quote(display_path(mem.home / path))}   (keeps a chunk "
+                                "corrected with mem update, removes stale copies)"))
+    return findings
 
 
 def _index(mem, behind: tuple[int, int], progress, repaired: list[str]) -> Finding:
