@@ -11,7 +11,9 @@ id, nesting deeper than the parser reads), -32602 for a string holding half a UT
 (valid JSON, but not text). The reply carries the request's id when the line has a usable one, found
 without the parser that refused it; else null, as JSON-RPC 2.0 says. At EOF it waits until every request
 read has been answered, then ends the stream: a client that half-closes its pipe has everything it sent
-done. Writing to stdout, and pointing fd 1 at stderr while serving, stay the SDK's.
+done (and one that closes both ends has it done without replies, where the SDK's writer died of the
+broken pipe). While serving, fd 0 points at the null device and fd 1 at stderr, as the SDK's own
+transport does, so nothing the server runs reads the client's lines or writes into the protocol.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import os
 import re
 import sys
@@ -30,6 +33,8 @@ import mcp_types as types
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
+
+log = logging.getLogger("memcli")
 
 # A refused line nested deeper than this is called too deep (a real request nests a few levels).
 DEEP = 100
@@ -194,32 +199,55 @@ async def _read(source, deliver, replies: Replies) -> None:
         await replies.all_answered()
 
 
+class _Wire:
+    """stdout's wire, written by the SDK's writer. Once the client has closed its end, replies are
+    dropped (said once on stderr) and the requests already read still run to the end."""
+
+    def __init__(self, file):
+        self._file = anyio.wrap_file(io.TextIOWrapper(file, encoding="utf-8"))
+        self._gone = False
+
+    async def write(self, text: str) -> None:
+        await self._guarded(self._file.write, text)
+
+    async def flush(self) -> None:
+        await self._guarded(self._file.flush)
+
+    async def _guarded(self, call, *args) -> None:
+        if self._gone:
+            return
+        try:
+            await call(*args)
+        except (BrokenPipeError, ConnectionResetError):
+            self._gone = True
+            log.warning("the client closed its end of stdout: the requests read are finished without replies")
+
+
 @contextlib.contextmanager
-def _claimed_stdin():
-    """stdin's wire as a binary file; fd 0 points at the null device meanwhile, so nothing the server
-    runs can read (or steal) the client's lines."""
-    try:
-        fd = sys.stdin.fileno()
-    except (AttributeError, OSError, ValueError):
-        yield sys.stdin.buffer
-        return
+def _claimed(fd: int, mode: str, divert):
+    """The wire of fd 0 or 1 as a binary file for the transport. Meanwhile the fd itself points
+    elsewhere (stdin at the null device, stdout at stderr), so nothing the server runs reads the
+    client's lines or writes into the protocol."""
     wire = os.dup(fd)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, fd)
-    os.close(null)
+    elsewhere = divert()
+    os.dup2(elsewhere, fd)
+    os.close(elsewhere)
     try:
-        yield os.fdopen(wire, "rb", closefd=False)  # a reading thread may still hold it: never closed under it
+        yield os.fdopen(wire, mode, closefd=False)  # a reading thread may still hold it: never closed under it
     finally:
         os.dup2(wire, fd)
 
 
 @contextlib.asynccontextmanager
 async def answering_stdio_server():
-    """(read stream, write stream) for the session: stdin read here, stdout written by the SDK."""
-    with _claimed_stdin() as wire:
-        async with stdio_server(stdin=anyio.wrap_file(io.StringIO())) as (_, write_stream):
+    """(read stream, write stream) for the session: stdin read here, each reply written by the SDK's
+    writer onto stdout's wire."""
+    sys.stdout.flush()
+    with _claimed(0, "rb", lambda: os.open(os.devnull, os.O_RDONLY)) as stdin, \
+            _claimed(1, "wb", lambda: os.dup(2)) as stdout:
+        async with stdio_server(stdin=anyio.wrap_file(io.StringIO()), stdout=_Wire(stdout)) as (_, write_stream):
             replies = Replies(write_stream)
             deliver, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
             async with anyio.create_task_group() as tasks:
-                tasks.start_soon(_read, anyio.wrap_file(wire), deliver, replies)
+                tasks.start_soon(_read, anyio.wrap_file(stdin), deliver, replies)
                 yield receive, replies

@@ -151,3 +151,17 @@ def test_a_client_that_closes_its_pipe_after_its_writes_has_every_write_stored_a
     listed = json.loads(ok("ls", "--json", "--raw", "-n", "0").stdout)
     assert sorted(memory["content"] for memory in listed) == sorted(w["params"]["arguments"]["content"]
                                                                      for w in writes)
+
+
+def test_a_client_that_closes_both_ends_after_its_writes_still_has_every_write_stored():
+    ok("init")
+    writes = [write_call(n, f"incident note {n}: the pager rotation changed on day {n}") for n in range(8)]
+    server = subprocess.Popen([sys.executable, str(FAKE_MEM), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=os.environ | server_env())
+    server.stdin.write(b"".join(line(message) + b"\n" for message in HANDSHAKE + writes))
+    server.stdin.close()
+    server.stdout.close()
+    stderr = server.stderr.read().decode()
+    assert server.wait(timeout=120) == 0, stderr
+    assert "Traceback" not in stderr and "closed its end of stdout" in stderr
+    assert len(json.loads(ok("ls", "--json", "-n", "0").stdout)) == 8
