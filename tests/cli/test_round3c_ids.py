@@ -4,6 +4,7 @@ name what listings show, and help examples use that form."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import click
@@ -92,3 +93,24 @@ def test_help_examples_name_memories_and_threads_by_the_short_ids_listings_show(
         text = ok(*path, "--help").stdout
         found.update({" ".join(path): hit for hit in id_beginnings.findall(text)})
     assert found == {}
+
+
+def test_an_assistant_reads_short_ids_of_threads_and_writes_and_they_work_back():
+    from mcp_client import call, session, text_of
+
+    ok("init")
+
+    async def scenario(client):
+        appended = await call(client, "thread_append", messages=[{"role": "user", "content": "Book the Lisbon flight"}])
+        listed = await text_of(client, "thread_list")
+        short = listed.split()[0]
+        context = await call(client, "thread_context", thread=short)
+        written = await text_of(client, "memory_write", content="the staging database listens on 5433")
+        memory_id = (await call(client, "memory_list"))["memories"][0]["id"]
+        return appended["thread"], short, context, written, memory_id
+
+    thread_id, short, context, written, memory_id = session(scenario)
+    assert thread_id.endswith(short) and 3 <= len(short) < 10
+    assert "Lisbon" in json.dumps(context)
+    [said] = re.findall(r"Stored as (\S+)\.", written)
+    assert memory_id.endswith(said) and len(said) < len(memory_id)
