@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import add, jsonl, load_file, memory_files, ok, run, store_root
+from helpers import add, jsonl, load_file, memory_files, ok, run, short_id, store_root
 from locations import FAKE_MEM
 
 from memcli.cli import memory_cmd
@@ -276,8 +276,9 @@ def test_rm_deletes_several_and_never_guesses():
     refused = run("rm", "-y", third, common)
     assert refused.exit_code == 4
     assert len(memory_files()) == 3
+    named = short_id(first)
     result = ok("rm", "-y", first, second[:24])
-    assert f"deleted {first}" in result.stderr
+    assert f"deleted {named}" in result.stderr
     assert [m["id"] for m in jsonl(ok("ls", "--jsonl").stdout)] == [third]
 
 
@@ -304,7 +305,7 @@ def test_edit_saves_a_valid_change_and_recompresses(tmp_path, fakes):
     memory_id = add(LONG)
     editor = write_editor(tmp_path, "p.write_text(t.replace('single Hetzner box', 'single Scaleway box').replace('tags: []', 'tags: [x]'))")
     result = ok("edit", memory_id, env={"EDITOR": editor})
-    assert f"saved {memory_id}" in result.stderr
+    assert f"saved {short_id(memory_id)}" in result.stderr
     shown = json.loads(ok("show", memory_id, "--json", "--with-raw").stdout)
     assert "Scaleway" in shown["content_raw"] and "Scaleway" in shown["content"] and "Hetzner" not in shown["content"]
     assert shown["tags"] == ["x"]
