@@ -254,7 +254,7 @@ def _save(mem: Mem, memory: Memory, vector, old_relpath: str | None = None) -> N
     file or the catalog unscreened."""
     fields, _ = mem.gate.screen(memory.to_dict(), skip=("raw", "compressed"))
     if fields != memory.to_dict():
-        vars(memory).update(vars(Memory.from_dict(fields, memory.id)))
+        vars(memory).update(vars(Memory.from_dict(fields, memory.id)), comments=memory.comments)
     relpath = mem.store.write(memory)
     if old_relpath and old_relpath != relpath:
         mem.store.delete(old_relpath)
