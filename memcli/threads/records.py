@@ -21,6 +21,7 @@ from memcli.util.textio import json_object
 ROLES = ("system", "user", "assistant", "tool")
 ROLE_ALIASES = {"model": "assistant"}  # Gemini's name for the assistant
 SEQ_DIGITS = 6
+MAX_SEQ = 10 ** 12  # a sequence number is part of a file name: a runaway one must not make it too long
 
 
 def normalise_role(role: str) -> str:
@@ -70,7 +71,9 @@ class Message:
         """A message file's fields (or an exported message's), checked; InvalidMemory naming `origin`."""
         try:
             seq, content, name = data["seq"], data["content"], data.get("name")
-            if not isinstance(seq, int) or seq < 1 or not isinstance(content, str):
+            if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq < MAX_SEQ:
+                raise TypeError(f"'seq' must be a whole number from 1, not {str(seq)[:20]!r}")
+            if not isinstance(content, str):
                 raise TypeError
             if name is not None and not isinstance(name, str):
                 raise TypeError

@@ -96,3 +96,21 @@ def test_a_message_line_of_an_unknown_shape_is_reported_with_its_line_number(tmp
     source.write_text("\n".join(lines[:-1] + [json.dumps(bad)]) + "\n")
     result = run("--dir", tmp_path / "copy", "import", source)
     assert result.exit_code == 3 and f"line {len(lines)}" in result.stderr and "narrator" in result.stderr
+
+
+def test_thread_lines_that_would_write_outside_their_folder_are_refused_by_line(tmp_path):
+    thread_id = new_thread()
+    ok("thread", "append", thread_id, "hello")
+    good = jsonl(ok("export").stdout)
+    message = next(line for line in good if line.get("type") == "message")
+    hostile = [{**message, "seq": 10 ** 30}, {**message, "seq": True}, {**message, "id": "../../../escape"},
+               {**message, "thread": "../../x"}, {"type": "thread", "id": "../x", "created_at": "2026-01-01"}]
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in good + hostile))
+    copy = tmp_path / "copy"
+    result = run("--dir", copy, "import", source)
+    assert result.exit_code == 3
+    for number in range(len(good) + 1, len(good) + len(hostile) + 1):
+        assert f"line {number}:" in result.stderr
+    assert sorted(p.name for p in (copy / "threads").iterdir()) == [thread_id]
+    assert not list(tmp_path.glob("**/escape*")) and not (tmp_path / "x").exists()

@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from helpers import add, memory_files, ok
 
 from memcli.store.comments import comments_of, with_comments
+from memcli.store.memory import Memory
 
 LONG = ("The billing service moved from Heroku to a single Hetzner box in March 2026 because the dyno bill "
         "tripled; Dana owns the migration and the rollback plan lives in docs/billing.md.")
@@ -94,3 +97,43 @@ def test_comments_put_back_never_change_what_the_file_says():
     for comment in ("# top", "# the id", "# short form", "# the prose", "# end"):
         assert comment in merged
     assert comments_of(fresh) == []
+
+
+def says_the_same(lines: list[str], others: list[str]) -> bool:
+    """Whether a comment put in by the test left the file meaning what it did (one inside a block scalar
+    is text, not a comment, and one may break the YAML)."""
+    try:
+        return yaml.safe_load("\n".join(lines)) == yaml.safe_load("\n".join(others))
+    except yaml.YAMLError:
+        return False
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_any_comment_anywhere_in_any_file_comes_back_and_the_data_stays(seed):
+    """Random memories (texts with `#`, quotes, line breaks) annotated at random line ends and between
+    lines, then rewritten with other tags: every comment is in the new file, which says what mem wrote."""
+    rng = random.Random(seed)
+    pieces = ["# heading", "a # b", "'quoted'", '"double"', "x: y", "- item", "  indented", "tail  ", "#", "ok"]
+    raw = "\n".join(" ".join(rng.choice(pieces) for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 6)))
+    memory = Memory(id="01JDQ4R8ZK3M5N7P9Q1S3T5V7X", created_at="2026-11-29T23:40:00Z",
+                    updated_at="2026-11-29T23:40:00Z", raw=raw.strip() or "text", tags=["a"], source="notes/x.md",
+                    compressed=rng.choice([None, "short # form", "two\n\nlines"]),
+                    compression={"method": "prune", "status": "done"}, extra={"reviewed": rng.choice([True, [1, 2]])})
+    lines = memory.to_yaml().splitlines()
+    notes = []
+    for n in sorted(rng.sample(range(len(lines) + 1), k=min(4, len(lines) + 1)), reverse=True):
+        note = f"# note {n} {rng.choice(pieces)}"
+        candidate = lines[:n] + [note] + lines[n:]
+        if says_the_same(candidate, lines):
+            lines, notes = candidate, notes + [note]
+    for n in rng.sample(range(len(lines)), k=min(3, len(lines))):
+        candidate = lines[:n] + [lines[n] + f"  # end {n}"] + lines[n + 1:]
+        if says_the_same(candidate, lines):
+            lines, notes = candidate, notes + [f"# end {n}"]
+    annotated = "\n".join(lines) + "\n"
+    memory.tags = ["a", "b"]
+    fresh = memory.to_yaml()
+    merged = with_comments(fresh, comments_of(annotated))
+    assert yaml.safe_load(merged) == yaml.safe_load(fresh)
+    for note in notes:
+        assert note in merged, (note, annotated, merged)
