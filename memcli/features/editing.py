@@ -14,7 +14,7 @@ from memcli.core.mem import Mem
 from memcli.core.reading import relpath_of
 from memcli.core.writing import commit
 from memcli.errors import InvalidMemory
-from memcli.store.comments import Comment, comments_of, with_comments
+from memcli.store.comments import comments_of, with_comments
 from memcli.store.memory import Memory, clean_input, now_utc
 from memcli.store.yamlfile import parse_yaml
 
@@ -27,12 +27,9 @@ class EditResult:
 
 def edit_text(mem: Mem, memory: Memory) -> str:
     """The memory's file as mem writes it, with the comments a person wrote in it."""
-    return with_comments(mem.store.read(relpath_of(mem, memory.id)).to_yaml(), _comments_on_disk(mem, memory))
-
-
-def _comments_on_disk(mem: Mem, memory: Memory) -> list[Comment]:
     path = mem.store.file_path(relpath_of(mem, memory.id))
-    return comments_of(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    return with_comments(Memory.from_yaml(text, relpath_of(mem, memory.id)).to_yaml(), comments_of(text))
 
 
 def save_edit(mem: Mem, memory: Memory, text: str) -> EditResult:
@@ -53,7 +50,7 @@ def save_edit(mem: Mem, memory: Memory, text: str) -> EditResult:
     edited.comments = comments
     if edited.id != memory.id:
         raise InvalidMemory(f"the id cannot be changed (was {memory.id}, now {edited.id})")
-    if edited.to_dict() == memory.to_dict() and comments == _comments_on_disk(mem, memory):
+    if edited.to_dict() == memory.to_dict() and comments == comments_of(edit_text(mem, memory)):
         return EditResult(None, redacted)
     compressing = None
     if edited.raw != memory.raw:

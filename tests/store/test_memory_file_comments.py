@@ -75,6 +75,17 @@ def test_mem_edit_shows_the_comments_and_saves_the_ones_written_in_the_editor(tm
     assert "# asked by Lee" in text and all(comment in text for comment in COMMENTS)
 
 
+def test_mem_edit_saved_as_shown_changes_nothing_in_a_commented_file(tmp_path):
+    memory_id = add(LONG)
+    path = memory_files()[0]
+    path.write_text(path.read_text().replace("tags: []", "tags:\n  - billing  # moved above tags when shown"))
+    before = path.read_bytes()
+    editor = tmp_path / "editor.py"
+    editor.write_text("import sys, pathlib\np = pathlib.Path(sys.argv[1])\np.write_text(p.read_text())\n")
+    result = ok("edit", memory_id, env={"EDITOR": f"{sys.executable} {editor}"})
+    assert "no change" in result.stderr and path.read_bytes() == before
+
+
 def test_a_comment_inside_a_value_mem_rewrites_is_kept_just_above_its_key():
     memory_id = add(LONG, "--no-compress")
     path = memory_files()[0]
