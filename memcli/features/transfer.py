@@ -61,10 +61,10 @@ def export(mem: Mem, filters: Filters = Filters(), limit: int | None = None) -> 
 def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing: Compressing,
                  progress: Progress | None = None) -> ImportReport:
     """Take exported JSON lines through the write pipeline: ids and timestamps kept, what the store held
-    already (same id, or same text as a memory not from this import) skipped, threads restored, bad or refused lines reported and the rest imported. The lines are
-    read first, so `progress` counts records against a known total. A line may come as bytes (decoded
-    here, so one line that is not UTF-8 is reported, not the whole import), or as the error that reading
-    it met (textio.bounded_lines)."""
+    already (same id, or same text as a memory not from this import) skipped, threads restored, bad or
+    refused lines reported and the rest imported. The lines are read first, so `progress` counts records
+    against a known total. A line may come as bytes (decoded here, so one line that is not UTF-8 is
+    reported, not the whole import), or as the error that reading it met (textio.bounded_lines)."""
     report = ImportReport()
     mem.ensure_store()
     threads = Threads(mem)

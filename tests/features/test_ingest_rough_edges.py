@@ -116,7 +116,8 @@ def test_a_code_block_stays_with_the_sentence_that_introduces_it(limit):
 
 def test_a_code_block_longer_than_a_chunk_still_opens_with_its_introduction():
     intro = "Then paste the whole list into the terminal:"
-    long_code = "```sh\n" + "\n".join(f"sudo apt-get install -y a-rather-long-package-name-{i}" for i in range(40)) + "\n```"
+    lines = (f"sudo apt-get install -y a-rather-long-package-name-{i}" for i in range(40))
+    long_code = "```sh\n" + "\n".join(lines) + "\n```"
     doc = prose("before", 10) + " " + intro + "\n\n" + long_code + "\n\n" + prose("after", 5)
     chunks = split(doc, 600)
     assert all(len(chunk) <= 600 for chunk in chunks)

@@ -81,7 +81,7 @@ class _Chunker:
             title = line.strip("#").strip()
             if len(title) > TITLE_CHARS:
                 title = title[:TITLE_CHARS - 1].rstrip() + "…"
-            found.append((m.start() + self.text[m.start():].index("#"), level, title))
+            found.append((self.text.index("#", m.start()), level, title))
         return found
 
     def chunks(self) -> list[Range]:
