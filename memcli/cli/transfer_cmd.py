@@ -70,7 +70,7 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     if as_json:
         echo_json(summary)
     refused = f", {len(report.refused)} refused" if report.refused else ""
-    threads = (f"; threads: {_count(report.threads, 'thread')} and {_count(report.messages, 'message')} added"
+    threads = (f"; {_count(report.threads, 'thread')} and {_count(report.messages, 'message')} added"
                if report.thread_lines else "")
     click.echo(f"mem: imported {report.imported}, skipped {report.duplicates} already stored, "
                f"{len(report.invalid)} invalid{refused}{threads}", err=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import os
@@ -157,6 +158,9 @@ class Threads:
             if path.exists():
                 return False, redacted
             atomic_write(path, message.to_json())
+            # `thread ls` orders threads by their last message file's time: the message's own, not the import's.
+            moment = dt.datetime.fromisoformat(message.created_at.replace("Z", "+00:00")).timestamp()
+            os.utime(path, (moment, moment))
         return True, redacted
 
     def _make(self, thread_id: str, title: str | None, created_at: str) -> bool:
@@ -279,8 +283,6 @@ def _after(memory_id: str) -> str:
 
 
 def _mtime(path) -> str:
-    import datetime as dt
-
     from memcli.store.memory import format_time
 
     try:
