@@ -75,6 +75,16 @@ def test_mem_edit_shows_the_comments_and_saves_the_ones_written_in_the_editor(tm
     assert "# asked by Lee" in text and all(comment in text for comment in COMMENTS)
 
 
+def test_a_secret_typed_in_a_comment_in_the_editor_is_redacted_like_any_field(tmp_path):
+    memory_id = add(LONG)
+    editor = tmp_path / "editor.py"
+    editor.write_text("import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+                      "p.write_text('# deploy key AKIAIOSFODNN7EXAMPLE\\n' + p.read_text())\n")
+    result = ok("edit", memory_id, env={"EDITOR": f"{sys.executable} {editor}"})
+    text = memory_files()[0].read_text()
+    assert "AKIA" not in text and "# deploy key [REDACTED:" in text and "redacted" in result.stderr
+
+
 def test_mem_edit_saved_as_shown_changes_nothing_in_a_commented_file(tmp_path):
     memory_id = add(LONG)
     path = memory_files()[0]
