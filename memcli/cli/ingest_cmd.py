@@ -18,6 +18,7 @@ from memcli.cli.common import (
 )
 from memcli.cli.options import no_gitignore_option, output_options, tag_option
 from memcli.errors import NOTHING, MemError, Refused
+from memcli.util.words import counted
 
 
 @click.command()
@@ -79,7 +80,7 @@ def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json, follo
 
 
 def _summary(report) -> str:
-    files = (f"{report.seen} paths: {report.files} files read, {report.ignored} ignored, {report.binary} binary"
+    files = (f"{counted(report.seen, 'path')}: {counted(report.files, 'file')} read, {report.ignored} ignored, {report.binary} binary"
              + (f", {report.skipped} skipped" if report.skipped else "")
              + (f", {len(report.refused)} refused" if report.refused else "")
              + (f", {len(report.missing)} missing" if report.missing else ""))
@@ -87,10 +88,10 @@ def _summary(report) -> str:
               f"{report.removed} removed")
     lines = [("dry run, nothing stored: " if report.dry_run else "") + f"{files}; {chunks}"]
     if report.orphaned:
-        lines.append(f"kept {report.orphaned} chunk{'s' if report.orphaned != 1 else ''} of files no longer "
+        lines.append(f"kept {counted(report.orphaned, 'chunk')} of files no longer "
                      "there (--prune deletes them)")
     if report.pending:
-        lines.append(f"{report.pending} chunk{'s' if report.pending != 1 else ''} wait for compression: "
+        lines.append(f"{counted(report.pending, 'chunk')} {'waits' if report.pending == 1 else 'wait'} for compression: "
                      "run `mem compress --pending`")
     note = redaction_note(report.redacted)
     if note:
