@@ -11,8 +11,8 @@ from pathlib import Path
 
 import fakes as fake_models
 import pytest
+from locations import REAL_MODELS_DIR
 
-REAL_MODELS_DIR = os.environ.get("MEM_TEST_MODELS_DIR") or os.environ.get("MEM_MODELS_DIR")
 
 
 @pytest.fixture(autouse=True)
@@ -50,14 +50,8 @@ def use_providers(monkeypatch):
 @pytest.fixture
 def real_models(monkeypatch) -> Path:
     """The folder holding the real default models, as pulled by `make test`."""
-    if REAL_MODELS_DIR:
-        folder = Path(REAL_MODELS_DIR)
-    else:
-        from platformdirs import user_cache_dir
-
-        folder = Path(user_cache_dir("mem")) / "models"
-    monkeypatch.setenv("MEM_MODELS_DIR", str(folder))
-    return folder
+    monkeypatch.setenv("MEM_MODELS_DIR", str(REAL_MODELS_DIR))
+    return REAL_MODELS_DIR
 
 
 @pytest.fixture

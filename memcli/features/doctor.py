@@ -18,6 +18,7 @@ from memcli.errors import MemError, StoreError, describe
 from memcli.index.catalog import DUPLICATE
 from memcli.store.files import INDEX
 from memcli.util.fsutil import stale_temps
+from memcli.util.paths import display_path
 from memcli.util.words import counted
 
 CONFLICT_MARKERS = ("<<<<<<< ", ">>>>>>> ")
@@ -94,12 +95,6 @@ def _unreadable(root: Path, broken: list[tuple[str, str]], readable: int) -> lis
                                     f"repair it by hand (mem edit cannot open it), or restore it: "
                                     f"{git} checkout -- {named}"))
     return findings
-
-
-def display_path(path: Path) -> str:
-    """A path as the user can type it here: from the current folder when it is below it, else absolute."""
-    shown = os.path.relpath(path)
-    return str(path) if shown == os.pardir or shown.startswith(os.pardir + os.sep) else shown
 
 
 def _git_here(root: Path, relpath: str) -> tuple[str, str]:

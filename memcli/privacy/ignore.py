@@ -50,12 +50,11 @@ from memcli.privacy.patterns import (
     RULE_FILES,
     Match,
     Rule,
-    display_path,
     parse_rules,
     read_rules,
 )
 from memcli.privacy.reading import Pin, pin
-from memcli.util.paths import user_config_dir, work_tree_top
+from memcli.util.paths import display_path, user_config_dir, work_tree_top
 
 log = logging.getLogger("memcli")
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.errors import StoreError
+from memcli.util.paths import display_path
 
 IGNORE_FILE = ".memignore"
 GIT_IGNORE_FILE = ".gitignore"
@@ -111,13 +112,6 @@ def _without_backtracking(source: str) -> str:
         else:
             out.append(_STAR + part)
     return "".join(out)
-
-
-def display_path(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
 
 
 def parse_rules(lines: list[str], source: Path | None) -> list[Rule]:

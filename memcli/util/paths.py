@@ -1,4 +1,5 @@
-"""The per-user folders mem uses, each overridable from the environment (tests point them at tmp)."""
+"""The per-user folders mem uses, each overridable from the environment (tests point them at tmp), and
+how a path is shown in a message so the user can type it."""
 
 from __future__ import annotations
 
@@ -37,3 +38,14 @@ def work_tree_top(path: Path) -> Path | None:
         if os.path.lexists(candidate / ".git"):
             return candidate
     return None
+
+
+def display_path(path: Path) -> str:
+    """A path as the user can type it here: the shorter of its path from the current folder and its
+    absolute path ("../.memignore", not "../../../tmp/x/.memignore")."""
+    whole = os.path.abspath(path)
+    try:
+        here = os.path.relpath(whole)
+    except ValueError:  # another drive
+        return whole
+    return here if len(here) <= len(whole) else whole

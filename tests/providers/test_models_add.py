@@ -6,6 +6,7 @@ import json
 
 import pytest
 from helpers import ok, run
+from locations import REAL_MODELS_DIR
 
 
 def write_gguf(path, *, arch="llama", template=True, pooling=False):
@@ -66,12 +67,6 @@ def test_the_name_of_a_builtin_model_is_not_taken(tmp_path):
 
 @pytest.mark.models
 def test_the_default_smollm2_file_passes_the_checks(tmp_path):
-    from pathlib import Path
-
-    from conftest import REAL_MODELS_DIR
-    from platformdirs import user_cache_dir
-
-    folder = Path(REAL_MODELS_DIR) if REAL_MODELS_DIR else Path(user_cache_dir("mem")) / "models"
-    model = folder / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    model = REAL_MODELS_DIR / "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert ok("models", "add", model, "--name", "smol").stdout.strip() == "smol"
     assert ok("models", "path", "smol").stdout.strip() == str(model)  # registered in the test's models folder

@@ -9,6 +9,7 @@ import json
 import pytest
 from helpers import add, jsonl, ok
 from llama_server import serve
+from locations import REAL_MODELS_DIR
 from provider_helpers import NOTE, stored, use_server
 
 from memcli.compress import guard
@@ -24,13 +25,7 @@ SLOW_MACHINE = {"compress_timeout_s": 600}  # 2 shared cores: a grammar-held rep
 
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory):
-    from pathlib import Path
-
-    from conftest import REAL_MODELS_DIR
-    from platformdirs import user_cache_dir
-
-    folder = Path(REAL_MODELS_DIR) if REAL_MODELS_DIR else Path(user_cache_dir("mem")) / "models"
-    with serve(folder / MODEL_FILE, tmp_path_factory.mktemp("llama-server") / "server.log") as base_url:
+    with serve(REAL_MODELS_DIR / MODEL_FILE, tmp_path_factory.mktemp("llama-server") / "server.log") as base_url:
         yield base_url
 
 

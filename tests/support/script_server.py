@@ -54,6 +54,7 @@ class ScriptServer:
         self.thread.join(timeout=5)
         if exc[0] is None:
             self.assert_nothing_key_like()
+            self.assert_nothing_from_an_excluded_path()
 
     def assert_nothing_key_like(self) -> None:
         """What every test that uses this server proves on the way out (issue 42): no text that reached it
@@ -63,6 +64,24 @@ class ScriptServer:
         for text in self.sent_texts():
             found = redact(text)
             assert not found.total, f"the server received a secret ({found.counts}): {text[:200]!r}"
+
+    def assert_nothing_from_an_excluded_path(self) -> None:
+        """And none holds the text of a memory whose source the store's denylist names (.memignore,
+        .gitignore, the default rules), whenever the test added the rule."""
+        from helpers import load_file, memory_files, open_mem, store_root
+
+        from memcli.errors import Refused
+
+        if not self.requests or not (store_root() / "mem.yaml").is_file():
+            return
+        gate = open_mem().gate
+        sent = "\n".join(self.sent_texts())
+        for path in memory_files():
+            record = load_file(path)
+            try:
+                gate.refuse_ignored_source(record.get("source"))
+            except Refused:
+                assert record["raw"][:60] not in sent, f"the server received the text of {record['source']}"
 
     def _next(self):
         with self.lock:
