@@ -338,9 +338,24 @@ def recompress(mem: Mem, memories: list[Memory], *, compressing: Compressing = C
 
 
 def remove(mem: Mem, memories: list[Memory]) -> None:
-    """Delete memories, each with every copy of its file (a copy would otherwise become the memory)."""
+    """Delete memories, each with every copy of its file (a copy would otherwise become the memory).
+
+    A version goes before the versions that replace it: killed after any unlink, the store shows the
+    chain's current version(s) as before, or nothing; never a replaced version back as the truth."""
     with mem.store.lock():
-        for memory in memories:
+        for memory in _oldest_first(memories):
             for relpath in [*mem.catalog.copies(memory.id), reading.relpath_of(mem, memory.id)]:
                 mem.store.delete(relpath)
                 mem.catalog.record_delete(relpath)
+
+
+def _oldest_first(memories: list[Memory]) -> list[Memory]:
+    """Each memory after every one of `memories` it supersedes (a loop of versions, which a hand edit can
+    make, is broken at its oldest member)."""
+    waiting = {memory.id: memory for memory in memories}
+    ordered = []
+    while waiting:
+        free = [m for m in waiting.values() if not any(old in waiting for old in m.supersedes)]
+        for memory in free or [min(waiting.values(), key=lambda m: (m.created_at, m.id))]:
+            ordered.append(waiting.pop(memory.id))
+    return ordered
