@@ -4,7 +4,7 @@ that does not answer, a model still running when its compression timed out, a re
 from __future__ import annotations
 
 import pytest
-from helpers import add, jsonl, ok, run
+from helpers import add, jsonl, ok, run, store_root
 
 from memcli.store.files import Store
 
@@ -36,3 +36,39 @@ def test_rm_of_a_chain_killed_after_any_unlink_never_makes_a_replaced_version_cu
     assert current == ([] if kill_after == 3 else ["the deploy window is Wednesday 09:00"])
     found = [m["content"] for m in jsonl(run("search", "deploy window", "--jsonl").stdout)]
     assert found == current
+
+
+def _mem_process(*args, input=None, timeout=300):
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "memcli", *args], input=input, capture_output=True,
+                          env=dict(os.environ), timeout=timeout)
+
+
+def _set(setting: str, value: str) -> None:
+    """A line of mem.yaml replaced (or added), as a user edits it."""
+    path = store_root() / "mem.yaml"
+    lines = [line for line in path.read_text().splitlines() if not line.startswith(f"{setting}:")]
+    path.write_text("\n".join([*lines, f"{setting}: {value}"]) + "\n")
+
+
+def _long_note(words: int, seed: int) -> bytes:
+    import random
+
+    vocabulary = ("the service retries requests with exponential backoff when the upstream gateway returns "
+                  "errors during the nightly deploy of Kestrel on Tuesday").split()
+    rng = random.Random(seed)
+    return " ".join(rng.choice(vocabulary) for _ in range(words)).encode()
+
+
+@pytest.mark.models
+def test_add_whose_local_compression_times_out_while_llama_runs_exits_cleanly(real_models):
+    assert _mem_process("init").returncode == 0
+    _set("compress_timeout_s", "0.5")
+    for run_number in range(5):  # it died by SIGSEGV in 8 runs of 10 before
+        done = _mem_process("add", "-", input=_long_note(3000, run_number))
+        assert done.returncode == 0, (run_number, done.returncode, done.stderr.decode()[-500:])
+        assert b"timeout after 0.5s" in done.stderr
+    assert len(ok("ls", "--jsonl").stdout.splitlines()) == 5
