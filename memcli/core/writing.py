@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from memcli.config import ON_SIMILAR
 from memcli.core import reading
-from memcli.core.compressing import COMPRESSING, Compressing, compression_of
+from memcli.core.compressing import COMPRESSING, Compressing, compression_of, waits_for_a_model
 from memcli.core.near_duplicates import Similar, similar
 from memcli.errors import InputError, NotFound
 from memcli.index.versions import chain, heads
@@ -217,24 +217,46 @@ def commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe:
 def _commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe: bool, replaces: str | None = None,
             whole: bool = False) -> list[tuple[Memory | None, object, object]]:
     """`commit`, with the vectors each new memory got: (stored already or None, vector, whole-text
-    vector when `whole`)."""
+    vector when `whole`).
+
+    Each file is written before any model or server works on it: a compression to make is first
+    stored as `pending`, made, then saved over it; the vectors come last. A kill while a provider does
+    not answer (or a model loads) leaves the memory stored, and `mem compress --pending` finishes it."""
     mem.ensure_store()
     results: list = [[_stored_as(mem, m.id, content_key(m.raw)) if dedupe else None, None, None] for m, _ in writes]
     todo = [(n, memory) for n, ((memory, _), (existing, _, _)) in enumerate(zip(writes, results)) if existing is None]
+    later = []
     for n, memory in todo:
-        if writes[n][1] is not None:
-            memory.compressed, memory.compression = compression_of(mem, memory, writes[n][1])
+        compressing = writes[n][1]
+        if compressing is not None and waits_for_a_model(mem, memory, compressing):
+            memory.compressed, memory.compression = None, {"status": "pending"}
+            later.append((n, memory, compressing))
+        elif compressing is not None:
+            memory.compressed, memory.compression = compression_of(mem, memory, compressing)
             _store_raw_tokens(mem, memory, batch=len(todo) > 1)
-    vectors, wholes = mem.embed_new([memory.raw for _, memory in todo], whole=whole)
+    labels: dict[int, int | None] = {}
     with mem.store.lock():
-        for (n, memory), vector, whole_vector in zip(todo, vectors, wholes):
+        for n, memory in todo:
             # Another process (or an earlier write of this batch) may have stored the same text meanwhile.
             existing = _stored_as(mem, memory.id, content_key(memory.raw)) if dedupe else None
             if existing:
                 results[n][0] = existing
             else:
-                _save(mem, memory, vector, old_relpath=replaces)
-                results[n][1:] = vector, whole_vector
+                labels[n] = _save(mem, memory, old_relpath=replaces)
+    stored = [(n, memory) for n, memory in todo if n in labels]
+    for n, memory, compressing in later:
+        if n in labels:
+            memory.compressed, memory.compression = compression_of(mem, memory, compressing)
+            _store_raw_tokens(mem, memory, batch=len(todo) > 1)
+            now = _save_compression(mem, memory, memory.compressed, memory.compression)
+            if now is not None:  # as screened on its way to the file
+                memory.compressed, memory.compression = now.compressed, now.compression
+    vectors, wholes = mem.embed_new([memory.raw for _, memory in stored], whole=whole)
+    with mem.store.lock():
+        for (n, memory), vector, whole_vector in zip(stored, vectors, wholes):
+            if labels[n] is not None and vector is not None:
+                mem.vectors.add(labels[n], memory.raw, vector, mem.embedder())
+            results[n][1:] = vector, whole_vector
     return [tuple(result) for result in results]
 
 
@@ -247,10 +269,10 @@ def _stored_as(mem: Mem, memory_id: str, key: str) -> Memory | None:
     return mem.catalog.get(found) if found else None
 
 
-def _save(mem: Mem, memory: Memory, vector, old_relpath: str | None = None) -> None:
-    """Write the file, tell the catalog, index the vector; the caller holds the lock. The fields set
-    after the gate (a compression's reason, new tags or source) pass it here, so nothing reaches the
-    file or the catalog unscreened."""
+def _save(mem: Mem, memory: Memory, old_relpath: str | None = None) -> int | None:
+    """Write the file and tell the catalog; the caller holds the lock. The label of a memory new to the
+    catalog, for its vector; else None. The fields set after the gate (a compression's reason, new tags
+    or source) pass it here, so nothing reaches the file or the catalog unscreened."""
     fields, _ = mem.gate.screen(memory.to_dict(), skip=("raw", "compressed"))
     if fields != memory.to_dict():
         vars(memory).update(vars(Memory.from_dict(fields, memory.id)))
@@ -260,8 +282,7 @@ def _save(mem: Mem, memory: Memory, vector, old_relpath: str | None = None) -> N
         mem.catalog.record_delete(old_relpath)
     sha = hashlib.sha256(mem.store.file_path(relpath).read_bytes()).hexdigest()
     added = mem.catalog.record_write(relpath, memory, sha).added
-    if added and vector is not None:
-        mem.vectors.add(added[0], memory.raw, vector, mem.embedder())
+    return added[0] if added else None
 
 
 def _store_raw_tokens(mem: Mem, memory: Memory, *, batch: bool) -> None:
@@ -290,7 +311,7 @@ def relabel(mem: Mem, memory: Memory, *, source: str | None, tags: Iterable[str]
             now.supersedes = list(supersedes)
         if local_only:
             now.extra["send_to_remote"] = False
-        _save(mem, now, None)
+        _save(mem, now)
     return now
 
 
@@ -311,13 +332,18 @@ def retag(mem: Mem, memory: Memory, add: Iterable[str] = (), remove: Iterable[st
 
 def save_compression(mem: Mem, memory: Memory, compressed: str | None, info: dict) -> str | None:
     """Store a compression made from `memory`, unless its text changed meanwhile; the status, or None."""
+    return info["status"] if _save_compression(mem, memory, compressed, info) else None
+
+
+def _save_compression(mem: Mem, memory: Memory, compressed: str | None, info: dict) -> Memory | None:
+    """The memory as stored with its compression, or None when its text changed or it went meanwhile."""
     with mem.store.lock():
         now = reading.as_on_disk(mem, memory.id)
         if now is None or now.raw != memory.raw:
             return None
         now.compressed, now.compression = compressed, info
-        _save(mem, now, None)
-    return info["status"]
+        _save(mem, now)
+    return now
 
 
 def recompress(mem: Mem, memories: list[Memory], *, compressing: Compressing = Compressing(),

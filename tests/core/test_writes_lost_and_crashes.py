@@ -4,7 +4,7 @@ that does not answer, a model still running when its compression timed out, a re
 from __future__ import annotations
 
 import pytest
-from helpers import add, jsonl, ok, run, store_root
+from helpers import add, jsonl, load_file, memory_files, ok, run, store_root
 
 from memcli.store.files import Store
 
@@ -72,3 +72,46 @@ def test_add_whose_local_compression_times_out_while_llama_runs_exits_cleanly(re
         assert done.returncode == 0, (run_number, done.returncode, done.stderr.decode()[-500:])
         assert b"timeout after 0.5s" in done.stderr
     assert len(ok("ls", "--jsonl").stdout.splitlines()) == 5
+
+
+LONG_NOTE = ("The billing service retries failed card charges three times with exponential backoff, then "
+             "parks the invoice in the dunning queue that finance reviews every Monday morning.")
+
+
+class KilledWhileWaiting:
+    """A compressor (or embedder) whose call is where the process was killed: the provider never
+    answered and the user lost patience."""
+
+    dim = 256
+    model_id = "killed"
+
+    def __call__(self, raw, **_):
+        raise Killed
+
+    def embed_with_whole(self, texts, whole=False):
+        raise Killed
+
+    embed = embed_with_whole
+
+
+@pytest.mark.parametrize("waiting_on", ["compressor", "embedder"])
+def test_add_killed_while_a_model_or_provider_works_has_already_stored_the_memory(use_providers, waiting_on):
+    ok("init")
+    killer = KilledWhileWaiting()
+    use_providers(**{waiting_on: killer if waiting_on == "compressor" else (lambda ref: killer)})
+    with pytest.raises(Killed):
+        run("add", LONG_NOTE, "-t", "billing")
+    use_providers(compressor=fakes_module().FakeCompressor(), embedder=lambda ref: fakes_module().FakeEmbedder())
+    stored = jsonl(ok("ls", "--jsonl", "--raw").stdout)
+    assert [(m["content"], m["tags"]) for m in stored] == [(LONG_NOTE, ["billing"])]
+    assert jsonl(ok("search", "dunning queue", "--jsonl").stdout)[0]["id"] == stored[0]["id"]
+    if waiting_on == "compressor":
+        assert [load_file(path)["compression"]["status"] for path in memory_files()] == ["pending"]
+        ok("compress", "--pending")
+        assert jsonl(ok("ls", "--jsonl").stdout)[0].get("optimized") is True
+
+
+def fakes_module():
+    import fakes
+
+    return fakes
