@@ -14,6 +14,7 @@ errors mean that; a locked or read-only database does not).
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import shutil
 import sqlite3
@@ -87,6 +88,40 @@ def is_damage(exc: BaseException) -> bool:
     return (name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_MISMATCH"))
             or "malformed" in text or "not a database" in text
             or (name == "SQLITE_ERROR" and text.startswith(("no such table", "no such column"))))
+
+
+def is_unwritable(exc: BaseException) -> bool:
+    """Whether an error means the index cannot be written at all now (a full disk, a read-only store),
+    rather than damage or a bug: reads go on with a copy in memory (in_memory)."""
+    if isinstance(exc, OSError):
+        return exc.errno in UNWRITABLE_ERRNOS
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return isinstance(exc, sqlite3.Error) and name.startswith(("SQLITE_FULL", "SQLITE_READONLY"))
+
+
+UNWRITABLE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
+
+
+def in_memory(index_dir: Path) -> sqlite3.Connection:
+    """A copy of the index in memory, for a process that cannot write the file (read-only or full): it
+    keeps up with the files and answers as usual, and is gone when the process ends. Empty (the
+    schema alone) when the file cannot be read either: the refresh fills it from the files."""
+    copy = sqlite3.connect(":memory:", isolation_level=None)
+    path = index_dir / FILE
+    try:
+        # immutable: a database on read-only media, whose -shm cannot be made, still opens
+        source = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+        try:
+            if _schema_version(source) == SCHEMA_VERSION:
+                source.backup(copy)
+        finally:
+            source.close()
+    except sqlite3.Error as exc:
+        log.debug("the index at %s cannot be read either (%s); making it in memory from the files", path, exc)
+    if _schema_version(copy) != SCHEMA_VERSION:
+        copy.executescript("BEGIN;" + SCHEMA + STAMP_INDEX + "COMMIT;")
+        copy.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+    return copy
 
 
 def open_db(index_dir: Path, lock) -> sqlite3.Connection:
@@ -210,7 +245,8 @@ def transaction(db: sqlite3.Connection, mode: str = "IMMEDIATE") -> Iterator[sql
         yield db
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        if db.in_transaction:  # a COMMIT that failed (a full disk) has rolled back already
+            db.execute("ROLLBACK")
         raise
 
 

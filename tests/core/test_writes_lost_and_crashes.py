@@ -115,3 +115,76 @@ def fakes_module():
     import fakes
 
     return fakes
+
+
+# -- a full disk, a read-only store: real file systems (a small tmpfs, remounted read-only), as root ---------
+
+
+@pytest.fixture
+def small_disk(tmp_path, monkeypatch):
+    """A 2 MB file system of its own holding the store (mounting needs root, which the tests have here)."""
+    import subprocess
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)], capture_output=True)
+    assert mounted.returncode == 0, f"cannot mount a tmpfs (these tests need root): {mounted.stderr.decode()}"
+    monkeypatch.setenv("MEM_DIR", str(disk / "store"))
+    yield disk
+    subprocess.run(["umount", "-l", str(disk)], check=True)
+
+
+def _mem_lines(count: int, size: int) -> str:
+    import json
+
+    return "\n".join(json.dumps({"raw": f"imported note {n} about the cache layer " + "lorem " * (size // 6)})
+                     for n in range(count))
+
+
+def _one_error_line(stderr: str, says: str) -> None:
+    """No traceback; one error line, saying why (a warning that the index is held in memory may precede it)."""
+    errors = [line for line in stderr.splitlines() if line.startswith("mem: error:")]
+    assert len(errors) == 1 and says in errors[0].lower(), stderr
+    assert "Traceback" not in stderr
+
+
+def _reads_work(expected_ids: set[str]) -> None:
+    """ls, show, search and doctor each end with one line at most on stderr and no traceback."""
+    listed = run("ls", "--jsonl", "-n", "0")
+    assert listed.exit_code == 0, listed.stderr
+    assert expected_ids <= {m["id"] for m in jsonl(listed.stdout)}
+    probe = sorted(expected_ids)[0]
+    assert run("show", probe).exit_code == 0
+    found = run("search", "deploy window Friday", "--jsonl")
+    assert found.exit_code == 0, found.stderr
+    assert jsonl(found.stdout)[0]["id"] == probe
+    assert run("doctor").exit_code in (0, 1)
+
+
+def test_import_onto_a_full_disk_ends_with_one_line_and_reads_keep_working(small_disk, tmp_path):
+    ok("init")
+    first = add("the deploy window is Friday 16:00", "--no-compress")
+    lines = tmp_path / "lines.jsonl"
+    lines.write_text(_mem_lines(400, 6000))  # 2.4 MB: more than the disk holds
+    done = run("import", str(lines), "--no-compress")
+    assert done.exit_code == 5, done.stderr
+    _one_error_line(done.stderr, "no space left")
+    assert not list(small_disk.rglob("*.tmp")), "a half-written temp file was left"
+    for path in memory_files():
+        load_file(path)  # every file there is whole
+    _reads_work({first})
+    added = run("add", "one more note about the cache layer " * 20000, "--no-compress")
+    assert added.exit_code == 5, added.stderr
+    _one_error_line(added.stderr, "no space left")
+
+
+def test_reads_of_a_read_only_store_work(small_disk):
+    import subprocess
+
+    ok("init")
+    first = add("the deploy window is Friday 16:00", "--no-compress")
+    add("the cache layer evicts after ten minutes", "--no-compress")
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    _reads_work({first})
+    refused = run("add", "a new note that cannot be stored", "--no-compress")
+    assert refused.exit_code == 5 and "read-only" in refused.stderr.lower()
