@@ -2,8 +2,9 @@
 `update`, `commit` (import, edit) and the changes that keep a text (tags, source, links, compression).
 
 They all end in `commit`, the one pipeline after the gate (redaction, denylist): the duplicate test,
-compression, one embedding call, then the file and the index under the store lock. A write embeds its
-text once: the near-duplicate check reuses the vectors the commit made. One result, `Written`, says
+the file and the index under the store lock, then compression and one embedding call (a text made again
+from a file or a thread, `write_each`, is compressed and embedded first: a kill leaves nothing half
+done). A write embeds its text once: the near-duplicate check reuses the vectors the commit made. One result, `Written`, says
 what any write did.
 """
 
@@ -119,7 +120,7 @@ def write_each(mem: Mem, texts: list[tuple[str, str | None]], *, tags: Iterable[
     the gate before any is stored, then one commit embeds them together."""
     drafted = [_draft(mem, text, source, tags=tags, written_by=written_by, check_source=check_source)
                for text, source in texts]
-    stored = _commit(mem, [(draft.memory, compressing) for draft in drafted], dedupe=False)
+    stored = _commit(mem, [(draft.memory, compressing) for draft in drafted], dedupe=False, first=False)
     return [_outcome(mem, draft, existing) for draft, (existing, _, _) in zip(drafted, stored)]
 
 
@@ -215,25 +216,28 @@ def commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe:
 
 
 def _commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe: bool, replaces: str | None = None,
-            whole: bool = False) -> list[tuple[Memory | None, object, object]]:
+            whole: bool = False, first: bool = True) -> list[tuple[Memory | None, object, object]]:
     """`commit`, with the vectors each new memory got: (stored already or None, vector, whole-text
     vector when `whole`).
 
-    Each file is written before any model or server works on it: a compression to make is first
-    stored as `pending`, made, then saved over it; the vectors come last. A kill while a provider does
-    not answer (or a model loads) leaves the memory stored, and `mem compress --pending` finishes it."""
+    `first`: each file is written before any model or server works on it (a text given by a person or a
+    client, which exists nowhere else): a compression to make is first stored as `pending`, made, then
+    saved over it; the vectors come last. A kill while a provider does not answer (or a model loads)
+    leaves the memory stored, and `mem compress --pending` finishes it. Otherwise (text made again from
+    a file or a thread: chunks, summaries) the models work first, so a kill leaves nothing at all."""
     mem.ensure_store()
     results: list = [[_stored_as(mem, m.id, content_key(m.raw)) if dedupe else None, None, None] for m, _ in writes]
     todo = [(n, memory) for n, ((memory, _), (existing, _, _)) in enumerate(zip(writes, results)) if existing is None]
     later = []
     for n, memory in todo:
         compressing = writes[n][1]
-        if compressing is not None and waits_for_a_model(mem, memory, compressing):
+        if compressing is not None and first and waits_for_a_model(mem, memory, compressing):
             memory.compressed, memory.compression = None, {"status": "pending"}
             later.append((n, memory, compressing))
         elif compressing is not None:
             memory.compressed, memory.compression = compression_of(mem, memory, compressing)
             _store_raw_tokens(mem, memory, batch=len(todo) > 1)
+    embedded = {} if first else _embedded(mem, todo, whole)
     labels: dict[int, int | None] = {}
     with mem.store.lock():
         for n, memory in todo:
@@ -243,7 +247,9 @@ def _commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe
                 results[n][0] = existing
             else:
                 labels[n] = _save(mem, memory, old_relpath=replaces)
-    stored = [(n, memory) for n, memory in todo if n in labels]
+        _index(mem, todo, labels, embedded, results)
+    if not first:
+        return [tuple(result) for result in results]
     for n, memory, compressing in later:
         if n in labels:
             memory.compressed, memory.compression = compression_of(mem, memory, compressing)
@@ -251,13 +257,28 @@ def _commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe
             now = _save_compression(mem, memory, memory.compressed, memory.compression)
             if now is not None:  # as screened on its way to the file
                 memory.compressed, memory.compression = now.compressed, now.compression
-    vectors, wholes = mem.embed_new([memory.raw for _, memory in stored], whole=whole)
+    stored = [(n, memory) for n, memory in todo if n in labels]
+    embedded = _embedded(mem, stored, whole)
     with mem.store.lock():
-        for (n, memory), vector, whole_vector in zip(stored, vectors, wholes):
+        _index(mem, stored, labels, embedded, results)
+    return [tuple(result) for result in results]
+
+
+def _embedded(mem: Mem, todo: list[tuple[int, Memory]], whole: bool) -> dict[int, tuple]:
+    """Each write's (vector, whole-text vector), by its place in the batch, from one embedding call."""
+    vectors, wholes = mem.embed_new([memory.raw for _, memory in todo], whole=whole)
+    return {n: pair for (n, _), pair in zip(todo, zip(vectors, wholes))}
+
+
+def _index(mem: Mem, todo: list[tuple[int, Memory]], labels: dict[int, int | None], embedded: dict[int, tuple],
+           results: list) -> None:
+    """Give the memories just stored their vectors (the caller holds the lock)."""
+    for n, memory in todo:
+        if n in labels and n in embedded:
+            vector, whole_vector = embedded[n]
             if labels[n] is not None and vector is not None:
                 mem.vectors.add(labels[n], memory.raw, vector, mem.embedder())
             results[n][1:] = vector, whole_vector
-    return [tuple(result) for result in results]
 
 
 def _stored_as(mem: Mem, memory_id: str, key: str) -> Memory | None:
