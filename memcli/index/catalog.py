@@ -77,7 +77,12 @@ class Catalog(CatalogQueries):
     def _open(self) -> sqlite3.Connection:
         if self.in_memory or self.store.read_only:
             return self._copy_in_memory("the store cannot be written")
-        db = db_file.open_db(self.store.index_dir, self.store.lock)
+        try:
+            db = db_file.open_db(self.store.index_dir, self.store.lock)
+        except Exception as exc:
+            if not db_file.is_unwritable(exc):
+                raise
+            return self._copy_in_memory(describe(exc))
         self.store.protect(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
         return db
 

@@ -96,7 +96,8 @@ def is_unwritable(exc: BaseException) -> bool:
     if isinstance(exc, OSError):
         return exc.errno in UNWRITABLE_ERRNOS
     name = getattr(exc, "sqlite_errorname", "") or ""
-    return isinstance(exc, sqlite3.Error) and name.startswith(("SQLITE_FULL", "SQLITE_READONLY"))
+    # SQLITE_IOERR: what a WAL or its shared-memory file growing on a full disk may say instead of FULL
+    return isinstance(exc, sqlite3.Error) and name.startswith(("SQLITE_FULL", "SQLITE_READONLY", "SQLITE_IOERR"))
 
 
 UNWRITABLE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
@@ -108,16 +109,19 @@ def in_memory(index_dir: Path) -> sqlite3.Connection:
     schema alone) when the file cannot be read either: the refresh fills it from the files."""
     copy = sqlite3.connect(":memory:", isolation_level=None)
     path = index_dir / FILE
-    try:
-        # immutable: a database on read-only media, whose -shm cannot be made, still opens
-        source = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+    # Read-only with its journal first; immutable (the file alone) when the journal cannot be opened either,
+    # as on read-only media without its -shm file. What the copy lacks, the refresh takes from the files.
+    for how in ("mode=ro", "immutable=1"):
         try:
-            if _schema_version(source) == SCHEMA_VERSION:
-                source.backup(copy)
-        finally:
-            source.close()
-    except sqlite3.Error as exc:
-        log.debug("the index at %s cannot be read either (%s); making it in memory from the files", path, exc)
+            source = sqlite3.connect(f"{path.resolve().as_uri()}?{how}", uri=True)
+            try:
+                if _schema_version(source) == SCHEMA_VERSION:
+                    source.backup(copy)
+                    break
+            finally:
+                source.close()
+        except sqlite3.Error as exc:
+            log.debug("the index at %s cannot be read (%s, %s)", path, how, exc)
     if _schema_version(copy) != SCHEMA_VERSION:
         copy.executescript("BEGIN;" + SCHEMA + STAMP_INDEX + "COMMIT;")
         copy.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -156,6 +160,9 @@ def open_db(index_dir: Path, lock) -> sqlite3.Connection:
                         db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
                 return db
         except sqlite3.DatabaseError as exc:
+            if is_unwritable(exc):  # the caller goes on with a copy in memory
+                db.close()
+                raise
             if not is_damage(exc) and not (isinstance(exc, sqlite3.OperationalError) and _is_cantopen(exc)):
                 db.close()
                 raise StoreError(f"cannot use the index at {path}: {exc}") from None
