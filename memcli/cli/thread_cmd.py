@@ -108,7 +108,8 @@ def _summarize_later(env: Env, thread_id: str) -> None:
             click.echo(f"mem: warning: could not summarise yet ({describe(exc)}); the turns stay as they are",
                        err=True)
         return
-    command = [sys.executable, "-m", "memcli", "--dir", str(env.mem().store.root), "thread", "summarize", thread_id]
+    command = [sys.executable, "-m", "memcli", "--dir", str(env.mem().store.root), "thread", "summarize", thread_id,
+               "--give-way"]
     subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                      start_new_session=True, close_fds=True)
 
@@ -186,16 +187,19 @@ def context(env: Env, thread_id, budget, as_json) -> None:
 @thread.command()
 @click.argument("thread_id", metavar="ID")
 @click.option("--force", is_flag=True, help="Fold every unfolded turn but the newest, due or not.")
+@click.option("--give-way", is_flag=True, hidden=True)  # the detached fold of `append`: one running is enough
 @pass_env
-def summarize(env: Env, thread_id, force) -> None:
-    """Fold the oldest unfolded turns into a summary now (what `append` starts in the background);
-    prints the summary's memory id, or nothing when nothing was due."""
+def summarize(env: Env, thread_id, force, give_way) -> None:
+    """Fold the oldest unfolded turns into a summary now (what `append` starts in the background; a
+    fold already running is waited for); prints the summary's memory id, or nothing when nothing was due."""
     from memcli.threads.summarize import summarize as fold
 
-    done = fold(env.mem(), thread_id, force=force)
+    done = fold(env.mem(), thread_id, force=force, wait=not give_way)
     if done is not None:
         click.echo(done.memory.id)
         click.echo(f"mem: folded messages {done.first}-{done.last}", err=True)
+    elif not give_way:
+        click.echo("mem: nothing due to fold (--force folds every turn but the newest)", err=True)
 
 
 @thread.command()

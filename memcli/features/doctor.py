@@ -142,8 +142,8 @@ def _vector_cache(mem, sample: int) -> list[Finding]:
     except Exception:  # no model: the models check says why
         return []
     findings = [Finding("cache", True, f"the vector cache holds {report.hits} of {report.total} memories' vectors "
-                                       f"({report.hit_rate:.0%}; {report.bytes / 1e6:.1f} MB in {report.files} files)"
-                        + (f"; {report.unused} vectors of texts no longer stored" if report.unused else ""),
+                                       f"({report.hit_rate:.0%}; {report.bytes / 1e6:.1f} MB in {counted(report.files, 'file')})"
+                        + (f"; {counted(report.unused, 'vector')} of texts no longer stored" if report.unused else ""),
                         None if report.hits == report.total else "mem reindex   (embeds the rest into the cache)",
                         info=report.hits != report.total)]
     findings += [Finding("cache", False, f"ignored: {problem}",

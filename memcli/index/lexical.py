@@ -134,15 +134,18 @@ def bm25(catalog: WordIndex, terms: list[str], limit: int, filters: Filters) -> 
 
 def coverage(catalog: WordIndex, terms: list[str], filters: Filters) -> dict[int, float]:
     """Each memory holding a query word → the share of the query's weight that its words carry, each word
-    weighed by its idf in the store (a word no memory holds weighs the most): an absolute measure of a
-    word match, where BM25 is relative to the query's best. "rate limiting" against "the FX rate" is 0.4
+    weighed by its idf in the store (a word no memory holds weighs as one held by a single memory: the note
+    may say it in other words, as "database hosting" of "Postgres stayed on Crunchy Bridge"; counted as
+    weightier, it silenced such two-word queries): an absolute measure of a word match, where BM25 is
+    relative to the query's best. "rate limiting" against "the FX rate" is 0.4
     (and that note ranks below one holding both words). Of a query with more than SCORED matches, the
     memories holding only its commonest words, left unscored by bm25(), count as holding none."""
     if not terms:
         return {}
     lexicon = catalog.lexicon
     n = lexicon.memories()
-    weights = {term: math.log((n - (df := lexicon.frequency(term)) + 0.5) / (df + 0.5) + 1) for term in terms}
+    weights = {term: math.log((n - (df := max(1, lexicon.frequency(term))) + 0.5) / (df + 0.5) + 1)
+               for term in terms}
     whole = sum(weights.values()) or 1.0
     held: dict[int, float] = {}
     for term in lexicon.rarest(terms) if lexicon.too_common(terms) else terms:

@@ -74,12 +74,13 @@ def fold_due(mem: Mem, thread_id: str) -> bool:
     return bool(due(tail, folds, settings.thread_summarize_every, settings.thread_window_tokens))
 
 
-def summarize(mem: Mem, thread_id: str, *, force: bool = False) -> Fold | None:
+def summarize(mem: Mem, thread_id: str, *, force: bool = False, wait: bool = False) -> Fold | None:
     """Fold what is due (with `force`, every unfolded turn but the newest). Returns the new fold, or
-    None when nothing was due or another summariser holds this thread. Never touches the messages."""
+    None when nothing was due or another summariser holds this thread; with `wait`, it waits for that
+    one to finish first, so what it folded is in place when this returns. Never touches the messages."""
     threads = Threads(mem)
     thread_id = threads.resolve(thread_id)
-    with _summarizer_lock(mem.store.index_dir / f"thread-{thread_id}.lock") as held:
+    with _summarizer_lock(mem.store.index_dir / f"thread-{thread_id}.lock", wait) as held:
         if not held:
             return None
         messages, folds = threads.messages(thread_id), threads.folds(thread_id)
@@ -260,12 +261,13 @@ def _day(stamp: str) -> str:
 
 
 @contextlib.contextmanager
-def _summarizer_lock(path):
-    """One summariser per thread; a second one gives way at once (the first folds what is due)."""
+def _summarizer_lock(path, wait: bool):
+    """One summariser per thread; a second one gives way at once (the first folds what is due) unless
+    it was asked to wait."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open_lock(path) as handle:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             yield False
             return

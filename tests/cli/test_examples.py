@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import jsonl, ok
 from locations import FAKE_MEM as FAKE_MEM_SCRIPT
 from locations import ROOT
@@ -85,3 +86,15 @@ def test_the_desktop_assistant_configuration_starts_a_working_server():
     assert out[7].startswith("memory_get of an unknown id -> error: ") and "no memory" in out[7]
     stored = jsonl(ok("export").stdout)
     assert [(m["id"], m["written_by"]) for m in stored] == [(memory_id, "mcp:try-client")]
+
+
+@pytest.mark.models
+def test_make_demo_runs_on_the_real_models_and_each_search_finds_its_note(real_models):
+    """What `make demo` runs: a search that comes back empty stops the script (set -e) on a new user's screen."""
+    done = subprocess.run(["bash", EXAMPLES / "demo.sh"], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env=os.environ | {"MEM": f"{sys.executable} -m memcli"})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    hosting = done.stdout.split('mem search "database hosting"')[1].splitlines()[1]
+    assert json.loads(hosting)["tags"] == ["infra"]
+    blocked = done.stdout.split('mem search "how do we avoid getting blocked"')[1].splitlines()[1]
+    assert "#scraper" in blocked

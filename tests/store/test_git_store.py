@@ -192,7 +192,8 @@ def test_doctor_finds_duplicate_ids_and_committed_caches(tmp_path):
 
 def test_doctor_on_a_store_without_a_git_repository(tmp_path):
     store = tmp_path / "plain"
-    assert run("--dir", store, "doctor").exit_code == 5  # no store yet: --dir names a missing folder
+    missing = run("--dir", store, "doctor")
+    assert missing.exit_code == 1 and f"fix: mem init {store}" in missing.stdout + missing.stderr
     ok("init", store)
     assert mem(store, "doctor").exit_code == 0
     (store / ".gitignore").write_text("*.log\n")

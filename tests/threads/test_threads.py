@@ -187,6 +187,33 @@ def test_a_killed_summariser_leaves_no_half_fold():
     assert done.stdout.strip() and "folded messages 1-11" in done.stderr
 
 
+def test_summarize_waits_for_a_fold_already_running_so_the_context_then_holds_it():
+    """`append` folds in a detached process; a user who then types `mem thread summarize` must get the fold,
+    not a silent exit 0 while it is still running. The test holds the thread's lock as that fold would."""
+    import fcntl
+
+    ok("init")
+    settings = store_root() / "mem.yaml"
+    settings.write_text(settings.read_text().replace("thread_summarize_every: 10", "thread_summarize_every: 50"))
+    thread_id = new_thread()
+    replay(thread_id, chat(12))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with open(store_root() / ".index" / f"thread-{thread_id}.lock", "a+") as running:
+        fcntl.flock(running, fcntl.LOCK_EX)
+        summarizer = subprocess.Popen([sys.executable, FAKE_MEM, "thread", "summarize", thread_id, "--force"], env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(3000):  # until the kernel lists it as waiting for the lock, or it has given up
+            waiting = any(line.split()[1:2] == ["->"] and line.split()[5] == str(summarizer.pid)
+                          for line in open("/proc/locks"))
+            if waiting or summarizer.poll() is not None:
+                break
+            time.sleep(0.01)
+        assert waiting, f"it did not wait: {summarizer.communicate()}"
+    out, err = summarizer.communicate(timeout=60)
+    assert out.strip() and "folded messages 1-11" in err
+    assert ok("thread", "show", thread_id).stdout.startswith("[1-11 summary]")
+
+
 def test_prune_removes_folded_messages_for_good_and_rm_keeps_the_summaries():
     thread_id = new_thread()
     replay(thread_id, chat(11))
