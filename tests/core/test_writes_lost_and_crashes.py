@@ -188,3 +188,33 @@ def test_reads_of_a_read_only_store_work(small_disk):
     _reads_work({first})
     refused = run("add", "a new note that cannot be stored", "--no-compress")
     assert refused.exit_code == 5 and "read-only" in refused.stderr.lower()
+
+
+def test_add_killed_while_a_provider_never_answers_has_stored_the_memory():
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    import yaml
+
+    ok("init")
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)
+        settings_path = store_root() / "mem.yaml"
+        settings = yaml.safe_load(settings_path.read_text())
+        settings["provider"] = {"name": "openai-compatible", "base_url": f"http://127.0.0.1:{server.getsockname()[1]}/v1",
+                                "model": "any", "timeout_seconds": 60, "max_retries": 0}
+        settings_path.write_text(yaml.safe_dump(settings, sort_keys=False))
+        writer = subprocess.Popen([sys.executable, "-m", "memcli", "add", LONG_NOTE, "-t", "billing"],
+                                  env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server.settimeout(120)
+        connection, _ = server.accept()  # the add now waits for an answer that never comes
+        writer.send_signal(signal.SIGKILL)
+        writer.wait(timeout=30)
+        connection.close()
+    stored = jsonl(ok("ls", "--jsonl", "--raw").stdout)
+    assert [(m["content"], m["tags"]) for m in stored] == [(LONG_NOTE, ["billing"])]
+    assert [load_file(path)["compression"]["status"] for path in memory_files()] == ["pending"]
