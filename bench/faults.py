@@ -275,8 +275,10 @@ def killed_rm_of_a_chain(unlinks: int):
     and the process gets SIGKILL in that window."""
     def damage(root: Path, rng: random.Random) -> set[str]:
         first = rng.choice(sorted(p.stem for p in files_of(root)))
-        second = mem(root, "update", first, f"the second version {rng.random()}", "--no-compress").stdout.decode().strip()
-        newest = mem(root, "update", second, f"the third version {rng.random()}", "--no-compress").stdout.decode().strip()
+        second = mem(root, "update", first, f"the second version {rng.random()}", "--no-compress")
+        second = second.stdout.decode().strip()
+        newest = mem(root, "update", second, f"the third version {rng.random()}", "--no-compress")
+        newest = newest.stdout.decode().strip()
         expect(root, not_current=[first, second])
         log = root.parent / "strace.log"
         remover = subprocess.Popen(["strace", "-f", "-o", str(log), "-e", "trace=unlink,unlinkat",
@@ -350,8 +352,9 @@ def slow_provider(root: Path, rng: random.Random) -> set[str]:
         settings["provider"] = {"name": "openai-compatible", "base_url": base_url, "model": "any",
                                 "timeout_seconds": 60, "max_retries": 0}
         settings_path.write_text(yaml.safe_dump(settings, sort_keys=False))
-        writer = subprocess.Popen([sys.executable, "-m", "memcli", "add", text], env={**os.environ, "MEM_DIR": str(root)},
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        writer = subprocess.Popen([sys.executable, "-m", "memcli", "add", text],
+                                  env={**os.environ, "MEM_DIR": str(root)}, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(2.0, 5.0))  # the add now waits on the server (60 s)
         writer.send_signal(signal.SIGKILL)
         writer.wait()

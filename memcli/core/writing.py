@@ -4,8 +4,8 @@
 They all end in `commit`, the one pipeline after the gate (redaction, denylist): the duplicate test,
 the file and the index under the store lock, then compression and one embedding call (a text made again
 from a file or a thread, `write_each`, is compressed and embedded first: a kill leaves nothing half
-done). A write embeds its text once: the near-duplicate check reuses the vectors the commit made. One result, `Written`, says
-what any write did.
+done). A write embeds its text once: the near-duplicate check reuses the vectors the commit made. One
+result, `Written`, says what any write did.
 """
 
 from __future__ import annotations

@@ -205,8 +205,9 @@ def test_add_killed_while_a_provider_never_answers_has_stored_the_memory():
         server.listen(4)
         settings_path = store_root() / "mem.yaml"
         settings = yaml.safe_load(settings_path.read_text())
-        settings["provider"] = {"name": "openai-compatible", "base_url": f"http://127.0.0.1:{server.getsockname()[1]}/v1",
-                                "model": "any", "timeout_seconds": 60, "max_retries": 0}
+        base_url = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+        settings["provider"] = {"name": "openai-compatible", "base_url": base_url, "model": "any",
+                                "timeout_seconds": 60, "max_retries": 0}
         settings_path.write_text(yaml.safe_dump(settings, sort_keys=False))
         writer = subprocess.Popen([sys.executable, "-m", "memcli", "add", LONG_NOTE, "-t", "billing"],
                                   env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
