@@ -76,7 +76,7 @@ class Catalog(CatalogQueries):
 
     def _open(self) -> sqlite3.Connection:
         if self.in_memory or self.store.read_only:
-            return self._copy_in_memory("the store cannot be written")
+            return self._copy_in_memory(None)
         try:
             db = db_file.open_db(self.store.index_dir, self.store.lock)
         except Exception as exc:
@@ -86,10 +86,13 @@ class Catalog(CatalogQueries):
         self.store.protect(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
         return db
 
-    def _copy_in_memory(self, why: str) -> sqlite3.Connection:
+    def _copy_in_memory(self, why: str | None) -> sqlite3.Connection:
+        """`why` the index cannot be written; None for a store this process may not write at all (read-only
+        media, another user's folder), where reading it so is no surprise worth a warning."""
         if not self.in_memory:
-            log.warning("cannot write the index at %s (%s); this command works on a copy of it in memory",
-                        self.store.index_dir, why)
+            log.log(logging.INFO if why is None else logging.WARNING,
+                    "cannot write the index at %s (%s); this command works on a copy of it in memory",
+                    self.store.index_dir, why or "the store is read-only")
         self.in_memory = True
         return db_file.in_memory(self.store.index_dir)
 

@@ -186,6 +186,7 @@ def test_reads_of_a_read_only_store_work(small_disk):
     add("the cache layer evicts after ten minutes", "--no-compress")
     subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
     _reads_work({first})
+    assert run("ls").stderr == ""  # reading a read-only store is no surprise: nothing to warn about
     refused = run("add", "a new note that cannot be stored", "--no-compress")
     assert refused.exit_code == 5 and "read-only" in refused.stderr.lower()
 
