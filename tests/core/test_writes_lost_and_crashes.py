@@ -3,7 +3,17 @@ that does not answer, a model still running when its compression timed out, a re
 
 from __future__ import annotations
 
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+
+import fakes as fake_models
 import pytest
+import yaml
 from helpers import add, jsonl, load_file, memory_files, ok, run, store_root
 
 from memcli.store.files import Store
@@ -39,10 +49,6 @@ def test_rm_of_a_chain_killed_after_any_unlink_never_makes_a_replaced_version_cu
 
 
 def _mem_process(*args, input=None, timeout=300):
-    import os
-    import subprocess
-    import sys
-
     return subprocess.run([sys.executable, "-m", "memcli", *args], input=input, capture_output=True,
                           env=dict(os.environ), timeout=timeout)
 
@@ -55,8 +61,6 @@ def _set(setting: str, value: str) -> None:
 
 
 def _long_note(words: int, seed: int) -> bytes:
-    import random
-
     vocabulary = ("the service retries requests with exponential backoff when the upstream gateway returns "
                   "errors during the nightly deploy of Kestrel on Tuesday").split()
     rng = random.Random(seed)
@@ -101,7 +105,7 @@ def test_add_killed_while_a_model_or_provider_works_has_already_stored_the_memor
     use_providers(**{waiting_on: killer if waiting_on == "compressor" else (lambda ref: killer)})
     with pytest.raises(Killed):
         run("add", LONG_NOTE, "-t", "billing")
-    use_providers(compressor=fakes_module().FakeCompressor(), embedder=lambda ref: fakes_module().FakeEmbedder())
+    use_providers(compressor=fake_models.FakeCompressor(), embedder=lambda ref: fake_models.FakeEmbedder())
     stored = jsonl(ok("ls", "--jsonl", "--raw").stdout)
     assert [(m["content"], m["tags"]) for m in stored] == [(LONG_NOTE, ["billing"])]
     assert jsonl(ok("search", "dunning queue", "--jsonl").stdout)[0]["id"] == stored[0]["id"]
@@ -111,20 +115,12 @@ def test_add_killed_while_a_model_or_provider_works_has_already_stored_the_memor
         assert jsonl(ok("ls", "--jsonl").stdout)[0].get("optimized") is True
 
 
-def fakes_module():
-    import fakes
-
-    return fakes
-
-
 # -- a full disk, a read-only store: real file systems (a small tmpfs, remounted read-only), as root ---------
 
 
 @pytest.fixture
 def small_disk(tmp_path, monkeypatch):
     """A 2 MB file system of its own holding the store (mounting needs root, which the tests have here)."""
-    import subprocess
-
     disk = tmp_path / "disk"
     disk.mkdir()
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)], capture_output=True)
@@ -135,8 +131,6 @@ def small_disk(tmp_path, monkeypatch):
 
 
 def _mem_lines(count: int, size: int) -> str:
-    import json
-
     return "\n".join(json.dumps({"raw": f"imported note {n} about the cache layer " + "lorem " * (size // 6)})
                      for n in range(count))
 
@@ -179,8 +173,6 @@ def test_import_onto_a_full_disk_ends_with_one_line_and_reads_keep_working(small
 
 
 def test_reads_of_a_read_only_store_work(small_disk):
-    import subprocess
-
     ok("init")
     first = add("the deploy window is Friday 16:00", "--no-compress")
     add("the cache layer evicts after ten minutes", "--no-compress")
@@ -192,14 +184,6 @@ def test_reads_of_a_read_only_store_work(small_disk):
 
 
 def test_add_killed_while_a_provider_never_answers_has_stored_the_memory():
-    import os
-    import signal
-    import socket
-    import subprocess
-    import sys
-
-    import yaml
-
     ok("init")
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
