@@ -1,11 +1,14 @@
 """Times redaction, chunking and the .memignore walk, including inputs built to make regexes backtrack.
 
-    PYTHONPATH=. .venv/bin/python bench/privacy.py [--runs 5]
+    PYTHONPATH=. .venv/bin/python bench/privacy.py [--runs 5] [--stars 2,4,8,24] [--no-store-patterns]
 
 Each figure is the median over the runs. Text figures sit next to a baseline from the same run (one
 `re.findall(r"\\S+")` pass over the same text), the walk next to `os.walk` over the same tree, so the
 ratio shows what mem's own work costs. The adversarial inputs guard against quadratic regexes: each
-should take about as long as plain text of its size.
+should take about as long as plain text of its size. Store patterns (mem.yaml `redact`, on the `regex`
+engine with a time bound) are timed beside the built-ins alone; `--no-store-patterns` leaves them out (for
+an older checkout, where `(\w+\s*)+;` never ends). A `.memignore` line of N stars (`a*a*...*b`) is
+decided against a 200-character name; an older checkout needs `--stars 2,3,4`.
 """
 
 from __future__ import annotations
@@ -65,6 +68,10 @@ ADVERSARIAL = {
 }
 
 
+STORE_PATTERNS = ({"name": "ticket", "regex": r"TICKET-\d{4,}"},
+                  {"name": "clause", "regex": r"(\w+\s*)+;"})
+
+
 def median_time(runs: int, fn) -> float:
     samples = []
     for _ in range(runs):
@@ -88,6 +95,8 @@ def make_tree(root: Path, files: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--stars", default="2,4,8,24")
+    parser.add_argument("--no-store-patterns", dest="store_patterns", action="store_false")
     args = parser.parse_args()
 
     print(f"{'input':34} {'chars':>9} {'baseline s':>11} {'redact s':>9} {'ratio':>6} {'chunk s':>8}")
@@ -97,6 +106,25 @@ def main() -> None:
         red = median_time(args.runs, lambda: redact(text))
         chunk = median_time(args.runs, lambda: split(text))
         print(f"{name:34} {len(text):9} {base:11.4f} {red:9.4f} {red / base:6.1f} {chunk:8.4f}")
+
+    if args.store_patterns:
+        text = texts["prose 1 MB"]
+        alone = median_time(args.runs, lambda: redact(text))
+        print(f"\nstore patterns on prose 1 MB (built-ins alone {alone:.4f} s):")
+        for rule in STORE_PATTERNS:
+            taken = median_time(args.runs, lambda: redact(text, [rule]))
+            print(f"  {rule['regex']:30} {taken:9.4f} s (ratio {taken / alone:.2f})")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        name = root / ("a" * 199 + "c")
+        name.write_text("x")
+        print("\n.memignore line of N stars (a*a*...*b) against a 200-character name that it does not match:")
+        for stars in [int(n) for n in args.stars.split(",")]:
+            (root / ".memignore").write_text("a*" * stars + "b\n")
+            rules = IgnoreRules.load(None, root)
+            taken = median_time(args.runs, lambda: rules.match(name))
+            print(f"  {stars:3} stars {taken:9.5f} s")
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -14,6 +14,7 @@ from memcli.compress import methods
 from memcli.errors import StoreError
 from memcli.providers.registry import DEFAULT_COMPRESS_MODEL, DEFAULT_EMBED_MODEL
 from memcli.providers.settings import ProviderSettings, coerce, kind_of
+from memcli.util.user_regex import compile_pattern
 
 log = logging.getLogger("memcli")
 
@@ -113,3 +114,5 @@ class Settings:
         for rule in self.redact:
             if not isinstance(rule, dict) or not {"name", "regex"} <= set(rule):
                 raise StoreError(f"{origin}: each 'redact' entry needs a 'name' and a 'regex'")
+            if isinstance(rule["name"], str) and isinstance(rule["regex"], str) and rule["regex"]:
+                compile_pattern(rule["name"], rule["regex"])  # a broken pattern is named before any write

@@ -29,18 +29,19 @@ class NotFound(MemError):
 
 
 class AmbiguousId(MemError):
-    """A short id or id prefix matches more than one memory; nothing is done on a guess. `candidates`
+    """A short id or id prefix matches more than one memory (or thread); nothing is done on a guess. `candidates`
     holds one line per match (id, date, the start of its text) so the user can pick."""
 
     exit_code = 4
 
-    def __init__(self, prefix: str, matches: list[str], candidates: list[str] | None = None, more: bool = False):
+    def __init__(self, prefix: str, matches: list[str], candidates: list[str] | None = None, more: bool = False,
+                 kinds: str = "memories"):
         self.prefix = prefix
         self.matches = matches
         lines = candidates or matches
         shown = "".join(f"\n  {line}" for line in lines[:10]) + ("\n  ..." if more or len(matches) > 10 else "")
         count = f"more than {len(matches)}" if more else len(matches)
-        super().__init__(f"id {prefix!r} is ambiguous: it matches {count} memories; give more of the id{shown}")
+        super().__init__(f"id {prefix!r} is ambiguous: it matches {count} {kinds}; give more of the id{shown}")
 
 
 class StoreError(MemError):

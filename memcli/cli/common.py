@@ -143,7 +143,7 @@ class Env:
             self._mem.catalog.close()
 
     def short_id(self, memory_id: str) -> str:
-        """The shortest prefix (at least 8) that names only this memory: what listings show."""
+        """The short id listings show (memcli.store.ids: the shortest unique end of the id)."""
         return self.mem().catalog.short_id(memory_id)
 
 
@@ -261,16 +261,16 @@ class ProgressBars:
 
 
 def say_versions(written, short_id) -> None:
-    """stderr: what a write replaced, and which current memories it is close to (the hint names the
-    short id: a beginning of the id would be ambiguous between memories made in the same second)."""
+    """stderr: what a write replaced, and which current memories it is close to, each by the short id
+    listings show (a beginning of the id would be ambiguous between memories made in the same second)."""
     if written.replaced:
-        ids = ", ".join(m.id for m in written.replaced)
+        ids = ", ".join(short_id(m.id) for m in written.replaced)
         fork = " (the fork is resolved)" if len(written.replaced) > 1 else ""
-        click.echo(f"mem: {written.memory.id} replaces {ids}{fork}", err=True)
+        click.echo(f"mem: {short_id(written.memory.id)} replaces {ids}{fork}", err=True)
     if written.replaced:
         return
     for close in written.similar:
-        click.echo(f"mem: similar to {close.memory.id} ({close.score:.2f}): "
+        click.echo(f"mem: similar to {short_id(close.memory.id)} ({close.score:.2f}): "
                    f"{render.one_line(close.memory.content)[:70]}", err=True)
     if written.similar:
         click.echo(f"mem: if it replaces that memory, run the same add with --supersedes "
@@ -295,10 +295,11 @@ def say_written(written, as_json: bool, short_id) -> None:
     """What `add` and `update` print: the id (or JSON) on stdout, what happened on stderr."""
     say_redacted(written.redacted)
     if written.tags_added:
-        click.echo(f"mem: already stored as {written.memory.id}; merged the new tags into it: "
+        click.echo(f"mem: already stored as {short_id(written.memory.id)}; merged the new tags into it: "
                    f"{', '.join(written.tags_added)}", err=True)
     elif written.duplicate:
-        click.echo(f"mem: already stored as {written.memory.id} (--allow-duplicate stores it again)", err=True)
+        click.echo(f"mem: already stored as {short_id(written.memory.id)} (--allow-duplicate stores it again)",
+                   err=True)
     say_versions(written, short_id)
     if as_json:
         extra = {"replaces": [m.id for m in written.replaced], "similar": [s.to_contract() for s in written.similar]}

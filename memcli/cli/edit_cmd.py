@@ -42,7 +42,7 @@ def edit(env: Env, memory_id: str) -> None:
                     continue
                 raise type(exc)("the edit was not saved, nor kept") from None
             say_redacted(saved.redacted)
-            click.echo("mem: no change" if saved.memory is None else f"saved {memory.id}", err=True)
+            click.echo("mem: no change" if saved.memory is None else f"saved {env.short_id(memory.id)}", err=True)
             return
 
 

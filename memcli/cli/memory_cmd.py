@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
 
 import click
@@ -110,7 +111,7 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
       mem add "We moved billing from Heroku to Fly.io in March" -t infra
       git log -1 --format=%B | mem add -t build
       mem add --file notes/scraper.md -t scraper
-      mem add "staging Postgres listens on 5433" --supersedes 01JDQ4
+      mem add "staging Postgres listens on 5433" --supersedes 8ZK
     """
     from memcli.core.compressing import Compressing
     from memcli.core.writing import write
@@ -122,15 +123,15 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
                         local_only=local_only,
                         compressing=Compressing(enabled=not no_compress, defer=defer, progress=progress),
                         on_similar=on_similar or mem.settings.on_similar,
-                        confirm=_confirm_update if interactive() else None)
+                        confirm=partial(_confirm_update, mem.catalog.short_id) if interactive() else None)
     announce_new_store(env)
     say_compressed(written, progress.enabled)
     say_written(written, as_json, mem.catalog.short_id)
 
 
-def _confirm_update(close) -> bool:
-    click.echo(f"mem: similar to {close.memory.id} ({close.score:.2f}): {render.one_line(close.memory.content)}",
-               err=True)
+def _confirm_update(short_id, close) -> bool:
+    click.echo(f"mem: similar to {short_id(close.memory.id)} ({close.score:.2f}): "
+               f"{render.one_line(close.memory.content)}", err=True)
     return click.confirm("Store it as the new version of that memory?", default=False, err=True)
 
 
@@ -160,7 +161,7 @@ def show(env: Env, memory_id: str, raw: bool, history: bool, with_raw: bool, fmt
     tips = heads(versions)
     earlier = len(versions) - len(tips)
     if named not in tips:
-        click.echo(f"mem: {named.id} was replaced; showing the current version", err=True)
+        click.echo(f"mem: {env.short_id(named.id)} was replaced; showing the current version", err=True)
     if len(tips) > 1:
         click.echo(f"mem: {len(tips)} current versions (a fork, from a merge): `mem update` either to resolve it",
                    err=True)
@@ -202,6 +203,7 @@ def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
 
     mem = env.mem()
     chains = {memory.id: chain(mem.catalog, memory.id) for memory in resolve(mem, memory_ids)}
+    short = {m.id: env.short_id(m.id) for versions in chains.values() for m in versions}  # named before they go
     memories = list({m.id: m for versions in chains.values() for m in versions}.values())
     if not yes and interactive():
         for memory in memories:
@@ -213,10 +215,10 @@ def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
     if as_json:
         echo_json({"deleted": [memory.id for memory in memories]})
     for memory_id, versions in chains.items():
-        others = [m.id for m in versions if m.id != memory_id]
+        others = [short[m.id] for m in versions if m.id != memory_id]
         plural = "s" if len(others) != 1 else ""
         more = f" with its {len(others)} other version{plural}: {', '.join(others)}" if others else ""
-        click.echo(f"mem: deleted {memory_id}{more}", err=True)
+        click.echo(f"mem: deleted {short[memory_id]}{more}", err=True)
 
 
 COMMANDS = [init, path, add, show, ls, rm]

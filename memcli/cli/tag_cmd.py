@@ -22,8 +22,8 @@ def tag(env: Env, words, fmt) -> None:
     memory's short id and tags.
 
     \b
-      mem tag 01JDQ4R8 +scraper -draft
-      mem tag 01JDQ4R8 01JDQ5AB +infra
+      mem tag 8ZK +scraper -draft
+      mem tag 8ZK 3TV +infra
     """
     from memcli.core.reading import resolve
     from memcli.core.writing import retag

@@ -42,7 +42,8 @@ def _threads(env: Env):
 @click.option("--json", "as_json", is_flag=True, help="Print the new thread as JSON instead of its id.")
 @pass_env
 def new(env: Env, title, as_json) -> None:
-    """Start a thread; prints its id (any unique prefix of it works later)."""
+    """Start a thread; prints its id. Later commands take it, the short id `mem thread ls` shows, or any
+    unique beginning of it."""
     info = _threads(env).create(title)
     click.echo(json.dumps(info.to_dict(), ensure_ascii=False) if as_json else info.id)
 
@@ -118,11 +119,14 @@ def _summarize_later(env: Env, thread_id: str) -> None:
 @output_options
 @pass_env
 def ls(env: Env, fmt) -> None:
-    """List threads, most recently active first: id, messages (folded), title."""
-    def human(info) -> str:
-        return shown(f"{info.id[:10]}  {info.messages:>4} msgs ({info.folded} folded)  {info.title or ''}".rstrip())
+    """List threads, most recently active first: short id, messages (folded), title."""
+    threads = _threads(env)
+    short = threads.short_ids()
 
-    emit(_threads(env).list(), fmt, row=lambda info: info.to_dict(), human=human)
+    def human(info) -> str:
+        return shown(f"{short[info.id]}  {info.messages:>4} msgs ({info.folded} folded)  {info.title or ''}".rstrip())
+
+    emit(threads.list(), fmt, row=lambda info: info.to_dict(), human=human)
 
 
 @thread.command()
@@ -212,10 +216,11 @@ def rm(env: Env, thread_id, yes) -> None:
 
     threads = _threads(env)
     thread_id = threads.resolve(thread_id)
-    if not yes and interactive() and not click.confirm(f"Delete thread {thread_id}?", err=True):
+    short = threads.short_ids()[thread_id]
+    if not yes and interactive() and not click.confirm(f"Delete thread {short}?", err=True):
         raise click.exceptions.Exit(NOTHING)
     removed = threads.remove(thread_id)
-    click.echo(f"mem: removed thread {thread_id} ({removed} messages)", err=True)
+    click.echo(f"mem: removed thread {short} ({removed} messages)", err=True)
 
 
 @thread.command()

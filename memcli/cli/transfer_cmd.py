@@ -45,6 +45,8 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     are not valid records are reported with their line number; the others are still imported.
     Records are redacted like `mem add` (a redacted one gets a new compressed form); a record that
     keeps a private key, or whose source .memignore names, is refused (exit 7 if nothing was invalid).
+    A record's compressed form passes the guard a form made here passes; one that fails is dropped,
+    with the reason, and the memory is compressed again.
     """
     mem = env.mem()
     from memcli.core.compressing import Compressing
@@ -59,9 +61,11 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     announce_new_store(env)
     for error in report.invalid + report.refused:
         click.echo(f"mem: skipped {error}", err=True)
+    for dropped in report.dropped:
+        click.echo(f"mem: {dropped}", err=True)
     say_redacted(report.redacted)
     summary = {"imported": report.imported, "duplicates": report.duplicates, "invalid": len(report.invalid),
-               "refused": len(report.refused), "redacted": report.redacted}
+               "refused": len(report.refused), "forms_dropped": len(report.dropped), "redacted": report.redacted}
     if as_json:
         echo_json(summary)
     refused = f", {len(report.refused)} refused" if report.refused else ""

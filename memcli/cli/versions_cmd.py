@@ -25,8 +25,8 @@ def update(env: Env, memory_id, text, file, source, no_compress, defer, local_on
     changes nothing.
 
     \b
-      mem update 01JDQ4 "staging Postgres listens on 5433"
-      mem show 01JDQ4 --raw | sed s/5432/5433/ | mem update 01JDQ4 -
+      mem update 8ZK "staging Postgres listens on 5433"
+      mem show 8ZK --raw | sed s/5432/5433/ | mem update 8ZK -
     """
     from memcli.core.compressing import Compressing
     from memcli.core.writing import update as update_memory
@@ -38,7 +38,7 @@ def update(env: Env, memory_id, text, file, source, no_compress, defer, local_on
                                 compressing=Compressing(enabled=not no_compress, defer=defer, progress=progress))
     say_compressed(written, progress.enabled)
     if written.unchanged:
-        click.echo(f"mem: no change: {written.memory.id} already says that", err=True)
+        click.echo(f"mem: no change: {mem.catalog.short_id(written.memory.id)} already says that", err=True)
     say_written(written, as_json, mem.catalog.short_id)
 
 

@@ -161,6 +161,23 @@ def _prose_guard(raw: str, text: str, ops) -> str | None:
     return reason or (f"invented {', '.join(map(repr, invented))}" if invented else None)
 
 
+def check_given(raw: str, form: str, method: str | None) -> str | None:
+    """Why a short form made elsewhere (an imported record) may not stand for `raw`, or None: the guard
+    a form made here passes for the text's kind and the method named, with the length in bytes standing
+    in for tokens (an import loads no model)."""
+    from types import SimpleNamespace
+
+    size = SimpleNamespace(count_tokens=lambda text: len(text.encode("utf-8")))
+    kind = kinds.kind_of(kinds.segments(raw))
+    if kind not in kinds.PROSE_KINDS:
+        if size.count_tokens(form) >= size.count_tokens(raw):
+            return "not smaller"
+        return faithful.check(raw, form, kind)
+    if method == "facts":
+        return guard.check(raw, form, size.count_tokens, allowed=FACT_KEYS)
+    return _prose_guard(raw, form, size)
+
+
 def _try_facts(raw, ops, raw_tokens, deadline) -> tuple[str | None, str | None]:
     """The facts line and None, or None and why it cannot be used."""
     try:

@@ -19,7 +19,7 @@ from memcli.core import reading
 from memcli.core.compressing import COMPRESSING, Compressing, compression_of, waits_for_a_model
 from memcli.core.near_duplicates import Similar, similar
 from memcli.errors import InputError, NotFound
-from memcli.index.versions import chain, heads
+from memcli.index.versions import chain, heads, refuse_loop
 from memcli.store import ids
 from memcli.store.memory import (
     Memory,
@@ -152,8 +152,7 @@ def current(mem: Mem, prefix: str) -> tuple[Memory, list[Memory]]:
 def _draft(mem: Mem, text: str, source: str | None, *, tags: Iterable[str], written_by: str, check_source: bool,
            local_only: bool = False, supersedes: Iterable[str] = ()) -> _Drafted:
     raw = clean_input(text)
-    if len(raw.encode("utf-8")) > mem.settings.max_input_bytes:
-        raise InputError(f"the text is larger than the limit of {mem.settings.max_input_bytes} bytes")
+    check_size(mem, raw)
     check_text(source or "", "the source")
     if check_source:
         mem.gate.refuse_ignored_source(source)
@@ -165,6 +164,13 @@ def _draft(mem: Mem, text: str, source: str | None, *, tags: Iterable[str], writ
     if local_only:
         memory.extra["send_to_remote"] = False
     return _Drafted(memory, redacted)
+
+
+def check_size(mem: Mem, raw: str) -> None:
+    """InputError when a text is over mem.yaml's max_input_bytes: every path that sets a raw text refuses it
+    alike (add, update, edit)."""
+    if len(raw.encode("utf-8")) > mem.settings.max_input_bytes:
+        raise InputError(f"the text is larger than the limit of {mem.settings.max_input_bytes} bytes")
 
 
 def _outcome(mem: Mem, drafted: _Drafted, existing: Memory | None) -> Written:
@@ -297,6 +303,8 @@ def _save(mem: Mem, memory: Memory, old_relpath: str | None = None) -> int | Non
     fields, _ = mem.gate.screen(memory.to_dict(), skip=("raw", "compressed"))
     if fields != memory.to_dict():
         vars(memory).update(vars(Memory.from_dict(fields, memory.id)))
+    if memory.supersedes:
+        refuse_loop(mem.catalog, memory.id, memory.supersedes)  # the last guard: callers refuse before
     relpath = mem.store.write(memory)
     if old_relpath and old_relpath != relpath:
         mem.store.delete(old_relpath)

@@ -8,6 +8,8 @@ a fix a person can run; `healthy` means no check found a problem.
 
 from __future__ import annotations
 
+import os
+import shlex
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,8 +62,9 @@ def diagnose(mem, progress=None, *, fix: bool = False, sample: int = 0) -> list[
     findings = [Finding("store", True, f"{store.root} ({mem.catalog.count()} memories)")]
     broken = mem.catalog.broken_files()
     findings += _unreadable(store.root, [(p, e) for p, e in broken if not e.startswith(DUPLICATE)], mem.catalog.count())
-    findings += _duplicates([(p, e) for p, e in broken if e.startswith(DUPLICATE)])
+    findings += _duplicates(store.root, [(p, e) for p, e in broken if e.startswith(DUPLICATE)])
     findings += _forks(mem)
+    findings += _ingested_twice(mem)
     findings.append(_index(mem, behind, progress, repaired))
     findings += _vector_cache(mem, sample)
     findings += _temps(store.root, fix)
@@ -75,42 +78,101 @@ def _unreadable(root: Path, broken: list[tuple[str, str]], readable: int) -> lis
     if not broken:
         return [Finding("files", True, f"all {readable} memory files are readable")]
     findings = []
-    for path, error in broken:
+    for relpath, error in broken:
         try:
-            text = (root / path).read_text(encoding="utf-8", errors="replace")
+            text = (root / relpath).read_text(encoding="utf-8", errors="replace")
         except OSError:
             text = ""
+        path = display_path(root / relpath)
+        git, named = _git_here(root, relpath)
         if any(marker in text for marker in CONFLICT_MARKERS):
             findings.append(Finding("files", False, f"{path}: unresolved git merge conflict",
-                                    f"edit {path} to keep the right text (or `git checkout --theirs -- {path}`), "
-                                    f"then `git add {path}`"))
+                                    f"edit {path} to keep the right text (or `{git} checkout --theirs -- {named}`), "
+                                    f"then `{git} add {named}`"))
         else:
             findings.append(Finding("files", False, f"{path}: {error} (skipped by every command)",
                                     f"repair it by hand (mem edit cannot open it), or restore it: "
-                                    f"git checkout -- {path}"))
+                                    f"{git} checkout -- {named}"))
     return findings
 
 
-def _duplicates(duplicates: list[tuple[str, str]]) -> list[Finding]:
+def display_path(path: Path) -> str:
+    """A path as the user can type it here: from the current folder when it is below it, else absolute."""
+    shown = os.path.relpath(path)
+    return str(path) if shown == os.pardir or shown.startswith(os.pardir + os.sep) else shown
+
+
+def _git_here(root: Path, relpath: str) -> tuple[str, str]:
+    """How to name a store file to git from the current folder, where the user types the fix: plain `git`
+    and the path from here inside the store's work tree, else `git -C <store>` and the store's own path."""
+    top = (_git_output(root, "rev-parse", "--show-toplevel") or "").strip()
+    here, top = os.path.realpath(os.getcwd()), os.path.realpath(top) if top else ""
+    if top and (here == top or here.startswith(top + os.sep)):
+        return "git", display_path(root / relpath)
+    return f"git -C {shlex.quote(display_path(root))}", relpath
+
+
+def _duplicates(root: Path, duplicates: list[tuple[str, str]]) -> list[Finding]:
     if not duplicates:
         return [Finding("ids", True, "every memory id is unique")]
-    return [Finding("ids", False, f"{path}: {error}",
+    return [Finding("ids", False, f"{display_path(root / path)}: {error}",
                     f"the same memory is in two files; mem reads the other one. Compare them "
-                    f"(diff {path} {error.rpartition(' also in ')[2]}), keep one, delete the other")
+                    f"(diff {display_path(root / path)} {display_path(root / error.rpartition(' also in ')[2])}), "
+                    "keep one, delete the other")
             for path, error in duplicates]
 
 
 def _forks(mem) -> list[Finding]:
-    from memcli.index.versions import forks
+    from memcli.index.versions import forks, loops
 
     found = forks(mem.catalog)
-    if not found:
+    looped = [_loop(mem.catalog, loop) for loop in loops(mem.catalog)]
+    if not found and not looped:
         return [Finding("versions", True, "every updated memory has one current version")]
     return [Finding("versions", False, f"{fork.base} was updated twice (a fork, e.g. from a git merge): "
                                        f"{' and '.join(m.id for m in fork.heads)} are both current",
                     f"mem update {fork.heads[0].id} TEXT   (replaces both; `mem show {fork.base} --history` "
                     f"shows them)")
-            for fork in found]
+            for fork in found] + looped
+
+
+def _loop(catalog, loop: list[str]) -> Finding:
+    """A loop of versions, and the link to take out: the one where an older version claims to replace a
+    newer one (what an edit of an old version's `supersedes` does); each version replaces the next."""
+    links = list(zip(loop, loop[1:] + loop[:1]))
+    created = {}
+    for version in loop:  # ids sort by time too, within the second created_at keeps
+        try:
+            created[version] = (catalog.get(version).created_at, version)
+        except MemError:
+            created[version] = ("", version)
+    new, old = next(((n, o) for n, o in links if created[n] < created[o]), links[-1])
+    return Finding("versions", False, f"{' and '.join(loop)} replace each other (a loop of versions, from a hand "
+                                      "edit or a merge): none of them is current, so ls and search show none",
+                   f"mem edit {new}   (take {old} out of its supersedes: list)")
+
+
+def _ingested_twice(mem) -> list[Finding]:
+    """Two current memories of one ingested chunk (an older mem re-ingested a file beside a chunk
+    corrected with `mem update`): search would rank the stale one beside the correction."""
+    from memcli.core.reading import listing
+    from memcli.features.ingest.files import WRITTEN_BY
+    from memcli.store.sources import CHUNK
+
+    by_source: dict[str, list] = {}
+    for memory in listing(mem):
+        if memory.source and CHUNK.match(memory.source):
+            by_source.setdefault(memory.source, []).append(memory)
+    findings = []
+    for source, memories in sorted(by_source.items()):
+        if len(memories) < 2 or not any(m.written_by == WRITTEN_BY for m in memories):
+            continue
+        path = Path(os.path.expanduser(CHUNK.match(source)["path"]))
+        findings.append(Finding("ingest", False, f"{source} is the source of {len(memories)} current memories "
+                                                 f"({', '.join(m.id for m in memories)}): one chunk of a file",
+                                f"mem ingest {shlex.quote(display_path(mem.home / path))}   (keeps a chunk "
+                                "corrected with mem update, removes stale copies)"))
+    return findings
 
 
 def _index(mem, behind: tuple[int, int], progress, repaired: list[str]) -> Finding:

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from memcli.core.compressing import Compressing
 from memcli.core.mem import Mem
 from memcli.core.reading import relpath_of
-from memcli.core.writing import commit
+from memcli.core.writing import check_size, commit
 from memcli.errors import InvalidMemory
+from memcli.index.versions import refuse_loop
 from memcli.store.memory import Memory, clean_input, now_utc
 from memcli.store.yamlfile import parse_yaml
 
@@ -41,9 +42,12 @@ def save_edit(mem: Mem, memory: Memory, text: str) -> EditResult:
         raise InvalidMemory(f"the id cannot be changed (was {memory.id}, now {edited.id})")
     if edited.to_dict() == memory.to_dict():
         return EditResult(None, redacted)
+    if edited.supersedes != memory.supersedes:
+        refuse_loop(mem.catalog, edited.id, edited.supersedes)
     compressing = None
     if edited.raw != memory.raw:
         edited.raw = clean_input(edited.raw)
+        check_size(mem, edited.raw)
         if edited.compressed == memory.compressed:
             compressing = Compressing()  # the old short form describes the old text; make a new one
     edited.updated_at = now_utc()

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 from memcli.errors import InputError, InvalidMemory, MemError, Refused
 from memcli.index.filters import Filters
+from memcli.index.versions import refuse_loop
 from memcli.store import ids
 from memcli.store.memory import Memory, clean_input, now_utc
 from memcli.util.progress import Progress
@@ -32,6 +33,7 @@ class ImportReport:
     duplicates: int = 0
     invalid: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # "line N: why" of compressed forms the guard refused
     redacted: dict[str, int] = field(default_factory=dict)
 
 
@@ -56,6 +58,9 @@ def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing:
     if progress:
         progress("importing memories", 0, len(lines))
     batch: list = []
+    linked: dict[str, list[str]] = {}  # what the records read so far replace, for the loop check
+    notes: dict[str, str] = {}  # by id: why a record's compressed form was dropped, said once it is imported
+    mem.catalog.refresh()
     for number, line in enumerate(lines, 1):
         try:
             text = _line_text(line, number)
@@ -73,6 +78,12 @@ def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing:
             else:  # the short form was made from the secret too: make a new one
                 fields.update(dict.fromkeys(SHORT_FORM))
             memory = to_memory(fields, number, mem.settings.max_input_bytes)
+            if memory.supersedes:
+                try:
+                    refuse_loop(mem.catalog, memory.id, memory.supersedes, linked)
+                except InvalidMemory as exc:
+                    raise InvalidMemory(f"line {number}: {exc}") from None
+                linked[memory.id] = memory.supersedes
         except Refused as exc:
             report.refused.append(f"line {number}: {exc}")
             continue
@@ -80,26 +91,46 @@ def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing:
             report.invalid.append(str(exc))
             continue
         report.redacted = dict(Counter(report.redacted) + Counter(redacted))
+        dropped = _guard_short_form(memory, number)
+        if dropped:
+            notes[memory.id] = dropped
         needs = memory.compressed is None and memory.status != "skipped"
         batch.append((memory, compressing if needs else None))
         if len(batch) == WRITE_BATCH:
-            _commit(mem, batch, report, progress, len(lines))
-    _commit(mem, batch, report, progress, len(lines))
+            _commit(mem, batch, report, progress, len(lines), notes)
+    _commit(mem, batch, report, progress, len(lines), notes)
     mem.settle()
     if progress:
         progress("importing memories", len(lines), len(lines))
     return report
 
 
-def _commit(mem: Mem, batch: list, report: ImportReport, progress: Progress | None, total: int) -> None:
+def _guard_short_form(memory: Memory, number: int) -> str | None:
+    """A compressed form that comes with a record passes the guard a form made here passes; one that
+    fails is dropped, so the raw is served until the memory is compressed again. Says why, if dropped."""
+    from memcli.compress.pipeline import check_given
+
+    if memory.compressed is None:
+        return None
+    problem = check_given(memory.raw, memory.compressed, (memory.compression or {}).get("method"))
+    if not problem:
+        return None
+    memory.compressed, memory.compression = None, None
+    return f"line {number}: its compressed form was dropped ({problem}); the raw text is served until it is compressed again"
+
+
+def _commit(mem: Mem, batch: list, report: ImportReport, progress: Progress | None, total: int,
+            notes: dict[str, str]) -> None:
     """Write a batch through the pipeline (one embedding call for all of it) and empty it."""
     from memcli.core.writing import commit
 
-    for existing in commit(mem, batch, dedupe=True):
+    for (memory, _), existing in zip(batch, commit(mem, batch, dedupe=True)):
         if existing:
             report.duplicates += 1
         else:
             report.imported += 1
+            if memory.id in notes:
+                report.dropped.append(notes[memory.id])
         if progress:
             progress("importing memories", report.imported + report.duplicates + len(report.invalid)
                      + len(report.refused), total)

@@ -15,10 +15,10 @@ from typing import Callable, Iterable, Iterator
 from memcli.errors import AmbiguousId, NotFound
 from memcli.index import db as db_file
 from memcli.index.filters import Filters
-from memcli.store.ids import normalise_prefix
+from memcli.store import ids
+from memcli.store.ids import MIN_HANDLE, normalise_prefix
 from memcli.store.memory import KEY_ORDER, Memory
 
-MIN_HANDLE = 3  # the shortest short id shown, and so the shortest handle taken back
 MAX_MATCHES = 50  # an ambiguous handle names this many at most ("more than 50")
 
 
@@ -31,13 +31,8 @@ class CatalogQueries:
 
     def resolve(self, handle: str) -> tuple[str, str]:
         """A unique id prefix or suffix → (id, path); unknown and ambiguous handles are errors, never
-        guesses."""
-        norm = normalise_prefix(handle)
-        if norm is None:
-            raise NotFound(f"{handle!r} is not a memory id (ids are 26 letters and digits, like 01JDQ4R8ZK...)")
-        if len(norm) < MIN_HANDLE:  # shorter than any short id shown: `mem rm 1 -y` must not pick a memory
-            raise NotFound(f"{handle!r} is too short to name a memory: give at least {MIN_HANDLE} characters "
-                           "of its id (listings show a short id)")
+        guesses (the rule of memcli.store.ids, answered here in SQL)."""
+        norm = ids.handle(handle)
         rows = self.db.execute(
             "SELECT id, path FROM memories WHERE id >= ?1 AND id < ?1 || '~'"
             " UNION SELECT id, path FROM memories WHERE tail >= ?2 AND tail < ?2 || '~' LIMIT ?3",
@@ -131,6 +126,10 @@ class CatalogQueries:
         for column in ("old", "new"):
             found.update(db_file.rows_in(self.db, f"SELECT old, new FROM links WHERE {column} IN ({{marks}})", ids))
         return found
+
+    def all_links(self) -> list[tuple[str, str]]:
+        """(old, new) for every supersedes link."""
+        return list(self.db.execute("SELECT old, new FROM links"))
 
     def branched(self) -> list[str]:
         """Ids that two or more versions supersede: where forks can be."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
-from memcli.errors import MemError
+from memcli.errors import InvalidMemory, MemError
 
 if TYPE_CHECKING:
     from memcli.index.catalog import Catalog
@@ -33,6 +33,63 @@ def chain(catalog: Catalog, memory_id: str) -> list[Memory]:
         except MemError:  # named by a successor, but its file is gone
             continue
     return sorted(found, key=lambda m: (m.created_at, m.id), reverse=True)
+
+
+def refuse_loop(catalog: Catalog, memory_id: str, supersedes: Iterable[str],
+                pending: dict[str, list[str]] | None = None) -> None:
+    """InvalidMemory when `memory_id` replacing `supersedes` would close a loop: a version replacing one
+    that already replaces it (directly or through others). In a loop every version is replaced, so
+    none is current and ls and search show none of them. `pending` holds the links of memories about
+    to be written (an import's batch), which the catalog does not know yet."""
+    pending = pending or {}
+    for start in supersedes:
+        path, todo, seen = {start: None}, [start], {start}
+        while todo:
+            version = todo.pop()
+            if version == memory_id:
+                loop = [version]
+                while path[loop[-1]] is not None:
+                    loop.append(path[loop[-1]])
+                names = " -> ".join([memory_id, *reversed(loop)])
+                raise InvalidMemory(f"{memory_id} cannot replace {start}: {start} already replaces it, which "
+                                    f"would make a loop of versions ({names}) in which none is current")
+            olds = pending.get(version)
+            if olds is None:
+                olds = [old for old, new in catalog.links([version]) if new == version]
+            for old in olds:
+                if old not in seen:
+                    seen.add(old)
+                    path[old] = version
+                    todo.append(old)
+
+
+def loops(catalog: Catalog) -> list[list[str]]:
+    """Versions that replace each other round a loop (a hand edit or a merge made them), each loop once,
+    its oldest link first: none of them is current."""
+    replaced: dict[str, list[str]] = {}
+    for old, new in catalog.all_links():
+        replaced.setdefault(new, []).append(old)
+    found, done = [], set()
+    for first in sorted(replaced):
+        if first in done:
+            continue
+        path, on_path, todo = [], set(), [(first, iter(replaced.get(first, ())))]
+        path.append(first)
+        on_path.add(first)
+        while todo:
+            version, olds = todo[-1]
+            old = next(olds, None)
+            if old is None:
+                todo.pop()
+                on_path.discard(path.pop())
+                done.add(version)
+            elif old in on_path:
+                found.append(path[path.index(old):])
+            elif old not in done:
+                path.append(old)
+                on_path.add(old)
+                todo.append((old, iter(replaced.get(old, ()))))
+    return found
 
 
 def heads(versions: Iterable[Memory]) -> list[Memory]:

@@ -146,11 +146,11 @@ def register(box: Toolbox) -> None:
 
         written_by = client_name(ctx)
         # Slow compression (a server, a large local model) is left to the idle worker: stored now.
-        written = await box.run(lambda mem: write(mem, content, tags=tags, source=source, written_by=written_by,
-                                                  supersedes=supersedes, on_similar=mem.settings.on_similar,
-                                                  local_only=local_only,
-                                                  compressing=Compressing(defer=defers_writes(mem))))
-        return written_reply(written)
+        return await box.run(lambda mem: written_reply(
+            write(mem, content, tags=tags, source=source, written_by=written_by, supersedes=supersedes,
+                  on_similar=mem.settings.on_similar, local_only=local_only,
+                  compressing=Compressing(defer=defers_writes(mem))),
+            mem.catalog.short_id))
 
     @box.tool(Found, read_only=True)
     @filtered

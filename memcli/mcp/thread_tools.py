@@ -15,8 +15,8 @@ from typing_extensions import NotRequired, TypedDict
 from memcli.mcp.toolbox import Toolbox, reply
 from memcli.threads.context import DEFAULT_BUDGET
 
-ThreadId = Annotated[str, Field(description="A thread id (from thread_list or the first thread_append), or any "
-                                            "unique prefix of one.")]
+ThreadId = Annotated[str, Field(description="A thread id as thread_list shows it (a short id), the full id from "
+                                            "thread_append, or any unique beginning of one.")]
 
 
 class MessageIn(TypedDict):
@@ -79,15 +79,15 @@ def register(box: Toolbox) -> None:
             threads = Store(mem)
             thread_id = threads.resolve(thread) if thread else threads.create(title).id
             stored, redacted = threads.append(thread_id, [dict(m) for m in messages])
-            return thread_id, stored, redacted, fold_due(mem, thread_id)
+            return thread_id, threads.short_ids()[thread_id], stored, redacted, fold_due(mem, thread_id)
 
-        thread_id, stored, redacted, fold = await box.run(append)
+        thread_id, short, stored, redacted, fold = await box.run(append)
         if fold:
             box.run.folds.note(thread_id)
         structured = {"thread": thread_id, "ids": [m.id for m in stored]}
         if redacted:
             structured["redacted"] = redacted
-        return reply(structured, f"Stored {len(stored)} message(s) in thread {thread_id}.")
+        return reply(structured, f"Stored {len(stored)} message(s) in thread {short}.")
 
     @box.tool(Conversation, read_only=True)
     async def thread_context(
@@ -122,9 +122,11 @@ def register(box: Toolbox) -> None:
         def listing(mem):
             from memcli.threads.files import Threads as Store
 
-            return Store(mem).list()
+            threads = Store(mem)
+            return threads.list(), threads.short_ids()
 
-        found = await box.run(listing)
+        found, short = await box.run(listing)
         rows = [info.to_dict() for info in found]
-        lines = [f"{r['id']} {r['messages']} messages ({r['folded']} folded) {r.get('title', '')}".rstrip() for r in rows]
+        lines = [f"{short[r['id']]} {r['messages']} messages ({r['folded']} folded) {r.get('title', '')}".rstrip()
+                 for r in rows]
         return reply({"threads": rows}, "\n".join(lines) or "No threads yet.")

@@ -34,22 +34,24 @@ class Versioned(TypedDict):
     unchanged: NotRequired[Annotated[bool, Field(description="The memory already said that; nothing was written.")]]
 
 
-def written_reply(written) -> CallToolResult:
-    """The structured result and the sentence a model reads, for any write."""
+def written_reply(written, short_id) -> CallToolResult:
+    """The structured result (full ids) and the sentence a model reads, for any write (short ids, as
+    results show them; on the library's thread, where `short_id` asks the catalog)."""
     memory = written.memory
     structured = {"id": memory.id, "duplicate": written.duplicate, "written_by": memory.written_by}
     structured |= {key: value for key, value in memory.to_contract().items() if key in ("optimized", "tags", "source")}
     extra = {"redacted": written.redacted, "replaces": [m.id for m in written.replaced],
              "similar": [close.to_contract() for close in written.similar], "unchanged": written.unchanged}
     structured |= {key: value for key, value in extra.items() if value}
-    said = [f"{'Already stored' if written.duplicate or written.unchanged else 'Stored'} as {memory.id}."]
+    said = [f"{'Already stored' if written.duplicate or written.unchanged else 'Stored'} as {short_id(memory.id)}."]
     if written.replaced:
-        said.append(f"It replaces {', '.join(m.id for m in written.replaced)}, which searches no longer return.")
+        said.append(f"It replaces {', '.join(short_id(m.id) for m in written.replaced)}, which searches no longer "
+                    "return.")
     if written.redacted:
         said.append(f"Redacted {sum(written.redacted.values())} secret(s): {', '.join(sorted(written.redacted))}.")
     if written.similar and not written.replaced:
         said.append("Current memories that say nearly the same: " + "; ".join(
-            f"{c.memory.id} ({c.score:.2f}) {' '.join(c.memory.content.split())}" for c in written.similar)
+            f"{short_id(c.memory.id)} ({c.score:.2f}) {' '.join(c.memory.content.split())}" for c in written.similar)
             + ". If the new text replaces one of them, call memory_update with that id and the same content "
               "(nothing is stored twice).")
     return reply(structured, " ".join(said))
@@ -71,5 +73,5 @@ def register(box: Toolbox) -> None:
         from memcli.core.writing import update
 
         written_by = client_name(ctx)
-        written = await box.run(lambda mem: update(mem, id, content, tags=tags, written_by=written_by))
-        return written_reply(written)
+        return await box.run(lambda mem: written_reply(update(mem, id, content, tags=tags, written_by=written_by),
+                                                       mem.catalog.short_id))

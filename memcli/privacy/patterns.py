@@ -85,12 +85,32 @@ class Rule:
 def _element_regex(pattern, text: str) -> re.Pattern:
     """pathspec's regex also matches everything below a matching folder. mem decides each folder on the
     way down itself (git's own algorithm), so a rule must match the path it is asked about exactly."""
-    source = pattern.regex.pattern
+    source = _without_backtracking(pattern.regex.pattern)
     if source == ".":  # `*`, `**`, `/**`: everything
         return re.compile(".")
     if text.endswith("/**"):  # what is inside the folder, not the folder itself
         return re.compile(f"(?:{source}).+\\Z")
     return re.compile(f"(?:{source})\\Z")
+
+
+_STAR = "[^/]*"  # a `*` in pathspec's regex
+_FIXED = re.compile(r"(?:\\.|\[\^?\]?[^\]]*\]|[^\\()\[\]*+?{}|^$])+\Z")  # characters and classes, one each
+
+
+def _without_backtracking(source: str) -> str:
+    """`a*a*...*b` against a long name: each `*` would try every length against every other (minutes for
+    a 200-character name, as in git). A `*` followed by fixed characters and then another `*` can take
+    the first place those characters occur, since the next `*` takes whatever lies between (neither
+    crosses a `/`). So each such `*` and its characters become an atomic group of a lazy star (written
+    with a lookahead, as Python before 3.11 has no atomic groups); the last `*` stays as it is."""
+    parts = source.split(_STAR)
+    out = [parts[0]]
+    for n, part in enumerate(parts[1:], 1):
+        if n < len(parts) - 1 and _FIXED.match(part):
+            out.append(f"(?=(?P<_s{n}>{_STAR}?{part}))(?P=_s{n})")
+        else:
+            out.append(_STAR + part)
+    return "".join(out)
 
 
 def display_path(path: Path) -> str:

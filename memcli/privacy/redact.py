@@ -6,8 +6,9 @@ most specific first (a GitHub token inside `GITHUB_TOKEN=...` is reported as `gi
 generic secret); a match that touches a marker left by an earlier detector is skipped, which is what
 makes redaction idempotent. What a secret looks like is memcli.privacy.detectors.
 
-The store's own patterns (mem.yaml `redact: [{name, regex}]`) run after the built-ins; a pattern
-with a group named `secret` redacts only that group, otherwise the whole match.
+The store's own patterns (mem.yaml `redact: [{name, regex}]`) run after the built-ins, on the `regex`
+engine with a time bound (memcli.util.user_regex); a pattern with a group named `secret` redacts only
+that group, otherwise the whole match.
 """
 
 from __future__ import annotations
@@ -157,13 +158,9 @@ def _apply(detector: Detector, text: str, counts: Counter) -> str:
 
 @lru_cache(maxsize=32)
 def _compile(rules: tuple[tuple[str, str], ...]) -> tuple[Detector, ...]:
-    detectors = []
-    for name, regex in rules:
-        try:
-            detectors.append(Detector(name, re.compile(regex)))
-        except re.error as exc:
-            raise StoreError(f"mem.yaml: redact pattern {name!r} has an invalid regex {regex!r}: {exc}") from None
-    return tuple(detectors)
+    from memcli.util.user_regex import compile_pattern
+
+    return tuple(Detector(name, compile_pattern(name, regex)) for name, regex in rules)
 
 
 # What still marks a private key after redaction: a BEGIN line without its END, or the private part of

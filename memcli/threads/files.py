@@ -10,7 +10,7 @@ import shutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
-from memcli.errors import AmbiguousId, InputError, InvalidMemory, NotFound
+from memcli.errors import InputError, InvalidMemory, NotFound
 from memcli.index.filters import Filters
 from memcli.store import ids
 from memcli.store.memory import Memory, clean_input, now_utc, parse_time
@@ -122,17 +122,13 @@ class Threads:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def resolve(self, prefix: str) -> str:
-        """A thread id from any unique prefix, like memory ids."""
-        norm = ids.normalise_prefix(prefix)
-        if norm is None:
-            raise NotFound(f"{prefix!r} is not a thread id")
-        matches = [name for name in self._ids() if name.startswith(norm)]
-        if not matches:
-            raise NotFound(f"no thread with id {prefix!r}")
-        if len(matches) > 1:
-            raise AmbiguousId(prefix, matches)
-        return matches[0]
+    def resolve(self, handle: str) -> str:
+        """A thread id from its short id, the full id or a unique beginning, as memory ids are named."""
+        return ids.resolve_among(handle, self._ids(), "thread", "threads")
+
+    def short_ids(self) -> dict[str, str]:
+        """thread id -> the short id listings show (memcli.store.ids)."""
+        return ids.short_ids(self._ids())
 
     def messages(self, thread_id: str, after: int = 0) -> list[Message]:
         """The messages on disk with a sequence number above `after` (all by default), in order; an

@@ -11,7 +11,7 @@ import fake_secrets as fs
 import mcp_client
 import pytest
 import yaml
-from helpers import add, jsonl, load_file, memory_files, ok, run, store_root, write_tree
+from helpers import add, jsonl, load_file, memory_files, ok, run, short_id, store_root, write_tree
 
 LONG = ("Rate limiting has been the hardest part of the scraper project. Amazon blocks IPs after about 30 "
         "requests per second, so we rotate through a pool of 12 residential proxies and back off "
@@ -147,7 +147,8 @@ def test_import_redacts_records_and_remakes_a_short_form_made_from_a_secret(tmp_
     result = run("import", "--json", input="\n".join(records) + "\n")
     assert result.exit_code == 7
     summary = json.loads(result.stdout)
-    assert summary == {"imported": 2, "duplicates": 0, "invalid": 0, "refused": 2, "redacted": secrets.counts}
+    assert summary == {"imported": 2, "duplicates": 0, "invalid": 0, "refused": 2, "forms_dropped": 0,
+                       "redacted": secrets.counts}
     assert "line 2: refusing to store this text" in result.stderr
     assert "line 3: refusing source config/.env.production: it is ignored by built-in defaults:2:.env*" \
         in result.stderr
@@ -166,7 +167,7 @@ def test_edit_redacts_what_the_editor_typed(tmp_path):
     editor.write_text("import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
                       f"p.write_text(p.read_text().replace('db-3', 'db-3, password={secret}'))\n")
     result = ok("edit", memory_id, env={"EDITOR": f"{sys.executable} {editor}"})
-    assert "mem: redacted 1 secret: 1 password" in result.stderr and f"saved {memory_id}" in result.stderr
+    assert "mem: redacted 1 secret: 1 password" in result.stderr and f"saved {short_id(memory_id)}" in result.stderr
     assert load_file(memory_files()[0])["raw"] == "the staging database lives on db-3, password=[REDACTED:password]"
     assert secret not in memory_files()[0].read_text()
 

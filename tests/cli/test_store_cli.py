@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import add, jsonl, load_file, memory_files, ok, run, store_root
+from helpers import add, jsonl, load_file, memory_files, ok, run, short_id, store_root
 from locations import FAKE_MEM
 
 from memcli.cli import memory_cmd
@@ -276,8 +276,9 @@ def test_rm_deletes_several_and_never_guesses():
     refused = run("rm", "-y", third, common)
     assert refused.exit_code == 4
     assert len(memory_files()) == 3
+    named = short_id(first)
     result = ok("rm", "-y", first, second[:24])
-    assert f"deleted {first}" in result.stderr
+    assert f"deleted {named}" in result.stderr
     assert [m["id"] for m in jsonl(ok("ls", "--jsonl").stdout)] == [third]
 
 
@@ -304,7 +305,7 @@ def test_edit_saves_a_valid_change_and_recompresses(tmp_path, fakes):
     memory_id = add(LONG)
     editor = write_editor(tmp_path, "p.write_text(t.replace('single Hetzner box', 'single Scaleway box').replace('tags: []', 'tags: [x]'))")
     result = ok("edit", memory_id, env={"EDITOR": editor})
-    assert f"saved {memory_id}" in result.stderr
+    assert f"saved {short_id(memory_id)}" in result.stderr
     shown = json.loads(ok("show", memory_id, "--json", "--with-raw").stdout)
     assert "Scaleway" in shown["content_raw"] and "Scaleway" in shown["content"] and "Hetzner" not in shown["content"]
     assert shown["tags"] == ["x"]
@@ -336,7 +337,8 @@ def test_export_then_import_into_a_new_store_keeps_everything(tmp_path, fakes):
     assert "imported 2, skipped 0 already stored, 0 invalid" in result.stderr
     assert jsonl(ok("--dir", other, "export").stdout) == records
     again = ok("--dir", other, "import", "--json", input=exported)
-    assert json.loads(again.stdout) == {"imported": 0, "duplicates": 2, "invalid": 0, "refused": 0, "redacted": {}}
+    assert json.loads(again.stdout) == {"imported": 0, "duplicates": 2, "invalid": 0, "refused": 0,
+                                       "forms_dropped": 0, "redacted": {}}
 
 
 def test_import_reports_bad_lines_and_keeps_the_good_ones(tmp_path):

@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from helpers import add, jsonl, load_file, memory_files, ok, open_mem, run, store_root
+from helpers import add, jsonl, load_file, memory_files, ok, open_mem, run, short_id, store_root
 from locations import FIXTURES
 
 from memcli.cli import memory_cmd
@@ -38,7 +38,7 @@ def test_an_update_is_a_new_file_and_the_old_one_stays_as_history():
 
     shown = ok("show", first)  # an old id shows the current version, and says so
     assert "6432 behind PgBouncer" in shown.stdout and "replaced 2 earlier versions" in shown.stdout
-    assert f"{first} was replaced" in shown.stderr
+    assert f"{short_id(first)} was replaced" in shown.stderr
     as_json = json.loads(ok("show", second, "--json").stdout)
     assert (as_json["id"], as_json["replaced"]) == (third, 2)
 
@@ -88,7 +88,7 @@ def test_add_supersedes_and_an_exact_duplicate_becomes_the_update():
     # Text already stored as a current memory is linked, not stored twice.
     later = add("the billing database is in Frankfurt")
     again = ok("add", "the billing database is in Frankfurt", "--supersedes", new)
-    assert again.stdout.strip() == later and f"replaces {new}" in again.stderr
+    assert again.stdout.strip() == later and f"replaces {short_id(new)}" in again.stderr
     assert ids_of("ls") == [later]
     assert len(memory_files()) == 3
 
@@ -114,8 +114,9 @@ def test_rm_of_a_chain_removes_every_version_and_says_which():
     first = add("the VPN endpoint is vpn.example.com")
     second = ok("update", first, "the VPN endpoint is vpn2.example.com").stdout.strip()
     keep = add("an unrelated note about lunch")
+    named = f"deleted {short_id(second)} with its 1 other version: {short_id(first)}"
     removed = ok("rm", "-y", second)
-    assert f"deleted {second} with its 1 other version: {first}" in removed.stderr
+    assert named in removed.stderr
     assert [p.stem for p in memory_files()] == [keep]
 
 
@@ -147,7 +148,7 @@ def test_a_near_duplicate_is_stored_and_named_with_a_hint():
     result = ok("add", "the nightly backup job starts at three UTC on the ops host")
     new = result.stdout.strip()
     assert new != first and len(memory_files()) == 2
-    assert f"similar to {first} (" in result.stderr
+    assert f"similar to {short_id(first)} (" in result.stderr
     unrelated = ok("add", "Maria is learning Japanese for a trip to Kyoto")
     assert "similar" not in unrelated.stderr
     as_json = json.loads(ok("add", "the nightly backup job starts at four UTC on the ops host", "--json").stdout)
@@ -156,14 +157,14 @@ def test_a_near_duplicate_is_stored_and_named_with_a_hint():
     # The hinted id works, though the memories were made in the same second (their ids begin alike).
     hint = re.search(r"run the same add with --supersedes (\S+)", result.stderr).group(1)
     replaced = ok("add", "the nightly backup job starts at five UTC on the ops host", "--supersedes", hint)
-    assert f"replaces {first}" in replaced.stderr
+    assert f"replaces {short_id(first)}" in replaced.stderr
 
 
 def test_on_similar_update_replaces_the_closest_memory():
     first = add("the weekly sync is on tuesdays at 14:00 in room 4")
     result = ok("add", "the weekly sync is on thursdays at 14:00 in room 4", "--on-similar", "update")
     new = result.stdout.strip()
-    assert f"{new} replaces {first}" in result.stderr
+    assert f"{short_id(new)} replaces {short_id(first)}" in result.stderr
     assert ids_of("ls") == [new]
     kept = ok("add", "the weekly sync is on fridays at 14:00 in room 4", "--on-similar", "keep").stdout.strip()
     assert set(ids_of("ls")) == {new, kept}

@@ -19,7 +19,7 @@ import fake_secrets as fs
 import fakes as fakes_module
 import mcp_client
 import pytest
-from helpers import add, jsonl, load_file, memory_files, ok, run, store_root
+from helpers import add, jsonl, load_file, memory_files, ok, run, short_id, store_root
 
 from memcli.privacy.redact import redact
 
@@ -121,7 +121,7 @@ def test_an_edit_that_adds_a_key_holding_an_aws_secret_saves_it_redacted(tmp_pat
     editor = write_editor(tmp_path, f"p.write_text(t + '{AWS_SECRET_LINE}: {secret}\\nci:\\n  bot: {token}\\n"
                                     f"tags: [x]\\n'.replace('tags: []\\n', ''))")
     result = ok("edit", memory_id, env={"EDITOR": editor})
-    assert f"saved {memory_id}" in result.stderr and "redacted 2 secrets" in result.stderr
+    assert f"saved {short_id(memory_id)}" in result.stderr and "redacted 2 secrets" in result.stderr
     data = load_file(memory_files()[0])
     assert data[AWS_SECRET_LINE] == "[REDACTED:aws-secret-key]"
     assert data["ci"] == {"bot": "[REDACTED:github-token]"}

@@ -39,6 +39,11 @@ def open_mem():
     return Mem.open(providers=fakes.current)
 
 
+def short_id(memory_id: str) -> str:
+    """The short id that listings and messages show for a memory."""
+    return open_mem().catalog.short_id(memory_id)
+
+
 def store_root() -> Path:
     return Path(os.environ["MEM_DIR"])
 

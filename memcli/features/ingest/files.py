@@ -37,8 +37,9 @@ from memcli.core.writing import relabel, remove, write_each
 from memcli.errors import InputError, Refused
 from memcli.features.ingest.chunk import split
 from memcli.index.filters import Filters
+from memcli.index.versions import chain
 from memcli.privacy.reading import Pin, read_pinned
-from memcli.store.memory import normalise_tags
+from memcli.store.memory import Memory, normalise_tags
 from memcli.store.sources import CHUNK, glob_escape, written
 from memcli.util.progress import Progress
 from memcli.util.textio import decode, looks_binary
@@ -110,10 +111,10 @@ def ingest(mem, paths: Iterable[Path | str], *, tags: Iterable[str] = (), dry_ru
         if isinstance(chunks, list):
             _sync_file(mem, source, chunks, stored.get(source, []), tags, report, ticks, dry_run=dry_run, defer=defer)
     ticks.finish()
-    gone = [m for source, chunks in stored.items() if source not in present for m in chunks]
+    gone = [entry for source, chunks in stored.items() if source not in present for entry in chunks]
     if remove_orphans:
         if gone and not dry_run:
-            remove(mem, gone)
+            remove(mem, _every_version(mem, gone))
         report.removed += len(gone)
     else:
         report.orphaned = len(gone)
@@ -155,15 +156,41 @@ def _files(mem, roots: list[_Root], report: IngestReport, follow_links: bool) ->
     return list(files.values())
 
 
-def _stored_chunks(mem, roots: list[_Root]) -> dict[str, list]:
-    """Chunks that ingest stored earlier under the roots, by the path of their file, in chunk order."""
+@dataclass
+class _Stored:
+    """The current memory of a chunk, and the text ingest stored for it: the memory's own, or, when a
+    person corrected the chunk with `mem update`, the text of the version ingest wrote."""
+
+    memory: Memory
+    text: str
+
+    @property
+    def corrected(self) -> bool:
+        return self.memory.written_by != WRITTEN_BY
+
+
+def _stored_chunks(mem, roots: list[_Root]) -> dict[str, list[_Stored]]:
+    """Chunks that ingest stored earlier under the roots, by the path of their file, in chunk order. A
+    chunk corrected with `mem update` is its file's chunk still (the correction is its current version),
+    so a re-run neither stores the old text beside it nor takes it for a chunk of its own."""
     chunks: dict[str, dict] = {}
     for root in roots:
         for memory in listing(mem, Filters(source=root.glob())):
             found = CHUNK.match(memory.source or "")
-            if memory.written_by == WRITTEN_BY and found and root.holds(found["path"]):
-                chunks.setdefault(found["path"], {})[memory.id] = memory
-    return {path: sorted(by_id.values(), key=_number) for path, by_id in chunks.items()}
+            text = _ingested_text(mem, memory)
+            if text is not None and found and root.holds(found["path"]):
+                chunks.setdefault(found["path"], {})[memory.id] = _Stored(memory, text)
+    return {path: sorted(by_id.values(), key=lambda stored: _number(stored.memory)) for path, by_id in chunks.items()}
+
+
+def _ingested_text(mem, memory: Memory) -> str | None:
+    """The text ingest stored for this memory's chunk: its own when ingest wrote it, else that of the
+    newest version ingest wrote in its chain; None when ingest wrote none of them."""
+    if memory.written_by == WRITTEN_BY:
+        return memory.raw
+    if not memory.supersedes:
+        return None
+    return next((version.raw for version in chain(mem.catalog, memory.id) if version.written_by == WRITTEN_BY), None)
 
 
 class _Ticks:
@@ -219,12 +246,15 @@ def _chunks(mem, pinned: Pin, source: str, report: IngestReport) -> list[str] | 
     return split(redacted, mem.settings.ingest_chunk_chars)
 
 
-def _sync_file(mem, source: str, chunks: list[str], stored: list, tags: list[str], report: IngestReport,
+def _sync_file(mem, source: str, chunks: list[str], stored: list[_Stored], tags: list[str], report: IngestReport,
                ticks: _Ticks, *, dry_run: bool, defer: bool) -> None:
-    """Bring the stored chunks of one file in step with its text."""
-    pool: dict[str, list] = {}
-    for memory in stored:
-        pool.setdefault(memory.raw, []).append(memory)
+    """Bring the stored chunks of one file in step with its text. A chunk is matched by the text ingest
+    stored for it, so a correction made with `mem update` stands while its part of the file is as it
+    was (a correction is taken before a stale copy of the same chunk); when that part changes, the new
+    text becomes the correction's next version."""
+    pool: dict[str, list[_Stored]] = {}
+    for entry in sorted(stored, key=lambda entry: not entry.corrected):
+        pool.setdefault(entry.text, []).append(entry)
     new: list[tuple[str, str]] = []
     updated = 0
     for n, chunk in enumerate(chunks, 1):
@@ -235,8 +265,9 @@ def _sync_file(mem, source: str, chunks: list[str], stored: list, tags: list[str
             report.redacted = dict(Counter(report.redacted) + Counter(_MARKER_KIND.findall(chunk)))
             continue
         ticks.tick()
-        memory = next((m for m in same_text if m.source == chunk_source), same_text[0])
-        same_text.remove(memory)
+        entry = next((e for e in same_text if e.memory.source == chunk_source), same_text[0])
+        same_text.remove(entry)
+        memory = entry.memory
         wanted_tags = memory.tags + [t for t in tags if t not in memory.tags]
         if memory.source == chunk_source and wanted_tags == memory.tags:
             report.unchanged += 1
@@ -244,21 +275,36 @@ def _sync_file(mem, source: str, chunks: list[str], stored: list, tags: list[str
         updated += 1
         if not dry_run:
             relabel(mem, memory, source=chunk_source, tags=wanted_tags)
+    gone = [entry for left in pool.values() for entry in left]
+    # A corrected chunk whose part of the file changed is replaced by the new text at its place.
+    replaced = {e.memory.source: e for e in gone if e.corrected and e.memory.source in {s for _, s in new}}
     if new and not dry_run:
-        stored = write_each(mem, new, tags=tags, written_by=WRITTEN_BY, compressing=Compressing(defer=defer),
-                            check_source=False)
-        report.pending += sum(1 for result in stored if result.memory.status == "pending")
+        stored_now = write_each(mem, new, tags=tags, written_by=WRITTEN_BY, compressing=Compressing(defer=defer),
+                                check_source=False)
+        report.pending += sum(1 for result in stored_now if result.memory.status == "pending")
+        for result in stored_now:
+            old = replaced.get(result.memory.source)
+            if old is not None:
+                relabel(mem, result.memory, source=result.memory.source, tags=result.memory.tags,
+                        supersedes=[old.memory.id])
     for _ in new:  # new chunks count once stored (embedded together, above)
         ticks.tick()
     added = len(new)
-    gone = [memory for left in pool.values() for memory in left]
+    gone = [e for e in gone if e.memory.source not in replaced or replaced[e.memory.source] is not e]
     if gone and not dry_run:
-        remove(mem, gone)
+        remove(mem, _every_version(mem, gone))
     report.added += added
     report.updated += updated
     report.removed += len(gone)
     if added or updated or gone:
         log.info("%s: %d added, %d updated, %d removed", source, added, updated, len(gone))
+
+
+def _every_version(mem, entries: list[_Stored]) -> list[Memory]:
+    """What removing chunks removes: a corrected chunk with every version of it, or the version ingest
+    wrote would be current again."""
+    return [version for entry in entries
+            for version in (chain(mem.catalog, entry.memory.id) if entry.corrected else [entry.memory])]
 
 
 class _Binary(Exception):
