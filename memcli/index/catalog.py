@@ -66,6 +66,7 @@ class Catalog(CatalogQueries):
         self._last_write_ns = 0  # when this process last wrote or deleted a memory file
         self.looks = Looks(self)
         self.in_memory = False  # the file cannot be written (read-only, full): this process works on a copy
+        self._said_in_memory = False
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -75,7 +76,7 @@ class Catalog(CatalogQueries):
         return self._db
 
     def _open(self) -> sqlite3.Connection:
-        if self.in_memory or self.store.read_only:
+        if self.store.read_only:
             return self._copy_in_memory(None)
         try:
             db = db_file.open_db(self.store.index_dir, self.store.lock)
@@ -83,17 +84,18 @@ class Catalog(CatalogQueries):
             if not db_file.is_unwritable(exc):
                 raise
             return self._copy_in_memory(describe(exc))
+        self.in_memory = False
         self.store.protect(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
         return db
 
     def _copy_in_memory(self, why: str | None) -> sqlite3.Connection:
         """`why` the index cannot be written; None for a store this process may not write at all (read-only
         media, another user's folder), where reading it so is no surprise worth a warning."""
-        if not self.in_memory:
+        if not self._said_in_memory:
             log.log(logging.INFO if why is None else logging.WARNING,
                     "cannot write the index at %s (%s); this command works on a copy of it in memory",
                     self.store.index_dir, why or "the store is read-only")
-        self.in_memory = True
+        self.in_memory = self._said_in_memory = True
         return db_file.in_memory(self.store.index_dir)
 
     def _coping(self, exc: BaseException) -> bool:
@@ -126,8 +128,10 @@ class Catalog(CatalogQueries):
     def catch_up(self, patience: float = 1) -> Changes:
         """For a long-lived process (the MCP server), before each request: take in what other processes,
         an editor or git changed since the last look (see refresh for the cost and `patience`), and
-        reopen a catalog that another process rebuilt (`mem reindex`)."""
-        if self._db is not None and _identity(self.path) != self._identity:
+        reopen a catalog that another process rebuilt (`mem reindex`), or the file again after working on
+        a copy in memory (a disk that was full may have room now)."""
+        if self._db is not None and (_identity(self.path) != self._identity
+                                     or (self.in_memory and not self.store.read_only)):
             self.close()
         return self.refresh(force=True, patience=patience)
 

@@ -4,6 +4,7 @@ that does not answer, a model still running when its compression timed out, a re
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import signal
@@ -204,3 +205,38 @@ def test_add_killed_while_a_provider_never_answers_has_stored_the_memory():
     stored = jsonl(ok("ls", "--jsonl", "--raw").stdout)
     assert [(m["content"], m["tags"]) for m in stored] == [(LONG_NOTE, ["billing"])]
     assert [load_file(path)["compression"]["status"] for path in memory_files()] == ["pending"]
+
+
+def test_a_long_lived_process_writes_its_index_to_disk_again_once_there_is_room(small_disk, caplog):
+    """The MCP server on a disk that fills up and is freed: answers throughout, warns once, and then keeps
+    its index on disk again (a copy in memory would re-read every file at each request)."""
+    from memcli.core.mem import Mem
+    from memcli.index.filters import Filters
+
+    def catch_up() -> set[str]:
+        """What the server does before each request; the ids it then lists. (Each CLI run above replaces
+        the logger's handlers with its own, so the test's is put back each time.)"""
+        logging.getLogger("memcli").addHandler(caplog.handler)
+        try:
+            server.catalog.catch_up()
+        finally:
+            logging.getLogger("memcli").removeHandler(caplog.handler)
+        return {m.id for m in server.catalog.list(Filters())}
+
+    ok("init")
+    first = add("the deploy window is Friday 16:00", "--no-compress")
+    server = Mem.open(providers=fake_models.current)
+    catch_up()
+    later = add("the cache layer evicts after ten minutes", "--no-compress")  # another process, while room
+    filler = small_disk / "filler"
+    with open(filler, "wb") as handle, pytest.raises(OSError):
+        while True:
+            handle.write(b"\0" * 65536)
+            handle.flush()
+    assert catch_up() >= {first, later}
+    assert catch_up() >= {first, later}
+    filler.unlink()
+    third = add("the queue retries three times", "--no-compress")
+    assert catch_up() >= {first, later, third}
+    assert not server.catalog.in_memory
+    assert len([r for r in caplog.records if "copy of it in memory" in r.getMessage()]) == 1
