@@ -11,11 +11,12 @@ which keeps a late duplicate out too.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import time
 from pathlib import Path
+
+from memcli.util.locks import flock_held
 
 FOLDER = ".capture"
 CONTEXT = "context.md"
@@ -87,13 +88,8 @@ class Spool:
         path = self.root / name
         if not path.exists():
             return False
-        with open(path, "a") as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return True
-            fcntl.flock(handle, fcntl.LOCK_UN)
-        return False
+        with open(path, "a") as handle, flock_held(handle) as free:
+            return not free
 
     # -- the drain's side ----------------------------------------------------------------------------
 
@@ -108,16 +104,8 @@ class Spool:
     @contextlib.contextmanager
     def _try_lock(self, name: str):
         self.ensure()
-        with open(self.root / name, "a") as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                yield False
-                return
-            try:
-                yield True
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with open(self.root / name, "a") as handle, flock_held(handle) as held:
+            yield held
 
     def summary(self) -> dict | None:
         """For `mem status`: events waiting, when the last one came, what the drains did, the problems."""
@@ -228,9 +216,5 @@ class Spool:
     @staticmethod
     @contextlib.contextmanager
     def _locked(path: Path):
-        with open(path, "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with open(path, "a") as handle, flock_held(handle, wait=True):
+            yield

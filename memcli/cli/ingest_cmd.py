@@ -17,7 +17,8 @@ from memcli.cli.common import (
     redaction_note,
 )
 from memcli.cli.options import no_gitignore_option, output_options, tag_option
-from memcli.errors import NOTHING, Refused
+from memcli.errors import NOTHING, MemError, Refused
+from memcli.util.words import counted
 
 
 @click.command()
@@ -45,6 +46,10 @@ def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json, follo
     waits for it). PATH is written relative to the project of a .mem/ store (or the store folder), else
     as ~/... or absolute.
 
+    A chunk of a markdown file starts with the headings it sits under (`Install > Linux`) unless it
+    opens with a heading, and a code block stays with the sentence before it. A PATH that does not exist is
+    named on stderr, the others are still ingested, and the exit code is 3.
+
     Run it again after editing: unchanged chunks stay as they are (same ids), changed ones are
     replaced, and the chunks of a deleted file stay unless --prune. The summary goes to stderr.
 
@@ -61,27 +66,32 @@ def ingest(env: Env, paths, tags, dry_run, remove_orphans, defer, as_json, follo
         report = run_ingest(mem, paths, tags=tags, dry_run=dry_run, remove_orphans=remove_orphans, defer=defer,
                             follow_links=follow_links, progress=progress)
     announce_new_store(env)
+    for path in report.missing:
+        click.echo(f"mem: no such file or folder: {path}", err=True)
     for refused in report.refused:
         click.echo(f"mem: {refused}", err=True)
     click.echo(_summary(report), err=True)
     if as_json:
         echo_json(report.to_dict())
+    if report.missing:
+        raise click.exceptions.Exit(MemError.exit_code)
     if report.refused:
         raise click.exceptions.Exit(Refused.exit_code)
 
 
 def _summary(report) -> str:
-    files = (f"{report.seen} paths: {report.files} files read, {report.ignored} ignored, {report.binary} binary"
+    files = (f"{counted(report.seen, 'path')}: {counted(report.files, 'file')} read, {report.ignored} ignored, {report.binary} binary"
              + (f", {report.skipped} skipped" if report.skipped else "")
-             + (f", {len(report.refused)} refused" if report.refused else ""))
+             + (f", {len(report.refused)} refused" if report.refused else "")
+             + (f", {len(report.missing)} missing" if report.missing else ""))
     chunks = (f"chunks: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
               f"{report.removed} removed")
     lines = [("dry run, nothing stored: " if report.dry_run else "") + f"{files}; {chunks}"]
     if report.orphaned:
-        lines.append(f"kept {report.orphaned} chunk{'s' if report.orphaned != 1 else ''} of files no longer "
+        lines.append(f"kept {counted(report.orphaned, 'chunk')} of files no longer "
                      "there (--prune deletes them)")
     if report.pending:
-        lines.append(f"{report.pending} chunk{'s' if report.pending != 1 else ''} wait for compression: "
+        lines.append(f"{counted(report.pending, 'chunk')} {'waits' if report.pending == 1 else 'wait'} for compression: "
                      "run `mem compress --pending`")
     note = redaction_note(report.redacted)
     if note:

@@ -24,7 +24,8 @@ from memcli.errors import MemError, Refused
 @pass_env
 def export(env: Env, tags, since, until, source, limit) -> None:
     """Write memories, with every field, as JSON lines (oldest first) to stdout; the filters are those
-    of `mem ls`, and every version is written (`mem import` rebuilds the history)."""
+    of `mem ls`, and every version is written (`mem import` rebuilds the history). Without a filter or
+    a limit the threads follow (a line per thread, then one per message), so the file is a whole backup."""
     from memcli.features.transfer import export
 
     mem = env.mem()
@@ -41,7 +42,9 @@ def export(env: Env, tags, since, until, source, limit) -> None:
 def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool) -> None:
     """Read memories as JSON lines (as `mem export` writes them) from FILE or stdin.
 
-    Ids and timestamps are kept; a memory whose id or text is already stored is skipped. Lines that
+    Ids and timestamps are kept; a memory whose id or text the store already held is skipped (a text
+    stored twice in the file is imported twice, as it was), and threads and their messages are added
+    unless already there. Lines that
     are not valid records are reported with their line number; the others are still imported.
     Records are redacted like `mem add` (a redacted one gets a new compressed form); a record that
     keeps a private key, or whose source .memignore names, is refused (exit 7 if nothing was invalid).
@@ -66,15 +69,23 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     say_redacted(report.redacted)
     summary = {"imported": report.imported, "duplicates": report.duplicates, "invalid": len(report.invalid),
                "refused": len(report.refused), "forms_dropped": len(report.dropped), "redacted": report.redacted}
+    if report.thread_lines:
+        summary.update(threads=report.threads, messages=report.messages)
     if as_json:
         echo_json(summary)
     refused = f", {len(report.refused)} refused" if report.refused else ""
+    threads = (f"; {_count(report.threads, 'thread')} and {_count(report.messages, 'message')} added"
+               if report.thread_lines else "")
     click.echo(f"mem: imported {report.imported}, skipped {report.duplicates} already stored, "
-               f"{len(report.invalid)} invalid{refused}", err=True)
+               f"{len(report.invalid)} invalid{refused}{threads}", err=True)
     if report.invalid:
         raise click.exceptions.Exit(MemError.exit_code)
     if report.refused:
         raise click.exceptions.Exit(Refused.exit_code)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 COMMANDS = [export, import_]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Container, Iterable
 
 from memcli.config import ON_SIMILAR
 from memcli.core import reading
@@ -213,16 +213,17 @@ def _supersede(mem: Mem, memory: Memory, olds: list[Memory], tags: list[str] | N
 
 
 def commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe: bool,
-           replaces: str | None = None) -> list[Memory | None]:
+           replaces: str | None = None, apart: Container[str] = ()) -> list[Memory | None]:
     """Memories that have passed the gate, stored: compression (None keeps the memory's own `compressed`
     and `compression`), the vectors (one embedding call for all), then the files and the index under one
-    lock. For each write, in order, the memory already stored when `dedupe` finds its text (or its id),
-    which writes nothing; else None."""
-    return [stored for stored, _, _ in _commit(mem, writes, dedupe=dedupe, replaces=replaces)]
+    lock. For each write, in order, the memory already stored when `dedupe` finds its text (held by a
+    memory other than those `apart` names) or its id, which writes nothing; else None."""
+    return [stored for stored, _, _ in _commit(mem, writes, dedupe=dedupe, replaces=replaces, apart=apart)]
 
 
 def _commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe: bool, replaces: str | None = None,
-            whole: bool = False, first: bool = True) -> list[tuple[Memory | None, object, object]]:
+            whole: bool = False, apart: Container[str] = (),
+            first: bool = True) -> list[tuple[Memory | None, object, object]]:
     """`commit`, with the vectors each new memory got: (stored already or None, vector, whole-text
     vector when `whole`).
 
@@ -232,7 +233,8 @@ def _commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe
     leaves the memory stored, and `mem compress --pending` finishes it. Otherwise (text made again from
     a file or a thread: chunks, summaries) the models work first, so a kill leaves nothing at all."""
     mem.ensure_store()
-    results: list = [[_stored_as(mem, m.id, content_key(m.raw)) if dedupe else None, None, None] for m, _ in writes]
+    results: list = [[_stored_as(mem, m.id, content_key(m.raw), apart) if dedupe else None, None, None]
+                     for m, _ in writes]
     todo = [(n, memory) for n, ((memory, _), (existing, _, _)) in enumerate(zip(writes, results)) if existing is None]
     later = []
     for n, memory in todo:
@@ -248,7 +250,7 @@ def _commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe
     with mem.store.lock():
         for n, memory in todo:
             # Another process (or an earlier write of this batch) may have stored the same text meanwhile.
-            existing = _stored_as(mem, memory.id, content_key(memory.raw)) if dedupe else None
+            existing = _stored_as(mem, memory.id, content_key(memory.raw), apart) if dedupe else None
             if existing:
                 results[n][0] = existing
             else:
@@ -287,12 +289,12 @@ def _index(mem: Mem, todo: list[tuple[int, Memory]], labels: dict[int, int | Non
             results[n][1:] = vector, whole_vector
 
 
-def _stored_as(mem: Mem, memory_id: str, key: str) -> Memory | None:
-    """The stored memory with this id or this text, if any."""
+def _stored_as(mem: Mem, memory_id: str, key: str, apart: Container[str] = ()) -> Memory | None:
+    """The stored memory with this id, or with this text (one that `apart` names aside), if any."""
     mem.catalog.refresh()
     if reading.known_id(mem, memory_id):
         return mem.catalog.get(memory_id)
-    found = mem.catalog.find_content(key)
+    found = mem.catalog.find_content(key, apart)
     return mem.catalog.get(found) if found else None
 
 
@@ -302,7 +304,7 @@ def _save(mem: Mem, memory: Memory, old_relpath: str | None = None) -> int | Non
     or source) pass it here, so nothing reaches the file or the catalog unscreened."""
     fields, _ = mem.gate.screen(memory.to_dict(), skip=("raw", "compressed"))
     if fields != memory.to_dict():
-        vars(memory).update(vars(Memory.from_dict(fields, memory.id)))
+        vars(memory).update(vars(Memory.from_dict(fields, memory.id)), comments=memory.comments)
     if memory.supersedes:
         refuse_loop(mem.catalog, memory.id, memory.supersedes)  # the last guard: callers refuse before
     relpath = mem.store.write(memory)

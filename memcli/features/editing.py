@@ -6,7 +6,8 @@ refused) and the same pipeline (memcli.core.writing.commit), and nothing is writ
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 
 from memcli.core.compressing import Compressing
 from memcli.core.mem import Mem
@@ -14,6 +15,7 @@ from memcli.core.reading import relpath_of
 from memcli.core.writing import check_size, commit
 from memcli.errors import InvalidMemory
 from memcli.index.versions import refuse_loop
+from memcli.store.comments import comments_of, with_comments
 from memcli.store.memory import Memory, clean_input, now_utc
 from memcli.store.yamlfile import parse_yaml
 
@@ -25,11 +27,15 @@ class EditResult:
 
 
 def edit_text(mem: Mem, memory: Memory) -> str:
-    return mem.store.read(relpath_of(mem, memory.id)).to_yaml()
+    """The memory's file as mem writes it, with the comments a person wrote in it."""
+    path = mem.store.file_path(relpath_of(mem, memory.id))
+    text = path.read_text(encoding="utf-8")
+    return with_comments(Memory.from_yaml(text, relpath_of(mem, memory.id)).to_yaml(), comments_of(text))
 
 
 def save_edit(mem: Mem, memory: Memory, text: str) -> EditResult:
-    """Validate an edited file, redact it and save it. Raises before writing anything."""
+    """Validate an edited file, redact it (its comments too) and save it. Raises before writing anything.
+    A change of comments alone is a change."""
     origin = f"edited memory {memory.id}"
     record = parse_yaml(text, origin)
     if not isinstance(record, dict):
@@ -37,10 +43,15 @@ def save_edit(mem: Mem, memory: Memory, text: str) -> EditResult:
     if record.get("source") != memory.source and isinstance(record.get("source"), str):
         mem.gate.refuse_ignored_source(record["source"])
     record, redacted = mem.gate.screen(record)
+    comments = comments_of(text)
+    screened, in_comments = mem.gate.screen({"comments": [comment.text for comment in comments]})
+    comments = [replace(comment, text=clean) for comment, clean in zip(comments, screened["comments"])]
+    redacted = dict(Counter(redacted) + Counter(in_comments))
     edited = Memory.from_dict(record, origin)
+    edited.comments = comments
     if edited.id != memory.id:
         raise InvalidMemory(f"the id cannot be changed (was {memory.id}, now {edited.id})")
-    if edited.to_dict() == memory.to_dict():
+    if edited.to_dict() == memory.to_dict() and comments == comments_of(edit_text(mem, memory)):
         return EditResult(None, redacted)
     if edited.supersedes != memory.supersedes:
         refuse_loop(mem.catalog, edited.id, edited.supersedes)

@@ -1,7 +1,14 @@
-"""Export and import as JSON lines: one memory per line, ids and timestamps kept.
+"""Export and import as JSON lines: one memory per line, ids and timestamps kept; a whole export also
+carries the threads (a line per thread, then one per message: memcli.threads.files), so a backup keeps
+every conversation.
 
-An import line is either an exported memory (`raw`, `id`, times, ...) or a read-contract record
-(`content_raw`/`content`); fields that only describe a read (`score`, `query`, `optimized`) are dropped.
+An import line is either an exported memory (`raw`, `id`, times, ...), a read-contract record
+(`content_raw`/`content`; fields that only describe a read, `score`, `query`, `optimized`, are dropped),
+or a thread's line (`type` thread or message).
+
+A memory whose id, or whose text, the store held before the import is skipped. Texts are not compared
+between the records of one file: a store that held one text twice (`mem add --allow-duplicate`, the
+same paragraph ingested from two files) comes back as it was.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from memcli.index.filters import Filters
 from memcli.index.versions import refuse_loop
 from memcli.store import ids
 from memcli.store.memory import Memory, clean_input, now_utc
+from memcli.threads.files import MESSAGE_RECORD, THREAD_RECORD, Threads
 from memcli.util.progress import Progress
 from memcli.util.textio import json_object
 
@@ -35,25 +43,33 @@ class ImportReport:
     refused: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # "line N: why" of compressed forms the guard refused
     redacted: dict[str, int] = field(default_factory=dict)
+    written: set[str] = field(default_factory=set)  # ids of the memories imported
+    thread_lines: int = 0  # thread and message lines read
+    threads: int = 0  # threads made
+    messages: int = 0  # messages written (the others were there already)
 
 
 def export(mem: Mem, filters: Filters = Filters(), limit: int | None = None) -> Iterator[dict]:
-    """The memories `filters` choose, as their stored fields, oldest first."""
+    """The memories `filters` choose, as their stored fields, oldest first; with no filter and no limit
+    (a backup), every thread after them."""
     if not mem.store.exists:
-        return iter(())
+        return
     mem.catalog.refresh()
-    return (memory.to_dict() for memory in mem.catalog.list(filters, limit, newest_first=False))
+    yield from (memory.to_dict() for memory in mem.catalog.list(filters, limit, newest_first=False))
+    if not filters and limit is None:
+        yield from Threads(mem).export()
 
 
 def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing: Compressing,
                  progress: Progress | None = None) -> ImportReport:
-    """Take exported JSON lines through the write pipeline: ids and timestamps kept, exact duplicates
-    (same id or same text) skipped, bad or refused lines reported and the rest imported. The lines are
-    read first, so `progress` counts records against a known total. A line may come as bytes (decoded
-    here, so one line that is not UTF-8 is reported, not the whole import), or as the error that reading
-    it met (textio.bounded_lines)."""
+    """Take exported JSON lines through the write pipeline: ids and timestamps kept, what the store held
+    already (same id, or same text as a memory not from this import) skipped, threads restored, bad or
+    refused lines reported and the rest imported. The lines are read first, so `progress` counts records
+    against a known total. A line may come as bytes (decoded here, so one line that is not UTF-8 is
+    reported, not the whole import), or as the error that reading it met (textio.bounded_lines)."""
     report = ImportReport()
     mem.ensure_store()
+    threads = Threads(mem)
     lines = list(lines)
     if progress:
         progress("importing memories", 0, len(lines))
@@ -66,7 +82,12 @@ def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing:
             text = _line_text(line, number)
             if not text.strip():
                 continue
-            record = parse_record(text, number)
+            record = json_object(text, f"line {number}", InvalidMemory)
+            if _is_thread_line(record):
+                report.thread_lines += 1
+                _restore(threads, record, number, report)
+                continue
+            record = memory_record(record, number)
             given = to_memory(record, number, mem.settings.max_input_bytes)
             mem.gate.refuse_ignored_source(given.source)
             # The record as given (tags not yet lower-cased, unknown keys and all) passes the gate.
@@ -124,13 +145,15 @@ def _commit(mem: Mem, batch: list, report: ImportReport, progress: Progress | No
     """Write a batch through the pipeline (one embedding call for all of it) and empty it."""
     from memcli.core.writing import commit
 
-    for (memory, _), existing in zip(batch, commit(mem, batch, dedupe=True)):
+    mine = report.written | {memory.id for memory, _ in batch}  # a text twice in the file is stored twice
+    for (memory, _), existing in zip(batch, commit(mem, batch, dedupe=True, apart=mine)):
         if existing:
             report.duplicates += 1
         else:
             report.imported += 1
             if memory.id in notes:
                 report.dropped.append(notes[memory.id])
+            report.written.add(memory.id)
         if progress:
             progress("importing memories", report.imported + report.duplicates + len(report.invalid)
                      + len(report.refused), total)
@@ -148,10 +171,28 @@ def _line_text(line: str | bytes | MemError, number: int) -> str:
     return line
 
 
+def _is_thread_line(record: dict) -> bool:
+    return record.get("type") in (THREAD_RECORD, MESSAGE_RECORD) and "raw" not in record
+
+
+def _restore(threads: Threads, record: dict, number: int, report: ImportReport) -> None:
+    """A thread's line written (its errors go up to the caller, which reports them by line)."""
+    written, redacted = threads.restore(record, f"line {number}")
+    report.redacted = dict(Counter(report.redacted) + Counter(redacted))
+    if written and record["type"] == THREAD_RECORD:
+        report.threads += 1
+    elif written:
+        report.messages += 1
+
+
 def parse_record(text: str, line: int) -> dict:
     """The fields an import line gives, as a memory record (read-only fields dropped, defaults filled
     in); InvalidMemory naming the line."""
-    record = json_object(text, f"line {line}", InvalidMemory)
+    return memory_record(json_object(text, f"line {line}", InvalidMemory), line)
+
+
+def memory_record(record: dict, line: int) -> dict:
+    """A memory line's object as a memory record (see parse_record)."""
     if "raw" not in record and isinstance(record.get("content_raw"), str):
         record["raw"] = record["content_raw"]
     if isinstance(record.get("raw"), str):

@@ -10,7 +10,7 @@ import json
 import os
 import sqlite3
 from dataclasses import replace
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Container, Iterable, Iterator
 
 from memcli.errors import AmbiguousId, NotFound
 from memcli.index import db as db_file
@@ -75,12 +75,11 @@ class CatalogQueries:
             raise NotFound(f"no memory with id {memory_id!r}")
         return _from_record(*row)
 
-    def find_content(self, key: str) -> str | None:
+    def find_content(self, key: str, besides: Container[str] = ()) -> str | None:
         """The current memory holding this text (an earlier version with it does not count: saying the old
-        thing again is news)."""
-        row = self.db.execute("SELECT id FROM memories WHERE content_key = ? AND superseded_by IS NULL LIMIT 1",
-                              (key,)).fetchone()
-        return row[0] if row else None
+        thing again is news), other than those `besides` names."""
+        rows = self.db.execute("SELECT id FROM memories WHERE content_key = ? AND superseded_by IS NULL", (key,))
+        return next((found for found, in rows if found not in besides), None)
 
     def list(self, filters: Filters, limit: int | None = None, newest_first: bool = True,
              offset: int = 0) -> Iterator[Memory]:

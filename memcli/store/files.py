@@ -19,6 +19,7 @@ import yaml
 
 from memcli.config import Settings
 from memcli.errors import InvalidMemory, StoreError
+from memcli.store.comments import comments_of, with_comments
 from memcli.store.memory import Memory
 from memcli.store.yamlfile import parse_yaml
 from memcli.util.fsutil import atomic_write
@@ -149,12 +150,15 @@ class Store:
         return path
 
     def write(self, memory: Memory) -> str:
-        """Write (or overwrite) a memory's file atomically; returns its path relative to the root."""
+        """Write (or overwrite) a memory's file atomically; returns its path relative to the root. The
+        comments a person wrote in the file it replaces stay (memcli.store.comments), unless the memory
+        brings its own (`mem edit`)."""
         relpath = memory.relpath()
         path = self.file_path(relpath)
         try:
+            kept = memory.comments if memory.comments is not None else _comments_in(path)
             self.make_dir(path.parent)
-            atomic_write(path, memory.to_yaml(), self.file_mode)
+            atomic_write(path, with_comments(memory.to_yaml(), kept), self.file_mode)
         except OSError as exc:
             raise StoreError(f"cannot write {relpath}: {exc.strerror or exc}") from None
         return relpath
@@ -262,6 +266,16 @@ class Store:
         finally:
             self._lock_depth = 0
             handle.close()
+
+
+def _comments_in(path: Path) -> list:
+    """The comments of the memory file at `path`; none when there is no file (a new memory)."""
+    try:
+        return comments_of(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"cannot read {path.name} to keep its comments: {exc}") from None
 
 
 def _ensure_lines(path: Path, lines: list[str], mode: int | None) -> None:

@@ -131,6 +131,8 @@ class Memory:
     supersedes: list[str] = field(default_factory=list)
     # Not in the file: the catalog fills it from the files that name this one in `supersedes`.
     superseded_by: str | None = field(default=None, compare=False)
+    # The comments its next file gets (memcli.store.comments); None keeps those of the file it replaces.
+    comments: list | None = field(default=None, compare=False, repr=False)
 
     @property
     def optimized(self) -> bool:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import os
 import re
 import shutil
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from memcli.errors import InputError, InvalidMemory, NotFound
 from memcli.index.filters import Filters
@@ -25,6 +26,7 @@ log = logging.getLogger("memcli")
 FOLDER = "threads"
 META = "thread.json"
 SOURCE_PREFIX = "thread/"
+THREAD_RECORD, MESSAGE_RECORD = "thread", "message"  # the `type` of a thread's lines in `mem export`
 MESSAGE_FILE = re.compile(r"^\d+-[0-9A-Z]{26}\.json$")
 SOURCE_RANGE = re.compile(r"^thread/(?P<id>[0-9A-Z]{26})#(?P<first>\d+)-(?P<last>\d+)$")
 
@@ -52,14 +54,8 @@ class Threads:
     def create(self, title: str | None = None) -> ThreadInfo:
         if title is not None:
             title = self.mem.gate.screen({"title": " ".join(title.split())})[0]["title"] or None
-        self.mem.ensure_store()
         info = ThreadInfo(id=ids.new_id(), title=title, created_at=now_utc())
-        folder = self.root / info.id
-        self.mem.store.make_dir(folder)
-        meta = {"id": info.id, "created_at": info.created_at}
-        if title:
-            meta["title"] = title
-        atomic_write(folder / META, json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
+        self._make(info.id, title, info.created_at)
         return info
 
     def append(self, thread_id: str, messages: Iterable[dict]) -> tuple[list[Message], dict[str, int]]:
@@ -119,6 +115,66 @@ class Threads:
                     (folder / message.filename).unlink(missing_ok=True)
                     removed += 1
         return removed
+
+    # -- moving between stores (mem export, mem import) ------------------------------------------
+
+    def export(self) -> Iterator[dict]:
+        """Every thread as records for JSON lines: the thread, then each of its messages in order. The
+        summaries are memories (exported with them), tied to the thread by its id, which import keeps."""
+        for thread_id in self._ids():
+            info = self.info(thread_id)
+            yield {"type": THREAD_RECORD, "id": thread_id, **({"title": info.title} if info.title else {}),
+                   "created_at": info.created_at}
+            for message in self.messages(thread_id):
+                yield {"type": MESSAGE_RECORD, "thread": thread_id, **message.to_dict()}
+
+    def restore(self, record: dict, origin: str) -> tuple[bool, dict[str, int]]:
+        """Write a record `export` made, keeping its ids, order and times, unless it is there already (a
+        thread's folder, a message's file); a message whose thread is not there makes it. Every string is
+        redacted first, as for `append`. Returns (whether it was written, the redaction counts)."""
+        is_thread = record.get("type") == THREAD_RECORD
+        thread_id = record.get("id" if is_thread else "thread")
+        if not isinstance(thread_id, str) or not ids.is_valid(thread_id):
+            raise InvalidMemory(f"{origin}: malformed thread id {str(thread_id)[:40]!r}")
+        if is_thread:
+            title = record.get("title")
+            if title is not None and not isinstance(title, str):
+                raise InvalidMemory(f"{origin}: 'title' must be text")
+            screened, redacted = self.mem.gate.screen({"title": title})
+            created = parse_time(record.get("created_at") or now_utc(), f"{origin}: created_at")
+            return self._make(thread_id, screened["title"], created), redacted
+        message = Message.from_dict({key: value for key, value in record.items() if key not in ("type", "thread")},
+                                    origin)
+        try:
+            content = clean_input(message.content)
+        except InputError as exc:
+            raise InvalidMemory(f"{origin}: {exc}") from None
+        screened, redacted = self.mem.gate.screen({"content": content, "name": message.name})
+        message.content, message.name = screened["content"], screened["name"] or None
+        self.mem.ensure_store()
+        with self.mem.store.lock():
+            self._make(thread_id, None, message.created_at)
+            path = self.root / thread_id / message.filename
+            if path.exists():
+                return False, redacted
+            atomic_write(path, message.to_json())
+            # `thread ls` orders threads by their last message file's time: the message's own, not the import's.
+            moment = dt.datetime.fromisoformat(message.created_at.replace("Z", "+00:00")).timestamp()
+            os.utime(path, (moment, moment))
+        return True, redacted
+
+    def _make(self, thread_id: str, title: str | None, created_at: str) -> bool:
+        """The thread's folder and thread.json, unless it exists; whether it was made."""
+        folder = self.root / thread_id
+        if folder.is_dir():
+            return False
+        self.mem.ensure_store()
+        self.mem.store.make_dir(folder)
+        meta = {"id": thread_id, "created_at": created_at}
+        if title:
+            meta["title"] = title
+        atomic_write(folder / META, json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
+        return True
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -223,8 +279,6 @@ def _after(memory_id: str) -> str:
 
 
 def _mtime(path) -> str:
-    import datetime as dt
-
     from memcli.store.memory import format_time
 
     try:

@@ -14,12 +14,14 @@ import json
 from dataclasses import dataclass
 
 from memcli.errors import InputError, InvalidMemory
+from memcli.store import ids
 from memcli.store.memory import parse_time
 from memcli.util.textio import json_object
 
 ROLES = ("system", "user", "assistant", "tool")
 ROLE_ALIASES = {"model": "assistant"}  # Gemini's name for the assistant
 SEQ_DIGITS = 6
+MAX_SEQ = 10 ** 12  # a sequence number is part of a file name: a runaway one must not make it too long
 
 
 def normalise_role(role: str) -> str:
@@ -62,14 +64,22 @@ class Message:
 
     @classmethod
     def from_json(cls, text: str, origin: str) -> "Message":
-        data = json_object(text, origin, InvalidMemory)
+        return cls.from_dict(json_object(text, origin, InvalidMemory), origin)
+
+    @classmethod
+    def from_dict(cls, data: dict, origin: str) -> "Message":
+        """A message file's fields (or an exported message's), checked; InvalidMemory naming `origin`."""
         try:
             seq, content, name = data["seq"], data["content"], data.get("name")
-            if not isinstance(seq, int) or seq < 1 or not isinstance(content, str):
+            if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq < MAX_SEQ:
+                raise TypeError(f"'seq' must be a whole number from 1, not {str(seq)[:20]!r}")
+            if not isinstance(content, str):
                 raise TypeError
             if name is not None and not isinstance(name, str):
                 raise TypeError
-            return cls(seq=seq, id=str(data["id"]), role=normalise_role(data["role"]), content=content,
+            if not isinstance(data["id"], str) or not ids.is_valid(data["id"]):
+                raise TypeError(f"malformed id {str(data['id'])[:40]!r}")
+            return cls(seq=seq, id=data["id"], role=normalise_role(data["role"]), content=content,
                        created_at=parse_time(data.get("created_at"), f"{origin}: created_at"), name=name)
         except (KeyError, TypeError, InputError) as exc:
             raise InvalidMemory(f"{origin}: not a thread message ({exc or 'bad field'})") from None

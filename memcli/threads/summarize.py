@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import fcntl
 import logging
 from typing import TYPE_CHECKING, Sequence
 
@@ -32,6 +31,7 @@ from memcli.errors import describe
 from memcli.threads.facts import ENDS, SENTENCE, facts, is_filler, words_of
 from memcli.threads.files import Fold, Threads, summary_source
 from memcli.util.fsutil import open_lock
+from memcli.util.locks import flock_held
 from memcli.threads.records import Message
 
 if TYPE_CHECKING:
@@ -265,13 +265,5 @@ def _summarizer_lock(path, wait: bool):
     """One summariser per thread; a second one gives way at once (the first folds what is due) unless
     it was asked to wait."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open_lock(path) as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with open_lock(path) as handle, flock_held(handle, wait) as held:
+        yield held

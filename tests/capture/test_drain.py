@@ -5,23 +5,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from helpers import ok, open_mem
 from payloads import claude, claude_bash, claude_edit, claude_read
 
 from memcli.capture.drain import drain
 from memcli.capture.hook import run
 from memcli.capture.spool import Spool
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    root = tmp_path / "proj"
-    root.mkdir()
-    monkeypatch.delenv("MEM_DIR")
-    monkeypatch.chdir(root)
-    ok("init", ".mem")
-    return root
 
 
 def send(*payloads) -> None:

@@ -9,24 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from fake_secrets import aws_access_key, github_token
 from helpers import ok, open_mem
 from payloads import claude, claude_bash
 
 from memcli.capture.drain import drain
 from memcli.capture.spool import Spool
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    """A project with its own store (.mem/), the folder the assistant works in."""
-    root = tmp_path / "proj"
-    root.mkdir()
-    monkeypatch.delenv("MEM_DIR")
-    monkeypatch.chdir(root)
-    ok("init", ".mem")
-    return root
 
 
 def hook(payload, *args, env=None) -> subprocess.CompletedProcess:

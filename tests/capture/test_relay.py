@@ -4,23 +4,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from helpers import ok
 from payloads import claude, claude_bash
 from test_hook import hook
 
 from memcli.capture.serve import HookServer
 from memcli.capture.spool import Spool
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    root = tmp_path / "proj"
-    root.mkdir()
-    monkeypatch.delenv("MEM_DIR")
-    monkeypatch.chdir(root)
-    ok("init", ".mem")
-    return root
 
 
 def test_a_served_store_queues_relayed_events_once_and_answers_session_start(project):

@@ -95,7 +95,7 @@ def test_no_bars_when_stderr_is_not_a_terminal(tmp_path):
     result = ok("ingest", tmp_path / "docs")
     assert "ingesting" not in result.stderr and "%" not in result.stderr
     summary, pending = result.stderr.strip().splitlines()[-2:]
-    assert summary.startswith("mem: 1 paths: 1 files read") and pending.endswith("run `mem compress --pending`")
+    assert summary.startswith("mem: 1 path: 1 file read") and pending.endswith("run `mem compress --pending`")
     add("x " * 300, "--defer")
     # the 12 chunks ingest queued, and the deferred add
     assert run("compress", "--pending").stderr.strip() == "mem: compressed 13 memories: 13 done"

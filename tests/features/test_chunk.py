@@ -129,10 +129,13 @@ def test_unicode_is_counted_in_characters_and_kept_intact():
 
 def test_code_fences_are_not_cut_at_their_comments_or_blank_lines():
     code = "```python\n# not a heading\nx = 1\n\n# still code\ny = 2\n```"
-    doc = "## Example\n\n" + sentences(6, 8) + "\n\n" + code + "\n\n" + sentences(6, 9)
-    chunks = split(doc, len(code) + 40)
-    assert_sound(doc, chunks, len(code) + 40)
-    assert any(code in c for c in chunks)
+    before = sentences(6, 8)
+    introduction = before[before.rstrip(".").rindex(".") + 2:]  # the code is kept with the sentence before it
+    doc = "## Example\n\n" + before + "\n\n" + code + "\n\n" + sentences(6, 9)
+    limit = len(introduction) + len(code) + 40
+    chunks = split(doc, limit)
+    assert_sound(doc, chunks, limit)
+    assert any(introduction + "\n\n" + code in c for c in chunks)
 
 
 def test_same_input_gives_same_chunks():

@@ -240,12 +240,6 @@ def test_an_explicitly_named_ignored_file_is_refused_like_add_file(project):
     assert not store_root().exists() or chunks() == {}
 
 
-def test_a_missing_path_is_a_usage_error_and_nothing_is_stored(project):
-    result = run("ingest", "docs", "nowhere")
-    assert result.exit_code == 2 and "no such file or folder: nowhere" in result.stderr
-    assert memory_files() == []
-
-
 def test_a_store_in_the_walked_folder_never_ingests_its_own_files(tmp_path, monkeypatch):
     notes = tmp_path / "notes"
     monkeypatch.setenv("MEM_DIR", str(notes))

@@ -5,7 +5,13 @@ paragraphs, sentences, lines, spaces, and last a hard cut inside a run longer th
 neighbours are packed back together up to the limit, and a heading always travels with the text below
 it. Chunks are slices of the input with surrounding whitespace trimmed, so no non-whitespace character
 is lost or reordered, and the same input always gives the same chunks (re-ingesting an unchanged file
-adds nothing). Headings and blank lines inside fenced code blocks are not boundaries.
+adds nothing). Headings, blank lines and sentence ends inside fenced code blocks are not boundaries,
+and a code block is never cut from the text just before it: that is the sentence saying what the code
+is for ("To install, run:"), and a chunk holding the code without it tells a reader nothing. A block
+longer than a chunk is cut between its lines, its first piece still opening with that sentence.
+
+`sections` also gives each chunk that does not open with a heading the path of headings it sits
+under ("Install > Linux"), so a chunk from the middle of a long section still says where it comes from.
 """
 
 from __future__ import annotations
@@ -25,11 +31,33 @@ _SPACE = re.compile(r"\s+")
 Range = tuple[int, int]  # [start, end) character offsets into the text
 
 
+TITLE_CHARS = 80  # a heading longer than this is cut in a path (one runaway line must not swell every chunk)
+
+
 def split(text: str, max_chars: int = 1500) -> list[str]:
     """Chunks of at most `max_chars` characters; whitespace-only text gives no chunk."""
+    return [chunk for _, chunk in sections(text, max_chars)]
+
+
+def sections(text: str, max_chars: int = 1500) -> list[tuple[tuple[str, ...], str]]:
+    """The chunks of `split`, each with the titles of the headings it sits under, outermost first; empty
+    for a chunk that opens with a heading (it says where it is, and its text stays the same when a
+    heading above it is renamed)."""
     if max_chars < 1:
         raise InputError("chunk size must be at least 1 character")
-    return [text[a:b] for a, b in _Chunker(text, max_chars).chunks()]
+    chunker = _Chunker(text, max_chars)
+    headings = chunker.headings()
+    found, stack, i = [], [], 0
+    for a, b in chunker.chunks():
+        while i < len(headings) and headings[i][0] <= a:
+            position, level, title = headings[i]
+            while stack and stack[-1][1] >= level:
+                stack.pop()
+            stack.append((position, level, title))
+            i += 1
+        opens_with_heading = bool(stack) and stack[-1][0] == a
+        found.append(((), text[a:b]) if opens_with_heading else (tuple(t for _, _, t in stack if t), text[a:b]))
+    return found
 
 
 class _Chunker:
@@ -38,6 +66,23 @@ class _Chunker:
         self.limit = limit
         self.fenced = _fenced_regions(text)
         self.fence_starts = [a for a, _ in self.fenced]
+        # Where each block's fence marker is: a cut there would part the code from its introduction.
+        self.fence_openers = {a + len(text[a:a + 4]) - len(text[a:a + 4].lstrip(" ")) for a, _ in self.fenced}
+
+    def headings(self) -> list[tuple[int, int, str]]:
+        """(position of the first #, level, title) of every heading outside code, in order."""
+        found = []
+        for m in _HEADING.finditer(self.text):
+            if self._in_fence(m.start()):
+                continue
+            line_end = self.text.find("\n", m.start())
+            line = self.text[m.start():len(self.text) if line_end < 0 else line_end].strip()
+            level = len(line) - len(line.lstrip("#"))
+            title = line.strip("#").strip()
+            if len(title) > TITLE_CHARS:
+                title = title[:TITLE_CHARS - 1].rstrip() + "…"
+            found.append((self.text.index("#", m.start()), level, title))
+        return found
 
     def chunks(self) -> list[Range]:
         units: list[Range] = []
@@ -87,8 +132,9 @@ class _Chunker:
         if span[1] - span[0] <= limit:
             return [span]
         if level >= len(_CUTTERS):
-            return [(a, min(a + limit, span[1])) for a in range(span[0], span[1], limit)]
-        cuts = [c for c in _CUTTERS[level](self, *span) if span[0] < c < span[1]]
+            hard = (self._strip(a, min(a + limit, span[1])) for a in range(span[0], span[1], limit))
+            return [piece for piece in hard if piece]
+        cuts = [c for c in _CUTTERS[level](self, *span) if span[0] < c < span[1] and c not in self.fence_openers]
         if not cuts:
             return self._pieces(*span, level + 1, limit)
         bounds = [span[0], *cuts, span[1]]
@@ -124,7 +170,7 @@ class _Chunker:
         return self._ends(_BLANK_LINES, start, end)
 
     def _sentences(self, start: int, end: int) -> list[int]:
-        return [m.end() for m in _SENTENCE_END.finditer(self.text, start, end)]
+        return self._ends(_SENTENCE_END, start, end)
 
     def _lines(self, start: int, end: int) -> list[int]:
         return [m.end() for m in _LINE_END.finditer(self.text, start, end)]

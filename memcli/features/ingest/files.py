@@ -10,6 +10,13 @@ else the store folder) when it is inside it, so a store committed to git holds `
 every machine; else `~/...` when it is under the user's home; else absolute. It does not depend on
 the working directory, so a re-run from anywhere finds the chunks of an earlier one.
 
+A chunk of a markdown file that does not open with a heading starts with the path of headings it
+sits under, `Install > Linux` on a line of its own, so search and a reader know where it comes
+from (the line is not counted in `ingest_chunk_chars`).
+
+A PATH that does not exist is reported in `missing` and the others are ingested (nothing is pruned
+under a missing PATH); when none exists, InputError.
+
 A re-run matches the chunks of a file with those stored for its path by their (redacted) text:
 an unchanged chunk is kept as it is (same id, short form and vector; renumbered or given the new tags
 when needed: "updated"), a new text is added, a stored chunk whose text is gone is removed. So an
@@ -35,7 +42,7 @@ from memcli.core.compressing import Compressing
 from memcli.core.reading import listing
 from memcli.core.writing import relabel, remove, write_each
 from memcli.errors import InputError, Refused
-from memcli.features.ingest.chunk import split
+from memcli.features.ingest.chunk import sections, split
 from memcli.index.filters import Filters
 from memcli.index.versions import chain
 from memcli.privacy.reading import Pin, read_pinned
@@ -48,6 +55,9 @@ log = logging.getLogger("memcli")
 
 WRITTEN_BY = "ingest"
 _MARKER_KIND = re.compile(r"\[REDACTED:([A-Za-z0-9_.-]+)\]")
+# Files whose `#` lines are headings: a chunk of one starts with the path of headings it sits under
+# ("Install > Linux") unless it opens with a heading. In code and config files `#` starts a comment.
+MARKDOWN = (".md", ".markdown", ".mdown", ".mkd", ".mdx")
 
 
 
@@ -69,9 +79,14 @@ class IngestReport:
     orphaned: int = 0  # chunks of files no longer there, kept because remove_orphans was not asked
     redacted: dict[str, int] = field(default_factory=dict)  # secrets replaced in the chunks added
     dry_run: bool = False
+    missing: list[str] = field(default_factory=list)  # PATHs given that do not exist (the others were ingested)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Every count; `missing` only when a path was (a key with nothing to say is left out)."""
+        data = asdict(self)
+        if not self.missing:
+            del data["missing"]
+        return data
 
 
 @dataclass
@@ -99,7 +114,11 @@ def ingest(mem, paths: Iterable[Path | str], *, tags: Iterable[str] = (), dry_ru
     chunks are stored at the speed of embedding and their compression is queued (`report.pending`)."""
     report = IngestReport(dry_run=dry_run)
     tags = normalise_tags(list(tags))
-    roots = [_root(mem, Path(p)) for p in paths]
+    given = [Path(p) for p in paths]
+    report.missing = [str(p) for p in given if not p.exists()]
+    if given and len(report.missing) == len(given):
+        raise InputError(f"no such file or folder: {', '.join(report.missing)}")
+    roots = [_root(mem, p) for p in given if p.exists()]
     files = _files(mem, roots, report, follow_links)
     stored = _stored_chunks(mem, roots)
     present: set[str] = set()
@@ -243,7 +262,10 @@ def _chunks(mem, pinned: Pin, source: str, report: IngestReport) -> list[str] | 
         report.refused.append(f"{source}: {exc}")
         return True
     report.files += 1
-    return split(redacted, mem.settings.ingest_chunk_chars)
+    if path.suffix.lower() not in MARKDOWN:
+        return split(redacted, mem.settings.ingest_chunk_chars)
+    return [f"{' > '.join(headings)}\n{chunk}" if headings else chunk
+            for headings, chunk in sections(redacted, mem.settings.ingest_chunk_chars)]
 
 
 def _sync_file(mem, source: str, chunks: list[str], stored: list[_Stored], tags: list[str], report: IngestReport,
