@@ -16,6 +16,17 @@ add, and ls again. Per kind it prints how the commands ended:
 and how many memories of the base store the last `ls` misses ("lost"; a memory whose own file the damage
 replaced is not counted: that file is the one reported), and how many searches answered with another
 memory first ("wrong"; a search that stopped with an error is counted as reported, not wrong). Lost, wrong and crashed must all be 0.
+
+The kinds of issue 42 (they need root and strace: the full disk is a real tmpfs of its own):
+  kill -9 of rm of a chain   a memory updated twice, `mem rm` of it killed right after its 1st, 2nd or 3rd
+                             unlink (strace holds each unlink's return 0.3 s); a replaced version listed
+                             as current afterwards counts as wrong
+  full disk                  the store on a tmpfs with little room left, `mem import` of more than fits; the
+                             commands after it run on the full disk (their add must fail with one line)
+  slow provider              mem.yaml names a server on 127.0.0.1 that accepts and never answers; `mem add`
+                             killed while it waits: the memory it was given must be stored (else lost)
+  timeout while llama.cpp runs  `compress_timeout_s: 0.5` and a long note, the real local model: the add
+                             must end with exit 0 (it died by SIGSEGV before)
 """
 
 from __future__ import annotations
@@ -85,7 +96,19 @@ def after_damage(root: Path, base: dict[str, str], rng: random.Random, outcome: 
     mem(root, "show", probe_id, outcome=outcome)
     mem(root, "doctor", outcome=outcome)
     mem(root, "add", f"written after the damage {rng.random()}", "--no-compress", outcome=outcome)
-    outcome.lost = len(set(base) - spared - listed(root, outcome))
+    current = listed(root, outcome)
+    outcome.lost = len(set(base) - spared - current)
+    expected = root.parent / "expected.json"  # what a damage of issue 42 says must (not) be current
+    if expected.exists():
+        truth = json.loads(expected.read_text())
+        outcome.wrong += len(current & set(truth.get("not_current", [])))
+        outcome.lost += len(set(truth.get("stored", [])) - {raw for raw in exported(root).values()})
+
+
+def exported(root: Path) -> dict[str, str]:
+    """Every memory of the store, current or not: id -> raw."""
+    return {record["id"]: record["raw"] for record in map(json.loads, mem(root, "export").stdout
+                                                          .decode().splitlines())}
 
 
 # -- the damage -------------------------------------------------------------------------------------
@@ -240,6 +263,134 @@ def kill_writer(name: str):
     return damage
 
 
+# -- issue 42: kill -9 of rm of a chain, a full disk, a provider that never answers, a timeout inside llama.cpp
+
+def expect(root: Path, **truth) -> None:
+    (root.parent / "expected.json").write_text(json.dumps(truth))
+
+
+def killed_rm_of_a_chain(unlinks: int):
+    """A memory updated twice (three versions), then `mem rm` of it killed right after its `unlinks`-th
+    memory file is gone: strace slows each unlink by 0.3 s (the file is gone, the call not yet returned)
+    and the process gets SIGKILL in that window."""
+    def damage(root: Path, rng: random.Random) -> set[str]:
+        first = rng.choice(sorted(p.stem for p in files_of(root)))
+        second = mem(root, "update", first, f"the second version {rng.random()}", "--no-compress")
+        second = second.stdout.decode().strip()
+        newest = mem(root, "update", second, f"the third version {rng.random()}", "--no-compress")
+        newest = newest.stdout.decode().strip()
+        expect(root, not_current=[first, second])
+        log = root.parent / "strace.log"
+        remover = subprocess.Popen(["strace", "-f", "-o", str(log), "-e", "trace=unlink,unlinkat",
+                                    "-e", "inject=unlink,unlinkat:delay_exit=300000",
+                                    sys.executable, "-m", "memcli", "rm", "-y", newest],
+                                   env={**os.environ, "MEM_DIR": str(root)}, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and remover.poll() is None:
+            seen = [line.split(None, 1) for line in (log.read_text().splitlines() if log.exists() else [])
+                    if "/memories/" in line and "unlink" in line and "ENOENT" not in line]
+            if len(seen) >= unlinks:
+                pid, call = seen[unlinks - 1]
+                while Path(call.split('"')[1]).exists():
+                    time.sleep(0.01)
+                os.kill(int(pid), signal.SIGKILL)
+                break
+            time.sleep(0.01)
+        else:
+            FIRST_NOTES.append(f"rm ended before its unlink {unlinks}")
+        remover.wait()
+        return {first}
+    return damage
+
+
+def full_disk(root: Path, rng: random.Random) -> set[str]:
+    """Move the store onto a tmpfs of its own with 256 KB to spare, then import more than that."""
+    held = root.parent / "held"
+    shutil.move(root, held)
+    root.mkdir()
+    used = sum(max(p.stat().st_blocks * 512, 4096) for p in held.rglob("*"))  # tmpfs takes a page a file
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={used + 4 * 1024 * 1024}", "tmpfs", str(root)], check=True)
+    CLEANUPS.append(lambda: subprocess.run(["umount", "-l", str(root)], check=True))
+    shutil.copytree(held, root, symlinks=True, dirs_exist_ok=True)
+    shutil.rmtree(held)
+    filler = root / "filler"
+    with open(filler, "wb") as handle:  # leave 256 KB
+        free = os.statvfs(root).f_bavail * os.statvfs(root).f_frsize
+        handle.write(b"\0" * max(0, free - 256 * 1024))
+    (root.parent / "lines.jsonl").write_text("\n".join(
+        json.dumps({"raw": f"imported onto a full disk {n} " + "lorem ipsum " * 200}) for n in range(400)))
+    done = mem(root, "import", str(root.parent / "lines.jsonl"), "--no-compress")
+    FIRST_NOTES.append(f"import: exit {done.returncode} {done.stderr.decode().strip().splitlines()[-1][:90]}")
+    return set()
+
+
+class Silent:
+    """A server on 127.0.0.1 that accepts connections and never answers."""
+
+    def __enter__(self):
+        import socket
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+
+    def __exit__(self, *exc):
+        self.sock.close()
+
+
+def slow_provider(root: Path, rng: random.Random) -> set[str]:
+    import yaml
+
+    text = (f"The payment gateway retries a declined card three times, then parks the invoice for finance "
+            f"to review on Monday morning; note {rng.random()}")
+    settings_path = root / "mem.yaml"
+    before = settings_path.read_text()
+    settings = yaml.safe_load(before)
+    with Silent() as base_url:
+        settings["provider"] = {"name": "openai-compatible", "base_url": base_url, "model": "any",
+                                "timeout_seconds": 60, "max_retries": 0}
+        settings_path.write_text(yaml.safe_dump(settings, sort_keys=False))
+        writer = subprocess.Popen([sys.executable, "-m", "memcli", "add", text],
+                                  env={**os.environ, "MEM_DIR": str(root)}, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(2.0, 5.0))  # the add now waits on the server (60 s)
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+    settings_path.write_text(before)
+    expect(root, stored=[text])
+    return set()
+
+
+def llama_timeout(root: Path, rng: random.Random) -> set[str]:
+    settings_path = root / "mem.yaml"
+    lines = [line for line in settings_path.read_text().splitlines() if not line.startswith("compress_timeout_s:")]
+    settings_path.write_text("\n".join([*lines, "compress_timeout_s: 0.5"]) + "\n")
+    words = "the service retries requests with exponential backoff when the upstream gateway returns errors".split()
+    notes = []
+    for run in range(3):
+        note = " ".join(rng.choice(words) for _ in range(3000)) + f" run {rng.random()}"
+        done = mem(root, "add", "-", stdin=note.encode())
+        if done.returncode != 0:
+            CRASHES.append(f"add with a timeout: exit {done.returncode}")
+        elif b"timeout after 0.5s" not in done.stderr:
+            FIRST_NOTES.append("a compression did not time out: nothing measured")
+        notes.append(note)
+    expect(root, stored=notes)
+    return set()
+
+
+NEW_KINDS = {
+    "full disk": full_disk,
+    "slow provider, add killed": slow_provider,
+    "timeout while llama.cpp runs": llama_timeout,
+}
+CLEANUPS: list = []  # what a damage left to undo after the commands (a mount)
+FIRST_NOTES: list[str] = []  # what a damage itself saw, printed with its row
+CRASHES: list[str] = []  # crashes of a command the damage itself ran
+
+
 # -- running --------------------------------------------------------------------------------------
 
 def main() -> None:
@@ -253,6 +404,9 @@ def main() -> None:
     for name in WRITERS:
         for run in range(args.kills):
             kinds[f"kill -9 of {name} (run {run + 1})"] = kill_writer(name)
+    for unlinks in (1, 2, 3):
+        kinds[f"kill -9 of rm of a chain, unlink {unlinks}"] = killed_rm_of_a_chain(unlinks)
+    kinds.update(NEW_KINDS)
     kinds = {name: damage for name, damage in kinds.items() if args.only in name}
 
     work = Path(tempfile.mkdtemp(prefix="mem-faults-"))
@@ -277,12 +431,19 @@ def main() -> None:
             shutil.rmtree(work / "run", ignore_errors=True)
             shutil.copytree(base_root, root, symlinks=True)
             outcome = Outcome()
-            spared = damage(root, rng)
-            after_damage(root, base, rng, outcome, spared)
+            FIRST_NOTES.clear()
+            CRASHES.clear()
+            try:
+                spared = damage(root, rng)
+                after_damage(root, base, rng, outcome, spared)
+            finally:
+                while CLEANUPS:
+                    CLEANUPS.pop()()
+            outcome.crashed[:0] = CRASHES
             totals[outcome.verdict] += 1
             lost += outcome.lost
             wrong += outcome.wrong
-            note = (outcome.crashed or outcome.reported or [""])[0]
+            note = (outcome.crashed or FIRST_NOTES or outcome.reported or [""])[0]
             print(f"{name:<36} {outcome.verdict:<10} {outcome.lost:>4} {outcome.wrong:>5}  {note[:110]}", flush=True)
         print(f"\n{len(kinds)} kinds: {totals['recovered']} recovered, {totals['reported']} reported, "
               f"{totals['crashed']} crashed; {lost} memories lost; {wrong} wrong first results; "

@@ -37,8 +37,12 @@ class MemGroup(click.Group):
         except Exception as exc:
             # Damage met after the command's first look at the index (every command rebuilds a catalog it
             # finds damaged then): rebuild now, and say so rather than answer from a damaged cache.
-            from memcli.index.db import is_damage
+            from memcli.errors import describe
+            from memcli.index.db import is_damage, is_unwritable
 
+            if is_unwritable(exc):  # a full disk or a read-only store met where no caller expected it
+                click.echo(f"mem: error: cannot write to the store: {neutralise(describe(exc))}", err=True)
+                ctx.exit(StoreError.exit_code)
             env = ctx.find_object(Env)
             if env is None or not is_damage(exc):
                 raise

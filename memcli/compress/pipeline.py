@@ -29,6 +29,7 @@ from memcli.compress.prune import prune
 from memcli.errors import InputError, ModelError, describe
 from memcli.providers.protocols import CompressionModel, Deadline
 from memcli.providers.registry import DEFAULT_COMPRESS_MODEL
+from memcli.util import workers
 
 log = logging.getLogger("memcli")
 
@@ -71,9 +72,7 @@ def compress(
 
     state: dict = {"name": model}
     deadline = Deadline(timeout_s)
-    worker = threading.Thread(target=_work, args=(raw, method, ratio, model, lm, deadline, state),
-                              name="mem-compress", daemon=True)
-    worker.start()
+    worker = workers.start(_work, raw, method, ratio, model, lm, deadline, state, name="mem-compress")
     worker.join(min(max(0.0, timeout_s), threading.TIMEOUT_MAX))
     if worker.is_alive():
         return _raw(method, state, f"timeout after {timeout_s:g}s")

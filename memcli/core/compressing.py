@@ -30,6 +30,13 @@ class Compressing:
     progress: Progress | None = None  # told when a compression starts and ends (it can take seconds)
 
 
+def waits_for_a_model(mem, memory, compressing) -> bool:
+    """Whether compression_of would ask a model or a server (which may take long, or never answer)."""
+    from memcli.compress.pipeline import too_short
+
+    return compressing.enabled and not compressing.defer and not too_short(memory.raw, mem.settings.compress_min_chars)
+
+
 def compression_of(mem, memory, compressing) -> tuple[str | None, dict]:
     from memcli.compress.pipeline import too_short
 

@@ -2,9 +2,10 @@
 `update`, `commit` (import, edit) and the changes that keep a text (tags, source, links, compression).
 
 They all end in `commit`, the one pipeline after the gate (redaction, denylist): the duplicate test,
-compression, one embedding call, then the file and the index under the store lock. A write embeds its
-text once: the near-duplicate check reuses the vectors the commit made. One result, `Written`, says
-what any write did.
+the file and the index under the store lock, then compression and one embedding call (a text made again
+from a file or a thread, `write_each`, is compressed and embedded first: a kill leaves nothing half
+done). A write embeds its text once: the near-duplicate check reuses the vectors the commit made. One
+result, `Written`, says what any write did.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, Container, Iterable
 
 from memcli.config import ON_SIMILAR
 from memcli.core import reading
-from memcli.core.compressing import COMPRESSING, Compressing, compression_of
+from memcli.core.compressing import COMPRESSING, Compressing, compression_of, waits_for_a_model
 from memcli.core.near_duplicates import Similar, similar
 from memcli.errors import InputError, NotFound
 from memcli.index.versions import chain, heads, refuse_loop
@@ -119,7 +120,7 @@ def write_each(mem: Mem, texts: list[tuple[str, str | None]], *, tags: Iterable[
     the gate before any is stored, then one commit embeds them together."""
     drafted = [_draft(mem, text, source, tags=tags, written_by=written_by, check_source=check_source)
                for text, source in texts]
-    stored = _commit(mem, [(draft.memory, compressing) for draft in drafted], dedupe=False)
+    stored = _commit(mem, [(draft.memory, compressing) for draft in drafted], dedupe=False, first=False)
     return [_outcome(mem, draft, existing) for draft, (existing, _, _) in zip(drafted, stored)]
 
 
@@ -221,28 +222,71 @@ def commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe:
 
 
 def _commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe: bool, replaces: str | None = None,
-            whole: bool = False, apart: Container[str] = ()) -> list[tuple[Memory | None, object, object]]:
+            whole: bool = False, apart: Container[str] = (),
+            first: bool = True) -> list[tuple[Memory | None, object, object]]:
     """`commit`, with the vectors each new memory got: (stored already or None, vector, whole-text
-    vector when `whole`)."""
+    vector when `whole`).
+
+    `first`: each file is written before any model or server works on it (a text given by a person or a
+    client, which exists nowhere else): a compression to make is first stored as `pending`, made, then
+    saved over it; the vectors come last. A kill while a provider does not answer (or a model loads)
+    leaves the memory stored, and `mem compress --pending` finishes it. Otherwise (text made again from
+    a file or a thread: chunks, summaries) the models work first, so a kill leaves nothing at all."""
     mem.ensure_store()
     results: list = [[_stored_as(mem, m.id, content_key(m.raw), apart) if dedupe else None, None, None]
                      for m, _ in writes]
     todo = [(n, memory) for n, ((memory, _), (existing, _, _)) in enumerate(zip(writes, results)) if existing is None]
+    later = []
     for n, memory in todo:
-        if writes[n][1] is not None:
-            memory.compressed, memory.compression = compression_of(mem, memory, writes[n][1])
+        compressing = writes[n][1]
+        if compressing is not None and first and waits_for_a_model(mem, memory, compressing):
+            memory.compressed, memory.compression = None, {"status": "pending"}
+            later.append((n, memory, compressing))
+        elif compressing is not None:
+            memory.compressed, memory.compression = compression_of(mem, memory, compressing)
             _store_raw_tokens(mem, memory, batch=len(todo) > 1)
-    vectors, wholes = mem.embed_new([memory.raw for _, memory in todo], whole=whole)
+    embedded = {} if first else _embedded(mem, todo, whole)
+    labels: dict[int, int | None] = {}
     with mem.store.lock():
-        for (n, memory), vector, whole_vector in zip(todo, vectors, wholes):
+        for n, memory in todo:
             # Another process (or an earlier write of this batch) may have stored the same text meanwhile.
             existing = _stored_as(mem, memory.id, content_key(memory.raw), apart) if dedupe else None
             if existing:
                 results[n][0] = existing
             else:
-                _save(mem, memory, vector, old_relpath=replaces)
-                results[n][1:] = vector, whole_vector
+                labels[n] = _save(mem, memory, old_relpath=replaces)
+        _index(mem, todo, labels, embedded, results)
+    if not first:
+        return [tuple(result) for result in results]
+    for n, memory, compressing in later:
+        if n in labels:
+            memory.compressed, memory.compression = compression_of(mem, memory, compressing)
+            _store_raw_tokens(mem, memory, batch=len(todo) > 1)
+            now = _save_compression(mem, memory, memory.compressed, memory.compression)
+            if now is not None:  # as screened on its way to the file
+                memory.compressed, memory.compression = now.compressed, now.compression
+    stored = [(n, memory) for n, memory in todo if n in labels]
+    embedded = _embedded(mem, stored, whole)
+    with mem.store.lock():
+        _index(mem, stored, labels, embedded, results)
     return [tuple(result) for result in results]
+
+
+def _embedded(mem: Mem, todo: list[tuple[int, Memory]], whole: bool) -> dict[int, tuple]:
+    """Each write's (vector, whole-text vector), by its place in the batch, from one embedding call."""
+    vectors, wholes = mem.embed_new([memory.raw for _, memory in todo], whole=whole)
+    return {n: pair for (n, _), pair in zip(todo, zip(vectors, wholes))}
+
+
+def _index(mem: Mem, todo: list[tuple[int, Memory]], labels: dict[int, int | None], embedded: dict[int, tuple],
+           results: list) -> None:
+    """Give the memories just stored their vectors (the caller holds the lock)."""
+    for n, memory in todo:
+        if n in labels and n in embedded:
+            vector, whole_vector = embedded[n]
+            if labels[n] is not None and vector is not None:
+                mem.vectors.add(labels[n], memory.raw, vector, mem.embedder())
+            results[n][1:] = vector, whole_vector
 
 
 def _stored_as(mem: Mem, memory_id: str, key: str, apart: Container[str] = ()) -> Memory | None:
@@ -254,10 +298,10 @@ def _stored_as(mem: Mem, memory_id: str, key: str, apart: Container[str] = ()) -
     return mem.catalog.get(found) if found else None
 
 
-def _save(mem: Mem, memory: Memory, vector, old_relpath: str | None = None) -> None:
-    """Write the file, tell the catalog, index the vector; the caller holds the lock. The fields set
-    after the gate (a compression's reason, new tags or source) pass it here, so nothing reaches the
-    file or the catalog unscreened."""
+def _save(mem: Mem, memory: Memory, old_relpath: str | None = None) -> int | None:
+    """Write the file and tell the catalog; the caller holds the lock. The label of a memory new to the
+    catalog, for its vector; else None. The fields set after the gate (a compression's reason, new tags
+    or source) pass it here, so nothing reaches the file or the catalog unscreened."""
     fields, _ = mem.gate.screen(memory.to_dict(), skip=("raw", "compressed"))
     if fields != memory.to_dict():
         vars(memory).update(vars(Memory.from_dict(fields, memory.id)), comments=memory.comments)
@@ -269,8 +313,7 @@ def _save(mem: Mem, memory: Memory, vector, old_relpath: str | None = None) -> N
         mem.catalog.record_delete(old_relpath)
     sha = hashlib.sha256(mem.store.file_path(relpath).read_bytes()).hexdigest()
     added = mem.catalog.record_write(relpath, memory, sha).added
-    if added and vector is not None:
-        mem.vectors.add(added[0], memory.raw, vector, mem.embedder())
+    return added[0] if added else None
 
 
 def _store_raw_tokens(mem: Mem, memory: Memory, *, batch: bool) -> None:
@@ -299,7 +342,7 @@ def relabel(mem: Mem, memory: Memory, *, source: str | None, tags: Iterable[str]
             now.supersedes = list(supersedes)
         if local_only:
             now.extra["send_to_remote"] = False
-        _save(mem, now, None)
+        _save(mem, now)
     return now
 
 
@@ -320,13 +363,18 @@ def retag(mem: Mem, memory: Memory, add: Iterable[str] = (), remove: Iterable[st
 
 def save_compression(mem: Mem, memory: Memory, compressed: str | None, info: dict) -> str | None:
     """Store a compression made from `memory`, unless its text changed meanwhile; the status, or None."""
+    return info["status"] if _save_compression(mem, memory, compressed, info) else None
+
+
+def _save_compression(mem: Mem, memory: Memory, compressed: str | None, info: dict) -> Memory | None:
+    """The memory as stored with its compression, or None when its text changed or it went meanwhile."""
     with mem.store.lock():
         now = reading.as_on_disk(mem, memory.id)
         if now is None or now.raw != memory.raw:
             return None
         now.compressed, now.compression = compressed, info
-        _save(mem, now, None)
-    return info["status"]
+        _save(mem, now)
+    return now
 
 
 def recompress(mem: Mem, memories: list[Memory], *, compressing: Compressing = Compressing(),
@@ -347,9 +395,24 @@ def recompress(mem: Mem, memories: list[Memory], *, compressing: Compressing = C
 
 
 def remove(mem: Mem, memories: list[Memory]) -> None:
-    """Delete memories, each with every copy of its file (a copy would otherwise become the memory)."""
+    """Delete memories, each with every copy of its file (a copy would otherwise become the memory).
+
+    A version goes before the versions that replace it: killed after any unlink, the store shows the
+    chain's current version(s) as before, or nothing; never a replaced version back as the truth."""
     with mem.store.lock():
-        for memory in memories:
+        for memory in _oldest_first(memories):
             for relpath in [*mem.catalog.copies(memory.id), reading.relpath_of(mem, memory.id)]:
                 mem.store.delete(relpath)
                 mem.catalog.record_delete(relpath)
+
+
+def _oldest_first(memories: list[Memory]) -> list[Memory]:
+    """Each memory after every one of `memories` it supersedes (a loop of versions, which a hand edit can
+    make, is broken at its oldest member)."""
+    waiting = {memory.id: memory for memory in memories}
+    ordered = []
+    while waiting:
+        free = [m for m in waiting.values() if not any(old in waiting for old in m.supersedes)]
+        for memory in free or [min(waiting.values(), key=lambda m: (m.created_at, m.id))]:
+            ordered.append(waiting.pop(memory.id))
+    return ordered

@@ -65,6 +65,8 @@ class Catalog(CatalogQueries):
         self._written = 0  # files written since the last settle
         self._last_write_ns = 0  # when this process last wrote or deleted a memory file
         self.looks = Looks(self)
+        self.in_memory = False  # the file cannot be written (read-only, full): this process works on a copy
+        self._said_in_memory = False
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -74,9 +76,37 @@ class Catalog(CatalogQueries):
         return self._db
 
     def _open(self) -> sqlite3.Connection:
-        db = db_file.open_db(self.store.index_dir, self.store.lock)
+        if self.store.read_only:
+            return self._copy_in_memory(None)
+        try:
+            db = db_file.open_db(self.store.index_dir, self.store.lock)
+        except Exception as exc:
+            if not db_file.is_unwritable(exc):
+                raise
+            return self._copy_in_memory(describe(exc))
+        self.in_memory = False
         self.store.protect(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
         return db
+
+    def _copy_in_memory(self, why: str | None) -> sqlite3.Connection:
+        """`why` the index cannot be written; None for a store this process may not write at all (read-only
+        media, another user's folder), where reading it so is no surprise worth a warning."""
+        if not self._said_in_memory:
+            log.log(logging.INFO if why is None else logging.WARNING,
+                    "cannot write the index at %s (%s); this command works on a copy of it in memory",
+                    self.store.index_dir, why or "the store is read-only")
+        self.in_memory = self._said_in_memory = True
+        return db_file.in_memory(self.store.index_dir)
+
+    def _coping(self, exc: BaseException) -> bool:
+        """After an error: when it says the index cannot be written now (a full disk), go on with a copy in
+        memory (True: do it again); else False."""
+        if self.in_memory or not db_file.is_unwritable(exc):
+            return False
+        self.close()
+        self._db = self._copy_in_memory(describe(exc))
+        self._refreshed = False
+        return True
 
     def _discard(self) -> None:
         db_file.discard(self.store.index_dir, self.store.lock)
@@ -98,8 +128,10 @@ class Catalog(CatalogQueries):
     def catch_up(self, patience: float = 1) -> Changes:
         """For a long-lived process (the MCP server), before each request: take in what other processes,
         an editor or git changed since the last look (see refresh for the cost and `patience`), and
-        reopen a catalog that another process rebuilt (`mem reindex`)."""
-        if self._db is not None and _identity(self.path) != self._identity:
+        reopen a catalog that another process rebuilt (`mem reindex`), or the file again after working on
+        a copy in memory (a disk that was full may have room now)."""
+        if self._db is not None and (_identity(self.path) != self._identity
+                                     or (self.in_memory and not self.store.read_only)):
             self.close()
         return self.refresh(force=True, patience=patience)
 
@@ -113,6 +145,8 @@ class Catalog(CatalogQueries):
         try:
             return self._refresh(progress, full, patience)
         except Exception as exc:
+            if self._coping(exc):
+                return self._refresh(progress, True)
             if not db_file.is_damage(exc):
                 raise
             return self.recover(exc, progress)
@@ -289,9 +323,14 @@ class Catalog(CatalogQueries):
         info = self.store.file_path(relpath).stat()
         changes = Changes()
         ctime = stamps.settled(info.st_ctime_ns)
-        with db_file.transaction(self.db):
-            self._upsert(relpath, (info.st_mtime_ns, info.st_size, ctime), sha, memory, changes)
-            self._adopt_orphans(changes)
+        try:
+            with db_file.transaction(self.db):
+                self._upsert(relpath, (info.st_mtime_ns, info.st_size, ctime), sha, memory, changes)
+                self._adopt_orphans(changes)
+        except Exception as exc:
+            if not self._coping(exc):
+                raise
+            return self.record_write(relpath, memory, sha)
         if ctime == RACY:
             self._unsettled[relpath] = sha
         self._written += 1
@@ -319,9 +358,14 @@ class Catalog(CatalogQueries):
     def record_delete(self, relpath: str) -> list[int]:
         self._last_write_ns = time.time_ns()
         changes = Changes()
-        with db_file.transaction(self.db):
-            changes.removed += self._forget(relpath)
-            self._adopt_orphans(changes)
+        try:
+            with db_file.transaction(self.db):
+                changes.removed += self._forget(relpath)
+                self._adopt_orphans(changes)
+        except Exception as exc:
+            if not self._coping(exc):
+                raise
+            return self.record_delete(relpath)
         return changes.removed
 
     def copies(self, memory_id: str) -> list[str]:

@@ -14,6 +14,7 @@ errors mean that; a locked or read-only database does not).
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import shutil
 import sqlite3
@@ -89,6 +90,44 @@ def is_damage(exc: BaseException) -> bool:
             or (name == "SQLITE_ERROR" and text.startswith(("no such table", "no such column"))))
 
 
+def is_unwritable(exc: BaseException) -> bool:
+    """Whether an error means the index cannot be written at all now (a full disk, a read-only store),
+    rather than damage or a bug: reads go on with a copy in memory (in_memory)."""
+    if isinstance(exc, OSError):
+        return exc.errno in UNWRITABLE_ERRNOS
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    # SQLITE_IOERR: what a WAL or its shared-memory file growing on a full disk may say instead of FULL
+    return isinstance(exc, sqlite3.Error) and name.startswith(("SQLITE_FULL", "SQLITE_READONLY", "SQLITE_IOERR"))
+
+
+UNWRITABLE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
+
+
+def in_memory(index_dir: Path) -> sqlite3.Connection:
+    """A copy of the index in memory, for a process that cannot write the file (read-only or full): it
+    keeps up with the files and answers as usual, and is gone when the process ends. Empty (the
+    schema alone) when the file cannot be read either: the refresh fills it from the files."""
+    copy = sqlite3.connect(":memory:", isolation_level=None)
+    path = index_dir / FILE
+    # Read-only with its journal first; immutable (the file alone) when the journal cannot be opened either,
+    # as on read-only media without its -shm file. What the copy lacks, the refresh takes from the files.
+    for how in ("mode=ro", "immutable=1"):
+        try:
+            source = sqlite3.connect(f"{path.resolve().as_uri()}?{how}", uri=True)
+            try:
+                if _schema_version(source) == SCHEMA_VERSION:
+                    source.backup(copy)
+                    break
+            finally:
+                source.close()
+        except sqlite3.Error as exc:
+            log.debug("the index at %s cannot be read (%s, %s)", path, how, exc)
+    if _schema_version(copy) != SCHEMA_VERSION:
+        copy.executescript("BEGIN;" + SCHEMA + STAMP_INDEX + "COMMIT;")
+        copy.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+    return copy
+
+
 def open_db(index_dir: Path, lock) -> sqlite3.Connection:
     """The index database, created when missing and made anew (with a warning) when damaged or of an
     older schema. `lock` is the store's lock (a context manager factory)."""
@@ -121,6 +160,9 @@ def open_db(index_dir: Path, lock) -> sqlite3.Connection:
                         db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
                 return db
         except sqlite3.DatabaseError as exc:
+            if is_unwritable(exc):  # the caller goes on with a copy in memory
+                db.close()
+                raise
             if not is_damage(exc) and not (isinstance(exc, sqlite3.OperationalError) and _is_cantopen(exc)):
                 db.close()
                 raise StoreError(f"cannot use the index at {path}: {exc}") from None
@@ -210,7 +252,8 @@ def transaction(db: sqlite3.Connection, mode: str = "IMMEDIATE") -> Iterator[sql
         yield db
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        if db.in_transaction:  # a COMMIT that failed (a full disk) has rolled back already
+            db.execute("ROLLBACK")
         raise
 
 

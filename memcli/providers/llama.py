@@ -19,6 +19,7 @@ from typing import Iterator
 
 from memcli.errors import ModelError, NotFound
 from memcli.providers.protocols import Deadline, TokenScore
+from memcli.util import workers
 
 log = logging.getLogger("memcli")
 
@@ -28,6 +29,9 @@ EMBED_MAX_SEQS = 64
 LM_CONTEXT = 2048
 FINGERPRINT_BYTES = 1 << 20
 THREADS = max(1, min(os.cpu_count() or 2, 4))
+# At exit, the longest wait for a timed-out compression to reach its next deadline check: one forward
+# pass of a window, or the model load it was in.
+EXIT_WAIT_S = 120.0
 
 _lock = threading.Lock()
 _embedders: dict[str, "Embedder"] = {}
@@ -88,9 +92,16 @@ def clear_cache() -> None:
         _lms.clear()
 
 
-# Closed while the interpreter is whole: left to Llama.__del__ at shutdown, llama.cpp's free functions are
-# already gone and every process that loaded a model ends with a traceback on stderr.
-atexit.register(clear_cache)
+def _close_at_exit() -> None:
+    """Close the models while the interpreter is whole: left to Llama.__del__ at shutdown, llama.cpp's
+    free functions are already gone and every process that loaded a model ends with a traceback on
+    stderr. A compression that timed out may still be inside llama.cpp: it stops at its next deadline
+    check, and is let get there first (closing its context under it is a SIGSEGV)."""
+    workers.wait(EXIT_WAIT_S)
+    clear_cache()
+
+
+atexit.register(_close_at_exit)
 
 
 class Embedder:

@@ -82,6 +82,17 @@ class Store:
                 folder.mkdir(mode=0o700 if self.private else 0o777)
 
     @property
+    def read_only(self) -> bool:
+        """Whether this process can write nothing in the store (a read-only mount, or a folder it may not
+        write): it then reads without the lock, which only orders writers, and its index is a copy in
+        memory (memcli.index.catalog)."""
+        folder = self.index_dir if self.index_dir.is_dir() else self.root
+        try:
+            return bool(os.statvfs(folder).f_flag & os.ST_RDONLY) or not os.access(folder, os.W_OK)
+        except OSError:
+            return False
+
+    @property
     def exists(self) -> bool:
         return self.settings_path.is_file()
 
@@ -228,7 +239,16 @@ class Store:
             handle = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND,
                                        0o600 if self.private else 0o666), "a+")
         except OSError as exc:
-            raise StoreError(f"cannot lock {self.index_dir}: {exc.strerror or exc}") from None
+            if not self.read_only:
+                raise StoreError(f"cannot lock {self.index_dir}: {exc.strerror or exc}") from None
+            handle = None  # no writer can come: nothing to wait for (a write itself fails, and says why)
+        if handle is None:
+            self._lock_depth = 1
+            try:
+                yield
+            finally:
+                self._lock_depth = 0
+            return
         deadline = time.monotonic() + timeout
         try:
             while True:
