@@ -41,11 +41,11 @@ def work_tree_top(path: Path) -> Path | None:
 
 
 def display_path(path: Path) -> str:
-    """A path as the user can type it here: the shorter of its path from the current folder and its
-    absolute path ("../.memignore", not "../../../tmp/x/.memignore")."""
+    """A path as the user can type it here: from the current folder when it is below it, else whole
+    (never "../../tmp/x", whose meaning depends on where the user stands)."""
     whole = os.path.abspath(path)
     try:
         here = os.path.relpath(whole)
     except ValueError:  # another drive
         return whole
-    return here if len(here) <= len(whole) else whole
+    return whole if here == os.pardir or here.startswith(os.pardir + os.sep) else here

@@ -503,7 +503,7 @@ def test_memignore_files_count_up_to_the_top_of_the_git_work_tree_only(tmp_path,
         (repo / name).write_text(text)
     monkeypatch.chdir(repo / "notes")
     assert run("ignore", "check", "a.md").exit_code == 1
-    assert ok("ignore", "check", "-v", "drafts/b.md").stdout == "../.memignore:1:drafts/\tdrafts/b.md\n"
+    assert ok("ignore", "check", "-v", "drafts/b.md").stdout == f"{repo / '.memignore'}:1:drafts/\tdrafts/b.md\n"
     ok("add", "--file", "a.md")
     assert run("add", "--file", "drafts/b.md").exit_code == 7
 
