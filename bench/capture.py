@@ -325,7 +325,7 @@ def main() -> None:
 
     sys.path.insert(0, str(HERE.parent))
     from memcli.core.mem import Mem
-    from memcli.store.files import Store
+    from memcli.store.folder import Store
 
     mem = Mem(Store(repo / ".mem"))
     count = mem.token_counter()

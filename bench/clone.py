@@ -80,7 +80,7 @@ def write_synthetic(store: Path, items: list[str]) -> None:
     from memcli.index.vector_cache import VectorCache
     from memcli.providers.llama import get_embedder
     from memcli.store import ids
-    from memcli.store.files import Store
+    from memcli.store.folder import Store
     from memcli.store.memory import Memory, format_time
 
     files = Store(store)

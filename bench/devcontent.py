@@ -49,7 +49,7 @@ def kept(question: dict, form: str) -> bool:
 
 
 def run(ops, ratio: float, show_misses: bool = False) -> None:
-    from memcli.compress import faithful
+    from memcli.compress import guard
     from memcli.compress.kinds import detect
     from memcli.compress.pipeline import compress
 
@@ -67,8 +67,8 @@ def run(ops, ratio: float, show_misses: bool = False) -> None:
             row["answers"] += [kept(q, form) for q in item["questions"]]
             row["words"] += [kept(q, form) or content_words(q["answer"]) <= words(form) for q in item["questions"]]
             row["detected"].append(detected in DETECTED_AS.get(item["kind"], (item["kind"],)))
-            row["invented"].append(bool(faithful.invented(raw, form)))
-            row["altered"].append(bool(faithful.altered_lines(raw, form, "code")) if item["kind"] == "code" else False)
+            row["invented"].append(bool(guard.invented_tokens(raw, form)))
+            row["altered"].append(bool(guard.altered_lines(raw, form, "code")) if item["kind"] == "code" else False)
         if show_misses and item["part"] == "tune":
             for q in item["questions"]:
                 if not kept(q, form):

@@ -31,7 +31,7 @@ LOOKS = """
 import statistics, sys, time
 from pathlib import Path
 from memcli.index.catalog import Catalog
-from memcli.store.files import Store
+from memcli.store.folder import Store
 
 catalog = Catalog(Store(Path(sys.argv[1])))
 catalog.refresh()

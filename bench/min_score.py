@@ -51,17 +51,17 @@ K = 10
 def open_store(folder: Path, sample: dict):
     """A store of this conversation's turns, embedded by the real default model."""
     from memcli.core import engines
-    from memcli.core.compressing import Compressing
+    from memcli.core.compressing import CompressOptions
     from memcli.core.mem import Mem
     from memcli.features.transfer import import_lines
-    from memcli.store.files import Store
+    from memcli.store.folder import Store
 
     mem = Mem(Store(folder), engines.local())
     mem.ensure_store()
     records = []
     for dia_id, text, stamp in turns(sample["conversation"]):
         records.append(json.dumps({"raw": text, "created_at": stamp, "source": dia_id}))
-    import_lines(mem, records, Compressing(enabled=False))
+    import_lines(mem, records, CompressOptions(enabled=False))
     mem.index_vectors()
     return mem
 

@@ -55,7 +55,7 @@ def corpus(count: int) -> list[str]:
 def make_store(root: Path, texts: list[str], provider) -> None:
     """A store holding texts as pending memories (`mem add --defer`), set to compress with `facts`."""
     from memcli.core import writing
-    from memcli.core.compressing import Compressing
+    from memcli.core.compressing import CompressOptions
     from memcli.core.mem import Mem
 
     mem = Mem.open(root)
@@ -65,7 +65,7 @@ def make_store(root: Path, texts: list[str], provider) -> None:
     (root / "mem.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
     mem = Mem.open(root)
     for text in texts:
-        writing.write(mem, text, compressing=Compressing(defer=True), allow_duplicate=True)
+        writing.write(mem, text, compressing=CompressOptions(defer=True), allow_duplicate=True)
 
 
 def compress_pending(root: Path) -> float:

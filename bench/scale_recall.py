@@ -56,7 +56,7 @@ def recall(mem, sample: dict, mode: str, k: int = 10) -> float:
 def main() -> None:
     from memcli.core.mem import Mem
     from memcli.index import lexical
-    from memcli.store.files import Store
+    from memcli.store.folder import Store
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=10000)

@@ -115,7 +115,7 @@ async def through_mcp(mem: list[str], env: dict, queries: list[str]) -> tuple[li
 def until_full_look_due(root: Path) -> None:
     """Wait until the next command looks at every file, as one made some seconds after the last does."""
     from memcli.index.catalog import Catalog
-    from memcli.store.files import Store
+    from memcli.store.folder import Store
 
     catalog = Catalog(Store(root))
     due = catalog.looks.full_look_due_at()
@@ -151,7 +151,7 @@ def paired(values: list[float], bases: list[float]) -> tuple[float, float, float
 def refreshes(root: Path, runs: int) -> tuple[float, float]:
     """Medians of (a no-change refresh: one stat per folder, the vectors in step; a full look at every file)."""
     from memcli.core.mem import Mem
-    from memcli.store.files import Store
+    from memcli.store.folder import Store
 
     quick, full = [], []
     for _ in range(runs):

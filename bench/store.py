@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from memcli.store import ids
-from memcli.store.files import Store
+from memcli.store.folder import Store
 from memcli.store.memory import Memory, format_time
 
 WORDS = ("rate limit proxy queue deploy billing heroku fly postgres redis cache retry backoff scraper amazon "

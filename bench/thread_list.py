@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from memcli.core.mem import Mem
-from memcli.store.files import Store
-from memcli.threads.files import Threads
+from memcli.store.folder import Store
+from memcli.threads.storage import Threads
 
 
 def timed(args: list[str], env: dict) -> float:

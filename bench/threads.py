@@ -4,7 +4,7 @@
     .venv/bin/python bench/threads.py --replay library      # one process: no append timings, minutes not hours
     .venv/bin/python bench/threads.py --chats               # bench/data/chats.json only, tuned and held out apart
 
-Fact retention: the share of the folded turns' facts (memcli.threads.facts: names and places, dates,
+Fact retention: the share of the folded turns' facts (memcli.threads.kept_facts: names and places, dates,
 numbers with units and money, preference, constraint and decision statements; each distinct fact of a
 fold once) whose words are all in that fold's summary (its date line left out), summed over the folds.
 
@@ -45,7 +45,7 @@ from retrieval import DEFAULT_DATA, session_time  # noqa: E402
 CHATS = HERE / "data" / "chats.json"
 
 BUDGETS = (1000, 2000)
-OVERHEAD = 4  # memcli.threads.context.MESSAGE_OVERHEAD
+OVERHEAD = 4  # memcli.threads.chat_prompt.MESSAGE_OVERHEAD
 FOLD_WAIT_S = 600
 FLOOR_EVERY = 10  # appends between two timings of `mem --version` and `mem ls`
 
@@ -100,14 +100,14 @@ def answer_share(text: str, answers: list[set[str]]) -> float:
 
 def open_mem(store: Path):
     from memcli.core.mem import Mem
-    from memcli.store.files import Store
+    from memcli.store.folder import Store
 
     return Mem(Store(store))
 
 
 def replay_in_library(store: Path, thread_id: str, turns: list[dict]) -> None:
     """Append turn by turn and fold whenever a fold is due, in this process."""
-    from memcli.threads.files import Threads
+    from memcli.threads.storage import Threads
     from memcli.threads.summarize import fold_due, summarize
 
     mem = open_mem(store)
@@ -122,8 +122,8 @@ def replay_in_library(store: Path, thread_id: str, turns: list[dict]) -> None:
 def fact_retention(store: Path, thread_id: str, count) -> tuple[int, int, float]:
     """(facts kept, facts, summary tokens / folded turns' tokens) over the thread's folds: each fold's
     turns against its summary. The size keeps the retention honest: copying the turns keeps every fact."""
-    from memcli.threads.facts import retention
-    from memcli.threads.files import Threads
+    from memcli.threads.kept_facts import retention
+    from memcli.threads.storage import Threads
 
     threads = Threads(open_mem(store))
     messages = threads.messages(thread_id)
@@ -140,8 +140,8 @@ def fact_retention(store: Path, thread_id: str, count) -> tuple[int, int, float]
 
 def chats(library: bool, count) -> None:
     """Each chat replayed and folded to its newest turns; its facts kept, tuned and held-out apart."""
-    from memcli.threads.facts import SENTENCE, is_filler
-    from memcli.threads.files import Threads
+    from memcli.threads.kept_facts import SENTENCE, is_filler
+    from memcli.threads.storage import Threads
 
     sums = {False: [0, 0], True: [0, 0]}
     print(f"{'chat':<16} {'held out':>8} {'turns':>5} {'folded':>6} {'facts kept':>10} {'share':>6} {'fillers':>7} "

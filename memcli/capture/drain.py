@@ -18,7 +18,7 @@ from collections import Counter
 from typing import Callable
 
 from memcli.capture import sessions
-from memcli.capture.context import digest
+from memcli.capture.briefing import digest
 from memcli.capture.observe import EDIT, READ, SHELL, Observation, _output_text, observe, paths_of, read_digest
 from memcli.capture.options import CaptureOptions
 from memcli.capture.spool import Spool
@@ -196,7 +196,7 @@ class Batch:
             self.spool.save_session(sid, state)
 
     def _thread(self, state: dict, turns: list[dict]) -> None:
-        from memcli.threads.files import Threads
+        from memcli.threads.storage import Threads
 
         threads = Threads(self.mem)
         if not state.get("thread"):

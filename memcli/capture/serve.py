@@ -122,13 +122,13 @@ class HookServer:
         """The memories that the search finds for a prompt, within capture.prompt_tokens, as a block of
         facts; empty when nothing passes the cut-off. The models load at the first prompt and stay."""
         from memcli.core.mem import Mem
-        from memcli.features.budget import context
+        from memcli.features.budget import search_within
 
         if not prompt.strip():
             return ""
         if self._mem is None:
             self._mem = Mem.open(self.root, self.providers)
-        packed = context(self._mem, prompt, options.prompt_tokens, min_score=options.prompt_min_score)
+        packed = search_within(self._mem, prompt, options.prompt_tokens, min_score=options.prompt_min_score)
         return f"Memories mem found for this prompt:\n{packed.text}" if packed.text else ""
 
     def _answer(self, conn: socket.socket) -> None:

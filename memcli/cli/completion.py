@@ -10,7 +10,7 @@ from click.shell_completion import CompletionItem
 
 
 def _store(ctx):
-    from memcli.store.files import Store, find_store
+    from memcli.store.folder import Store, find_store
 
     store = Store(find_store(ctx.find_root().params.get("store_dir")))
     return store if store.exists and (store.index_dir).is_dir() else None

@@ -33,7 +33,7 @@ def compress(env: Env, memory_ids, pending, failed, every, method, ratio, as_jso
     mem = env.mem()
     if not (memory_ids or pending or failed or every):
         raise click.UsageError("say which memories: IDs, --pending, --failed or --all")
-    from memcli.core.compressing import Compressing
+    from memcli.core.compressing import CompressOptions
     from memcli.core.reading import resolve, to_compress
     from memcli.core.writing import recompress
 
@@ -42,7 +42,7 @@ def compress(env: Env, memory_ids, pending, failed, every, method, ratio, as_jso
         seen = {m.id for m in chosen}
         chosen += [m for m in to_compress(mem, pending=pending, failed=failed, every=every) if m.id not in seen]
     with ProgressBars() as progress:
-        outcome = recompress(mem, chosen, compressing=Compressing(method=method, ratio=ratio), progress=progress)
+        outcome = recompress(mem, chosen, compressing=CompressOptions(method=method, ratio=ratio), progress=progress)
     if as_json:
         echo_json({"memories": len(chosen), "by_status": outcome})
     summary = ", ".join(f"{count} {status}" for status, count in sorted(outcome.items())) or "nothing to do"

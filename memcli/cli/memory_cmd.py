@@ -49,7 +49,7 @@ def init(ctx: click.Context, directory: Path | None, git: bool, as_json: bool) -
     """
     import os
 
-    from memcli.store.files import Store
+    from memcli.store.folder import Store
 
     env: Env = ctx.obj
     root = directory or env.store_dir or (Path(os.environ["MEM_DIR"]) if os.environ.get("MEM_DIR") else Path(".mem"))
@@ -71,7 +71,7 @@ def init(ctx: click.Context, directory: Path | None, git: bool, as_json: bool) -
 @pass_env
 def path(env: Env, as_json: bool) -> None:
     """Print the folder of the store mem would use here (and say why on stderr with -v)."""
-    from memcli.store.files import Store, locate_store
+    from memcli.store.folder import Store, locate_store
 
     root, reason = locate_store(env.store_dir)
     exists = Store(root).exists
@@ -113,7 +113,7 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
       mem add --file notes/scraper.md -t scraper
       mem add "staging Postgres listens on 5433" --supersedes 8ZK
     """
-    from memcli.core.compressing import Compressing
+    from memcli.core.compressing import CompressOptions
     from memcli.core.writing import write
 
     mem = env.mem()
@@ -121,7 +121,7 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
     with ProgressBars(delay=0) as progress:
         written = write(mem, body, tags=tags, source=source, allow_duplicate=allow_duplicate, supersedes=supersedes,
                         local_only=local_only,
-                        compressing=Compressing(enabled=not no_compress, defer=defer, progress=progress),
+                        compressing=CompressOptions(enabled=not no_compress, defer=defer, progress=progress),
                         on_similar=on_similar or mem.settings.on_similar,
                         confirm=partial(_confirm_update, mem.catalog.short_id) if interactive() else None)
     announce_new_store(env)

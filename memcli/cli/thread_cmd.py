@@ -32,7 +32,7 @@ def thread():
 
 
 def _threads(env: Env):
-    from memcli.threads.files import Threads
+    from memcli.threads.storage import Threads
 
     return Threads(env.mem())
 
@@ -64,7 +64,7 @@ def append(env: Env, thread_id, text, role, name, as_jsonl, as_json) -> None:
     Never waits for summarising: when enough turns are unfolded, a background `mem thread summarize`
     folds the oldest ones.
     """
-    from memcli.threads.files import Threads
+    from memcli.threads.storage import Threads
     from memcli.threads.summarize import fold_due
 
     mem = env.mem()
@@ -173,7 +173,7 @@ def context(env: Env, thread_id, budget, as_json) -> None:
         | curl -s https://api.openai.com/v1/chat/completions -H "Authorization: Bearer $KEY" \\
                -H 'Content-Type: application/json' -d @-
     """
-    from memcli.threads.context import build
+    from memcli.threads.chat_prompt import build
 
     mem = env.mem()
     threads = _threads(env)

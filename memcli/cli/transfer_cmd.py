@@ -52,7 +52,7 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     with the reason, and the memory is compressed again.
     """
     mem = env.mem()
-    from memcli.core.compressing import Compressing
+    from memcli.core.compressing import CompressOptions
     from memcli.features.transfer import import_lines
     from memcli.util.textio import RECORD_FACTOR, bounded_lines, open_input
 
@@ -60,7 +60,7 @@ def import_(env: Env, source: str, no_compress: bool, defer: bool, as_json: bool
     with stream:
         lines = bounded_lines(stream, RECORD_FACTOR * mem.settings.max_input_bytes)
         with ProgressBars() as progress:
-            report = import_lines(mem, lines, Compressing(enabled=not no_compress, defer=defer), progress)
+            report = import_lines(mem, lines, CompressOptions(enabled=not no_compress, defer=defer), progress)
     announce_new_store(env)
     for error in report.invalid + report.refused:
         click.echo(f"mem: skipped {error}", err=True)

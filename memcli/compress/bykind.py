@@ -1,5 +1,5 @@
 """Compression by kind: each segment of a text (memcli.compress.kinds) by its own method, each held to
-its own guard (memcli.compress.faithful); a segment the guard rejects stays as the raw has it.
+its own guard (memcli.compress.guard); a segment the guard rejects stays as the raw has it.
 
 Prose goes through the `prose` function the caller passes (prune on the local model, with its own
 guard); everything else is made without a model. A shell command stays exact and its output is
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from memcli.compress import code, diffs, faithful, kinds, lines, logs, structured, testruns, tracebacks
+from memcli.compress import code, diffs, guard, kinds, lines, logs, structured, testruns, tracebacks
 
 Prose = Callable[[str], str]
 
@@ -86,7 +86,7 @@ def _rejected(kind: str, body: str, form: str) -> str | None:
     if kind == "json" and not structured.same_json(body, form):
         return "changed a value"
     protect = _PROTECTED.get(kind)
-    return faithful.check(body, form, kind, protect(body) if protect else ())
+    return guard.check_part(body, form, kind, protect(body) if protect else ())
 
 
 def _shell(body: str, prose: Prose) -> str:

@@ -1,6 +1,6 @@
 """The only words a compressed form may say that its raw text does not: how much it left out.
 
-Every other word of a form is taken from the raw text (memcli.compress.faithful checks it). A count of
+Every other word of a form is taken from the raw text (memcli.compress.guard checks it). A count of
 what was left out ("[... 12 similar lines]", "[... 8 frames in libraries]", a line seen 3 times "[x3]",
 a file's "[+12 -3]" lines) is the reader's cue that there is more in `--raw`, so it is said in one
 fixed shape that the guard can tell from the text and leave out of its check.

@@ -22,9 +22,9 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
-from memcli.compress import bykind, faithful, guard, kinds, methods
-from memcli.compress.facts import KEYS as FACT_KEYS
-from memcli.compress.facts import facts
+from memcli.compress import bykind, guard, kinds, methods
+from memcli.compress.keyvalues import KEYS as FACT_KEYS
+from memcli.compress.keyvalues import facts
 from memcli.compress.prune import prune
 from memcli.errors import InputError, ModelError, describe
 from memcli.providers.protocols import CompressionModel, Deadline
@@ -157,7 +157,7 @@ def _by_kind(raw, segments, ops, ratio, raw_tokens, deadline, state) -> Compress
 def _prose_guard(raw: str, text: str, ops) -> str | None:
     """The prose guard, and nothing invented: a full stop dropped inside "2.x." must not leave "2X"."""
     reason = guard.check(raw, text, ops.count_tokens)
-    invented = None if reason else faithful.invented(raw, text)
+    invented = None if reason else guard.invented_tokens(raw, text)
     return reason or (f"invented {', '.join(map(repr, invented))}" if invented else None)
 
 
@@ -172,7 +172,7 @@ def check_given(raw: str, form: str, method: str | None) -> str | None:
     if kind not in kinds.PROSE_KINDS:
         if size.count_tokens(form) >= size.count_tokens(raw):
             return "not smaller"
-        return faithful.check(raw, form, kind)
+        return guard.check_part(raw, form, kind)
     if method == "facts":
         return guard.check(raw, form, size.count_tokens, allowed=FACT_KEYS)
     return _prose_guard(raw, form, size)

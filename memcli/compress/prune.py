@@ -1,7 +1,7 @@
 """Extractive compression: drop the words a reader can do without, keep every protected span.
 
 One forward pass of a small causal LM gives each token's surprisal (Selective Context, LLMLingua):
-a word the model predicts easily adds little. The ranking (memcli.compress.ranking) orders the words
+a word the model predicts easily adds little. The ranking (memcli.compress.drop_order) orders the words
 by class first and surprisal second; the function words with no relation role go whatever the target
 (no answer needs them: a short chat turn that reaches the target early kept its "I've" and "it"),
 then words are dropped in that order until the text fits the target ratio of the raw token count. A text dense with spans and things ends up above the ratio: the reader
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from memcli.compress.ranking import (
+from memcli.compress.drop_order import (
     Ranker,
     always_dropped,
     rank_by_surprisal,

@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 
 from memcli.compress import guard
-from memcli.compress.facts import GRAMMAR, KEYS, SEPARATOR, SYSTEM_PROMPT, clean
+from memcli.compress.keyvalues import GRAMMAR, KEYS, SEPARATOR, SYSTEM_PROMPT, clean
 from memcli.compress.kinds import PROSE_KINDS, detect
 from memcli.errors import ProviderError, describe
 from memcli.providers import Providers

@@ -20,7 +20,7 @@ COMPRESSING = "compressing memories"  # the progress phase of compression
 
 
 @dataclass
-class Compressing:
+class CompressOptions:
     """How a write should compress: not at all, later (`--defer`), or now with these overrides."""
 
     enabled: bool = True

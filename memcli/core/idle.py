@@ -132,10 +132,10 @@ class PendingCompression:
         return to_compress(self.mem, pending=True)
 
     def _compress(self, memory) -> None:
-        from memcli.core.compressing import Compressing, compression_of
+        from memcli.core.compressing import CompressOptions, compression_of
         from memcli.core.writing import save_compression
 
-        compressed, info = compression_of(self.mem, memory, Compressing())
+        compressed, info = compression_of(self.mem, memory, CompressOptions())
         status = self.on_mem(lambda: save_compression(self.mem, memory, compressed, info))
         if status == "pending":
             count = self.tries.get(memory.id, (0, 0.0))[0] + 1

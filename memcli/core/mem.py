@@ -16,7 +16,7 @@ from memcli.errors import MemError, StoreError, describe
 from memcli.index.catalog import Catalog
 from memcli.privacy.gate import Gate
 from memcli.providers import Providers
-from memcli.store.files import Store, find_store
+from memcli.store.folder import Store, find_store
 
 log = logging.getLogger("memcli")
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from memcli.errors import InputError, MemError, NotFound
-from memcli.index import looking
-from memcli.index import search as ranking
+from memcli.index import changes
+from memcli.index import search as hybrid
 from memcli.index.filters import Filters
 from memcli.store.memory import Memory, check_text
 from memcli.util import forked
@@ -108,7 +108,7 @@ def known_id(mem: Mem, memory_id: str) -> bool:
 
 
 def search(mem: Mem, query: str, *, k: int = 10, mode: str = "hybrid", filters: Filters = Filters(),
-           min_score: float | None = None, progress=None, once: bool = False) -> list[ranking.Hit]:
+           min_score: float | None = None, progress=None, once: bool = False) -> list[hybrid.Hit]:
     """Best memories first (memcli.index.search ranks them); `once`: a one-shot search (see above).
     When meaning search cannot run (no embedding model), hybrid says so once and goes on with words."""
     if not check_text(query, "the search query").strip():
@@ -116,8 +116,8 @@ def search(mem: Mem, query: str, *, k: int = 10, mode: str = "hybrid", filters: 
     ahead = _fork_ahead(mem, query) if once and mode != "text" else None
     if not mem.readable():
         return []
-    limit = ranking.candidates(k)
-    words = ranking.word_ranking(mem.catalog, query, limit, filters) if mode in ("hybrid", "text") else None
+    limit = hybrid.candidates(k)
+    words = hybrid.word_ranking(mem.catalog, query, limit, filters) if mode in ("hybrid", "text") else None
     meaning = None
     if mode in ("hybrid", "vector"):
         try:
@@ -126,7 +126,7 @@ def search(mem: Mem, query: str, *, k: int = 10, mode: str = "hybrid", filters: 
             if mode == "vector":
                 raise
             log.warning("meaning search unavailable (%s); showing word matches only", exc)
-    return ranking.ranked(mem.catalog, query, k=k, filters=filters, min_score=min_score, words=words,
+    return hybrid.ranked(mem.catalog, query, k=k, filters=filters, min_score=min_score, words=words,
                           meaning=meaning)
 
 
@@ -142,7 +142,7 @@ def _fork_ahead(mem: Mem, query: str) -> forked.Child | None:
             # (told to use one thread, its OpenBLAS starts none at import, which would stop the fork).
             import numpy  # noqa: F401
         store = mem.store
-        mem.catalog.looks.expect(forked.start(lambda: looking.scan_every_file(store, expected)))
+        mem.catalog.looks.expect(forked.start(lambda: changes.scan_every_file(store, expected)))
     child = forked.start(lambda: _embed_query(mem, query))
     if expected is not None:
         log.debug("%s", LOOKING_AHEAD)

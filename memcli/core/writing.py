@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, Container, Iterable
 
 from memcli.config import ON_SIMILAR
 from memcli.core import reading
-from memcli.core.compressing import COMPRESSING, Compressing, compression_of, waits_for_a_model
+from memcli.core.compressing import COMPRESSING, CompressOptions, compression_of, waits_for_a_model
 from memcli.core.near_duplicates import Similar, similar
 from memcli.errors import InputError, NotFound
 from memcli.index.versions import chain, heads, refuse_loop
@@ -70,7 +70,7 @@ class _Drafted:
 
 
 def write(mem: Mem, text: str, *, tags: Iterable[str] | None = (), source: str | None = None, written_by: str = "cli",
-          allow_duplicate: bool = False, compressing: Compressing = Compressing(), check_source: bool = True,
+          allow_duplicate: bool = False, compressing: CompressOptions = CompressOptions(), check_source: bool = True,
           local_only: bool = False, supersedes: str | None = None, on_similar: str = "keep",
           confirm: Callable[[Similar], bool] | None = None) -> Written:
     """Store a text. Secrets are redacted before anything else sees it (the duplicate test, the models,
@@ -91,7 +91,7 @@ def write(mem: Mem, text: str, *, tags: Iterable[str] | None = (), source: str |
              and not compressing.defer)
     drafted = _draft(mem, text, source, tags=tags, written_by=written_by, check_source=check_source,
                      local_only=local_only, supersedes=[tip.id for tip in tips])
-    (stored, vector, whole), = _commit(mem, [(drafted.memory, Compressing(defer=True) if later else compressing)],
+    (stored, vector, whole), = _commit(mem, [(drafted.memory, CompressOptions(defer=True) if later else compressing)],
                                       dedupe=not allow_duplicate, whole=not tips)
     written = _outcome(mem, drafted, stored)
     if tips or written.duplicate:
@@ -114,7 +114,7 @@ def _kept_local(memories: list[Memory]) -> bool:
 
 
 def write_each(mem: Mem, texts: list[tuple[str, str | None]], *, tags: Iterable[str] = (), written_by: str = "cli",
-                 compressing: Compressing = Compressing(), check_source: bool = True) -> list[Written]:
+                 compressing: CompressOptions = CompressOptions(), check_source: bool = True) -> list[Written]:
     """Several (text, source) pairs, such as the chunks of a file or a thread's summary, each stored as
     given, even when its text is already stored elsewhere, with no near-duplicate check: every one passes
     the gate before any is stored, then one commit embeds them together."""
@@ -125,7 +125,7 @@ def write_each(mem: Mem, texts: list[tuple[str, str | None]], *, tags: Iterable[
 
 
 def update(mem: Mem, prefix: str, text: str, *, tags: Iterable[str] | None = None, source: str | None = None,
-           written_by: str = "cli", compressing: Compressing | None = None, local_only: bool = False) -> Written:
+           written_by: str = "cli", compressing: CompressOptions | None = None, local_only: bool = False) -> Written:
     """Write `text` as the new version of the memory `prefix` names. It replaces every current version of
     that memory's chain, so updating either side of a fork resolves it. The new version keeps the tags
     and source of the one it replaces unless given, and stays local-only if it was. The same text as the
@@ -139,7 +139,7 @@ def update(mem: Mem, prefix: str, text: str, *, tags: Iterable[str] | None = Non
                      check_source=source is not None,
                      local_only=local_only or _kept_local(tips),
                      supersedes=[tip.id for tip in tips])
-    (stored, _, _), = _commit(mem, [(drafted.memory, compressing or Compressing())], dedupe=not same_text)
+    (stored, _, _), = _commit(mem, [(drafted.memory, compressing or CompressOptions())], dedupe=not same_text)
     return _linked(mem, _outcome(mem, drafted, stored), tips)
 
 
@@ -212,7 +212,7 @@ def _supersede(mem: Mem, memory: Memory, olds: list[Memory], tags: list[str] | N
 # -- the pipeline ----------------------------------------------------------------------------------
 
 
-def commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe: bool,
+def commit(mem: Mem, writes: list[tuple[Memory, CompressOptions | None]], *, dedupe: bool,
            replaces: str | None = None, apart: Container[str] = ()) -> list[Memory | None]:
     """Memories that have passed the gate, stored: compression (None keeps the memory's own `compressed`
     and `compression`), the vectors (one embedding call for all), then the files and the index under one
@@ -221,7 +221,7 @@ def commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe:
     return [stored for stored, _, _ in _commit(mem, writes, dedupe=dedupe, replaces=replaces, apart=apart)]
 
 
-def _commit(mem: Mem, writes: list[tuple[Memory, Compressing | None]], *, dedupe: bool, replaces: str | None = None,
+def _commit(mem: Mem, writes: list[tuple[Memory, CompressOptions | None]], *, dedupe: bool, replaces: str | None = None,
             whole: bool = False, apart: Container[str] = (),
             first: bool = True) -> list[tuple[Memory | None, object, object]]:
     """`commit`, with the vectors each new memory got: (stored already or None, vector, whole-text
@@ -377,12 +377,12 @@ def _save_compression(mem: Mem, memory: Memory, compressed: str | None, info: di
     return now
 
 
-def recompress(mem: Mem, memories: list[Memory], *, compressing: Compressing = Compressing(),
+def recompress(mem: Mem, memories: list[Memory], *, compressing: CompressOptions = CompressOptions(),
                progress=None) -> dict[str, int]:
     """(Re)compress memories one by one, each saved as soon as it is done, so an interrupted run loses
     nothing and a re-run picks up what is left. Returns how many ended in each status."""
     outcome: dict[str, int] = {}
-    now = Compressing(method=compressing.method, ratio=compressing.ratio)
+    now = CompressOptions(method=compressing.method, ratio=compressing.ratio)
     if progress:
         progress(COMPRESSING, 0, len(memories))
     for done, memory in enumerate(memories, 1):

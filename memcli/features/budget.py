@@ -101,7 +101,7 @@ def pack(hits: Sequence[Hit], budget: int, count: Callable[[str], int], *, raw: 
     return Packed(text, tokens, budget, chosen, skipped)
 
 
-def context(mem, query: str, budget: int, *, raw: bool = False, ids: bool = False, k: int = 20,
+def search_within(mem, query: str, budget: int, *, raw: bool = False, ids: bool = False, k: int = 20,
             mode: str = "hybrid", filters: Filters = Filters(), min_score: float | None = None,
             progress=None) -> Packed:
     """The best of the top k memories that fit in `budget` tokens, as a block for a prompt, with short

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from memcli.errors import MemError, StoreError, describe
 from memcli.index.catalog import DUPLICATE
-from memcli.store.files import INDEX
+from memcli.store.folder import INDEX
 from memcli.util.fsutil import stale_temps
 from memcli.util.paths import display_path
 from memcli.util.words import counted
@@ -151,7 +151,7 @@ def _ingested_twice(mem) -> list[Finding]:
     """Two current memories of one ingested chunk (an older mem re-ingested a file beside a chunk
     corrected with `mem update`): search would rank the stale one beside the correction."""
     from memcli.core.reading import listing
-    from memcli.features.ingest.files import WRITTEN_BY
+    from memcli.features.ingest.walk import WRITTEN_BY
     from memcli.store.sources import CHUNK
 
     by_source: dict[str, list] = {}

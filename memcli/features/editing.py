@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from memcli.core.compressing import Compressing
+from memcli.core.compressing import CompressOptions
 from memcli.core.mem import Mem
 from memcli.core.reading import relpath_of
 from memcli.core.writing import check_size, commit
@@ -60,7 +60,7 @@ def save_edit(mem: Mem, memory: Memory, text: str) -> EditResult:
         edited.raw = clean_input(edited.raw)
         check_size(mem, edited.raw)
         if edited.compressed == memory.compressed:
-            compressing = Compressing()  # the old short form describes the old text; make a new one
+            compressing = CompressOptions()  # the old short form describes the old text; make a new one
     edited.updated_at = now_utc()
     commit(mem, [(edited, compressing)], dedupe=False, replaces=relpath_of(mem, memory.id))
     return EditResult(edited, redacted)

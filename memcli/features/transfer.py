@@ -1,5 +1,5 @@
 """Export and import as JSON lines: one memory per line, ids and timestamps kept; a whole export also
-carries the threads (a line per thread, then one per message: memcli.threads.files), so a backup keeps
+carries the threads (a line per thread, then one per message: memcli.threads.storage), so a backup keeps
 every conversation.
 
 An import line is either an exported memory (`raw`, `id`, times, ...), a read-contract record
@@ -22,12 +22,12 @@ from memcli.index.filters import Filters
 from memcli.index.versions import refuse_loop
 from memcli.store import ids
 from memcli.store.memory import Memory, clean_input, now_utc
-from memcli.threads.files import MESSAGE_RECORD, THREAD_RECORD, Threads
+from memcli.threads.storage import MESSAGE_RECORD, THREAD_RECORD, Threads
 from memcli.util.progress import Progress
 from memcli.util.textio import json_object
 
 if TYPE_CHECKING:
-    from memcli.core.compressing import Compressing
+    from memcli.core.compressing import CompressOptions
     from memcli.core.mem import Mem
 
 WRITE_BATCH = 64  # memories per write: their texts share the embedding model's batches
@@ -60,7 +60,7 @@ def export(mem: Mem, filters: Filters = Filters(), limit: int | None = None) -> 
         yield from Threads(mem).export()
 
 
-def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing: Compressing,
+def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing: CompressOptions,
                  progress: Progress | None = None) -> ImportReport:
     """Take exported JSON lines through the write pipeline: ids and timestamps kept, what the store held
     already (same id, or same text as a memory not from this import) skipped, threads restored, bad or

@@ -22,12 +22,13 @@ from pathlib import Path
 from memcli.config import Settings
 from memcli.errors import InvalidMemory, StoreError, describe
 from memcli.index import db as db_file
+from memcli.index import graph_file
 from memcli.index import stamps
 from memcli.index.dates import date_words
-from memcli.index.looking import Looks
+from memcli.index.changes import Looks
 from memcli.index.queries import CatalogQueries
 from memcli.index.stamps import RACY, SETTLED_NS
-from memcli.store.files import Store
+from memcli.store.folder import Store
 from memcli.store.memory import Memory, content_key
 from memcli.util.progress import Progress
 from memcli.util.textio import RECORD_FACTOR
@@ -138,7 +139,7 @@ class Catalog(CatalogQueries):
     def refresh(self, progress: Progress | None = None, *, force: bool = False, full: bool = False,
                 patience: float = 1) -> Changes:
         """Take in what changed on disk since the last look, by any process; once per command unless `force`:
-        a few stats when nothing did, whatever the store's size (memcli.index.looking says how, and what
+        a few stats when nothing did, whatever the store's size (memcli.index.changes says how, and what
         `patience` defers). `full` looks at every file now and compares every stamp (doctor)."""
         if self._refreshed and not (force or full):
             return Changes()
@@ -193,7 +194,7 @@ class Catalog(CatalogQueries):
 
     def look_due(self):
         """For a one-shot command with slow work of its own before it reads the catalog: what a child's
-        look at every file should tally against (memcli.index.looking.Looks.due), or None when this
+        look at every file should tally against (memcli.index.changes.Looks.due), or None when this
         command's refresh should look for itself."""
         return None if self._refreshed else self.looks.due()
 
@@ -222,9 +223,7 @@ class Catalog(CatalogQueries):
         self._orphans += self.copies(memory_id)
         db.execute("DELETE FROM memories WHERE label = ?", (label,))
         db.execute("DELETE FROM fts WHERE rowid = ?", (label,))
-        # A vector already folded into the hnsw file stays there until the next fold marks it deleted.
-        db.execute("INSERT OR IGNORE INTO hnsw_dead SELECT label FROM vectors WHERE label = ? AND in_hnsw = 1", (label,))
-        db.execute("DELETE FROM vectors WHERE label = ?", (label,))
+        graph_file.forget(db, label)
         self._link(memory_id, [])
         return [label]
 

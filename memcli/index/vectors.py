@@ -23,11 +23,11 @@ import contextlib
 import json
 import logging
 import os
-import zlib
 from dataclasses import dataclass
 from typing import Iterable
 
 from memcli.index import db as db_file
+from memcli.index import graph_file
 from memcli.index.catalog import Catalog
 from memcli.util.fsutil import sibling_temp
 from memcli.util.progress import Progress
@@ -37,8 +37,6 @@ log = logging.getLogger("memcli")
 FOLD_AT = 2000
 EMBED_BATCH = 64
 CACHED_BATCH = 5000  # vectors from the cache stored per transaction (a lock held for a fraction of a second)
-HNSW_M = 16
-HNSW_EF_CONSTRUCTION = 200
 
 
 
@@ -204,7 +202,7 @@ class VectorIndex:
                 log.warning("the vector index %s is %s; rebuilding it from the stored vectors", self.path, state)
             with db_file.transaction(self.db):
                 if state == "verified":
-                    self._set_meta("hnsw_file", json.dumps(_file_record(self.path, self._recorded()["crc"])))
+                    self._set_meta("hnsw_file", json.dumps(graph_file.file_record(self.path, self._recorded()["crc"])))
                 else:
                     self._forget_file()
         return None if state == "verified" else state
@@ -220,7 +218,7 @@ class VectorIndex:
         """"ok" (the recorded file, by stat), "verified" (its stat moved but its CRC is the recorded one),
         "none" (no file, and none expected), else what is wrong with it."""
         record = self._recorded()
-        stat = _stat_record(self.path)
+        stat = graph_file.stat_record(self.path)
         if stat is None:
             in_file = self.db.execute("SELECT 1 FROM vectors WHERE in_hnsw = 1 LIMIT 1").fetchone()
             return "missing" if in_file or record else "none"
@@ -232,7 +230,7 @@ class VectorIndex:
             return "not the file the catalog recorded (its size differs)"
         if not checksum:
             return "changed"
-        if _crc(self.path) != record["crc"]:
+        if graph_file.crc(self.path) != record["crc"]:
             return "damaged (its checksum differs)"
         return "ok" if deep and all(record.get(key) == value for key, value in stat.items()) else "verified"
 
@@ -261,7 +259,7 @@ class VectorIndex:
         dim = db_file.meta_int(self.db, "embed_dim") or 0
         if not dim:
             return
-        stamp = _stamp(self.path)
+        stamp = graph_file.stamp(self.path)
         graph = self._load_graph(dim)
         fresh = graph is None
         with db_file.transaction(self.db, "DEFERRED"):
@@ -269,7 +267,7 @@ class VectorIndex:
             dead = [] if fresh else [label for (label,) in self.db.execute("SELECT label FROM hnsw_dead")]
             marked = 0 if fresh else db_file.meta_int(self.db, "hnsw_deleted") or 0
         if fresh:
-            graph = _new_graph(dim, max(1024, len(rows)))
+            graph = graph_file.new_graph(dim, max(1024, len(rows)))
         for label in dead:
             with contextlib.suppress(RuntimeError):
                 graph.mark_deleted(label)
@@ -288,9 +286,9 @@ class VectorIndex:
         try:
             graph.save_index(str(tmp))
             self.catalog.store.protect(tmp)
-            crc = _crc(tmp)
+            crc = graph_file.crc(tmp)
             with self.catalog.store.lock():
-                if _stamp(self.path) != stamp:
+                if graph_file.stamp(self.path) != stamp:
                     # Another process folded first; its file holds what this one would have written.
                     tmp.unlink()
                     self._graph = None
@@ -298,10 +296,10 @@ class VectorIndex:
                 os.replace(tmp, self.path)
                 with db_file.transaction(self.db):
                     self._folded([label for label, _ in rows], dead, marked, fresh)
-                    self._set_meta("hnsw_file", json.dumps(_file_record(self.path, crc)))
+                    self._set_meta("hnsw_file", json.dumps(graph_file.file_record(self.path, crc)))
         finally:
             db_file.remove(tmp)
-        self._graph, self._graph_stamp = graph, _stamp(self.path)
+        self._graph, self._graph_stamp = graph, graph_file.stamp(self.path)
 
     def _folded(self, added: list[int], dead: list[int], marked: int, fresh: bool) -> None:
         """Record a fold: what went into the file, what it marks deleted. A memory deleted while the graph
@@ -323,7 +321,7 @@ class VectorIndex:
         searches the stored vectors by brute force, or folds from scratch)."""
         import hnswlib
 
-        stamp = _stamp(self.path)
+        stamp = graph_file.stamp(self.path)
         if stamp is None or self._file_state() != "ok":
             return None
         if self._graph is not None and self._graph_stamp == stamp:
@@ -359,7 +357,7 @@ class VectorIndex:
             # Exact and faster than the graph when the filters leave few candidates.
             with db_file.transaction(self.db, "DEFERRED"):
                 dim = db_file.meta_int(self.db, "embed_dim") or 0
-                labels, matrix = _matrix(self._vectors_for(allowed), dim)
+                labels, matrix = graph_file.matrix(self._vectors_for(allowed), dim)
             dead, marked, graph = set(), 0, None
         else:
             labels, matrix, dead, marked, graph = self.catalog.kept.get("searched", self._searched)
@@ -380,7 +378,7 @@ class VectorIndex:
             if fetch > 0:
                 graph.set_ef(max(64, fetch * 2))
                 accept = (lambda label: label in allowed) if allowed is not None else None
-                for label, similarity in _knn(graph, vector, fetch, accept):
+                for label, similarity in graph_file.knn(graph, vector, fetch, accept):
                     if label not in dead:
                         scores.setdefault(label, similarity)
         return sorted(scores.items(), key=lambda item: -item[1])[:k]
@@ -400,65 +398,7 @@ class VectorIndex:
             graph = self._load_graph(dim) if dim else None
             if dim and graph is None and self.db.execute("SELECT 1 FROM vectors WHERE in_hnsw = 1 LIMIT 1").fetchone():
                 rows = self.db.execute("SELECT label, vec FROM vectors").fetchall()
-        return (*_matrix(rows, dim), dead, marked, graph)
+        return (*graph_file.matrix(rows, dim), dead, marked, graph)
 
     def _vectors_for(self, labels: Iterable[int]) -> list:
         return list(db_file.rows_in(self.db, "SELECT label, vec FROM vectors WHERE label IN ({marks})", list(labels)))
-
-
-def _matrix(rows: list, dim: int) -> tuple[list[int], object]:
-    """(labels, their vectors as one float32 matrix); no matrix when no model has made vectors yet."""
-    import numpy as np
-
-    if not dim:
-        return [], None
-    return [label for label, _ in rows], np.frombuffer(b"".join(vec for _, vec in rows), dtype=np.float32).reshape(-1, dim)
-
-
-def _knn(graph, vector, k: int, accept) -> list[tuple[int, float]]:
-    """hnswlib refuses k larger than what passes the filter; ask for fewer until it answers."""
-    while k > 0:
-        try:
-            found, distances = graph.knn_query(vector, k=k, filter=accept)
-        except RuntimeError:
-            k //= 2
-            continue
-        return [(int(label), 1.0 - float(distance)) for label, distance in zip(found[0], distances[0])]
-    return []
-
-
-def _new_graph(dim: int, capacity: int):
-    import hnswlib
-
-    graph = hnswlib.Index(space="cosine", dim=dim)
-    graph.init_index(max_elements=capacity, ef_construction=HNSW_EF_CONSTRUCTION, M=HNSW_M)
-    graph.set_num_threads(2)
-    return graph
-
-
-def _stat_record(path) -> dict | None:
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return {"size": info.st_size, "mtime_ns": info.st_mtime_ns, "ctime_ns": info.st_ctime_ns, "ino": info.st_ino}
-
-
-def _file_record(path, crc: int) -> dict:
-    return {**_stat_record(path), "crc": crc}
-
-
-def _crc(path) -> int:
-    crc = 0
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            crc = zlib.crc32(chunk, crc)
-    return crc
-
-
-def _stamp(path) -> tuple[int, int] | None:
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        return None
-    return info.st_mtime_ns, info.st_size

@@ -20,11 +20,11 @@ from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
 from memcli.core import reading
-from memcli.core.compressing import Compressing
+from memcli.core.compressing import CompressOptions
 from memcli.core.idle import defers_writes
 from memcli.errors import MemError
 from memcli.features.budget import DEFAULT_BUDGET, block
-from memcli.features.budget import context as budget_context
+from memcli.features.budget import search_within
 from memcli.features.savings import read_cost
 from memcli.index.filters import Filters
 from memcli.mcp.toolbox import Toolbox, client_name, reply
@@ -149,7 +149,7 @@ def register(box: Toolbox) -> None:
         return await box.run(lambda mem: written_reply(
             write(mem, content, tags=tags, source=source, written_by=written_by, supersedes=supersedes,
                   on_similar=mem.settings.on_similar, local_only=local_only,
-                  compressing=Compressing(defer=defers_writes(mem))),
+                  compressing=CompressOptions(defer=defers_writes(mem))),
             mem.catalog.short_id))
 
     @box.tool(Found, read_only=True)
@@ -240,7 +240,7 @@ def register(box: Toolbox) -> None:
         as context: each day once, then one memory per line, best first (no ids unless `ids`). Says
         how many results did not fit. Use it to fill a prompt; use memory_search to look around."""
         def context(mem):
-            packed = budget_context(mem, query, budget, raw=raw, ids=ids, k=limit, mode=mode, filters=filters,
+            packed = search_within(mem, query, budget, raw=raw, ids=ids, k=limit, mode=mode, filters=filters,
                                     min_score=min_score)
             structured = packed.to_contract()
             count = counter(mem)

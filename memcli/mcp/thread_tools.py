@@ -13,7 +13,7 @@ from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
 from memcli.mcp.toolbox import Toolbox, reply
-from memcli.threads.context import DEFAULT_BUDGET
+from memcli.threads.chat_prompt import DEFAULT_BUDGET
 
 ThreadId = Annotated[str, Field(description="A thread id as thread_list shows it (a short id), the full id from "
                                             "thread_append, or any unique beginning of one.")]
@@ -73,7 +73,7 @@ def register(box: Toolbox) -> None:
         out; returns the thread id to pass next time. Older turns are later folded into summaries that
         thread_context uses and memory_search finds."""
         def append(mem):
-            from memcli.threads.files import Threads as Store
+            from memcli.threads.storage import Threads as Store
             from memcli.threads.summarize import fold_due
 
             threads = Store(mem)
@@ -97,8 +97,8 @@ def register(box: Toolbox) -> None:
         """A thread as the message list a chat API takes, within `budget` tokens: a system message with
         summaries of older turns, then the newest turns verbatim. Use it to continue a conversation."""
         def build(mem):
-            from memcli.threads.context import build
-            from memcli.threads.files import Threads as Store
+            from memcli.threads.chat_prompt import build
+            from memcli.threads.storage import Threads as Store
 
             threads = Store(mem)
             thread_id = threads.resolve(thread)
@@ -120,7 +120,7 @@ def register(box: Toolbox) -> None:
         """The conversation threads, most recently active first: id, title, how many messages and how
         many of them are folded into summaries."""
         def listing(mem):
-            from memcli.threads.files import Threads as Store
+            from memcli.threads.storage import Threads as Store
 
             threads = Store(mem)
             return threads.list(), threads.short_ids()

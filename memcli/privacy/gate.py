@@ -41,8 +41,8 @@ class Gate:
 
     def read_file(self, path: Path, limit: int, rules=None) -> str:
         """A file's text, read only when the denylist lets it be and only from the very file it decided on
-        (memcli.privacy.reading): Refused when ignored or swapped meanwhile, InputError when unusable."""
-        from memcli.privacy.reading import read_pinned
+        (memcli.privacy.pinned): Refused when ignored or swapped meanwhile, InputError when unusable."""
+        from memcli.privacy.pinned import read_pinned
         from memcli.util.textio import decode
 
         if os.path.isdir(path):

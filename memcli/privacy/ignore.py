@@ -53,7 +53,7 @@ from memcli.privacy.patterns import (
     parse_rules,
     read_rules,
 )
-from memcli.privacy.reading import Pin, pin
+from memcli.privacy.pinned import Pin, pin
 from memcli.util.paths import display_path, user_config_dir, work_tree_top
 
 log = logging.getLogger("memcli")
@@ -127,7 +127,7 @@ class IgnoreRules:
 
     def decide(self, path: Path | str) -> tuple[Match | None, Pin]:
         """The deciding rule of a file, and the pin to read exactly the file decided on
-        (memcli.privacy.reading.read_pinned)."""
+        (memcli.privacy.pinned.read_pinned)."""
         pinned = pin(path)
         return self.match(path, is_dir=False, real=pinned.real), pinned
 

@@ -1,7 +1,7 @@
 """Folding old turns into summaries that keep the facts: extractive, then pruned.
 
 A summary stands in for the turns, for the model continuing the chat and for `mem search` later, so
-it must hold what the turns established (memcli.threads.facts): every name and place, date, number
+it must hold what the turns established (memcli.threads.kept_facts): every name and place, date, number
 with its unit, stated preference, constraint and decision. It is built from the thread's own
 sentences, as the default 135M model writes unreliable prose. First the facts: sentences are chosen
 greedily by the facts they add per word until every fact is held, a user's sentence weighing more
@@ -28,8 +28,8 @@ import logging
 from typing import TYPE_CHECKING, Sequence
 
 from memcli.errors import describe
-from memcli.threads.facts import ENDS, SENTENCE, facts, is_filler, words_of
-from memcli.threads.files import Fold, Threads, summary_source
+from memcli.threads.kept_facts import ENDS, SENTENCE, facts, is_filler, words_of
+from memcli.threads.storage import Fold, Threads, summary_source
 from memcli.util.fsutil import open_lock
 from memcli.util.locks import flock_held
 from memcli.threads.records import Message
@@ -90,11 +90,11 @@ def summarize(mem: Mem, thread_id: str, *, force: bool = False, wait: bool = Fal
         if not span:
             return None
         text = summary_text(mem, span)
-        from memcli.core.compressing import Compressing
+        from memcli.core.compressing import CompressOptions
         from memcli.core.writing import write_each
 
         [written] = write_each(mem, [(text, summary_source(thread_id, span[0].seq, span[-1].seq))], tags=["thread"],
-                               written_by="thread", compressing=Compressing(enabled=False), check_source=False)
+                               written_by="thread", compressing=CompressOptions(enabled=False), check_source=False)
         return Fold(span[0].seq, span[-1].seq, written.memory)
 
 
@@ -234,7 +234,7 @@ def _pruned(mem: Mem, text: str) -> str:
     dropped a word of one of the sentence's facts, the sentence's own words are kept that prune kept or
     a fact needs, in their order (so nothing is invented and no fact is lost). One sentence at a time,
     ended with its mark: prune leaves out a full stop that a capital shows, but a digest
-    (memcli.threads.digest) chooses among a summary's sentences by their marks."""
+    (memcli.threads.coverage) chooses among a summary's sentences by their marks."""
     settings = mem.settings
     try:
         result = mem.providers.compressor(text, method="prune", ratio=PRUNE_RATIO, model=settings.compress_model,

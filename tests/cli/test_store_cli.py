@@ -16,7 +16,7 @@ from locations import FAKE_MEM
 
 from memcli.cli import memory_cmd
 from memcli.store import ids
-from memcli.store.files import Store, find_store
+from memcli.store.folder import Store, find_store
 
 LONG = ("Rate limiting has been the hardest part of the scraper project. Amazon blocks IPs after about 30 "
         "requests per second, so we rotate through a pool of 12 residential proxies and back off "

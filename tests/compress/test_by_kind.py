@@ -6,7 +6,7 @@ import re
 import dev_samples as samples
 from compress_fakes import FakeModel
 
-from memcli.compress import bykind, diffs, faithful, structured
+from memcli.compress import bykind, diffs, guard, structured
 from memcli.compress.pipeline import compress
 
 
@@ -17,7 +17,7 @@ def keep(text):
 def shape(text):
     result = bykind.compress(text, keep)
     assert result.kept_raw == []
-    assert faithful.invented(text, result.text) == []
+    assert guard.invented_tokens(text, result.text) == []
     return result.text
 
 
@@ -79,7 +79,7 @@ def test_code_inside_a_note_is_never_altered():
 
 def test_the_guard_rejects_an_invented_path():
     raw = "FAILED tests/test_upload.py::test_send - assert 1 == 5\n1 failed in 0.2s"
-    reason = faithful.check(raw, "FAILED tests/test_download.py::test_send\n1 failed in 0.2s", "test_output")
+    reason = guard.check_part(raw, "FAILED tests/test_download.py::test_send\n1 failed in 0.2s", "test_output")
     assert reason and "test_download.py" in reason
 
 

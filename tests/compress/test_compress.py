@@ -12,7 +12,7 @@ from compress_fakes import (
     UntouchableModel,
 )
 
-from memcli.compress.facts import GRAMMAR, clean, facts
+from memcli.compress.keyvalues import GRAMMAR, clean, facts
 from memcli.compress.guard import check
 from memcli.compress.pipeline import compress
 from memcli.errors import InputError, ModelError

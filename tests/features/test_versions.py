@@ -22,7 +22,7 @@ def file_of(memory_id: str):
 
 def ids_of(*args) -> list[str]:
     result = run(*args, "--jsonl")
-    assert result.exit_code in (0, 1), result.stderr
+    assert result.exit_code == (0 if result.stdout else 1), result.stderr
     return [row["id"] for row in jsonl(result.stdout)]
 
 

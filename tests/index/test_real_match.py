@@ -1,4 +1,4 @@
-"""Hybrid search answers a query that has a real match and leaves one with none silent (issue 40).
+"""Hybrid search answers a query that has a real match and leaves one with none silent.
 
 The fast tests run on the fake embedder (a bag of words); the `models` tests on the real default models,
 with the notes and queries a developer really types: a topic's name that is not the note's own words.

@@ -19,7 +19,7 @@ from mcp_client import call, error, server_env, session, text_of
 
 from memcli.core import reading, writing
 from memcli.features.budget import DEFAULT_BUDGET
-from memcli.index import catalog, looking, vectors
+from memcli.index import catalog, changes, vectors
 from memcli.store import ids
 
 LONG = ("Rate limiting has been the hardest part of the scraper project. Amazon blocks IPs after about 30 "
@@ -329,7 +329,7 @@ def test_a_long_lived_mem_catches_up_with_other_writers(monkeypatch):
     """The library side of the server's promise: a `Mem` open for hours still sees the files as they are."""
     clock = Clock()
     monkeypatch.setattr(catalog, "time", clock)
-    monkeypatch.setattr(looking, "time", clock)
+    monkeypatch.setattr(changes, "time", clock)
     first = add("first note about caching")
     mem = open_mem()
     assert [m.id for m in reading.listing(mem)] == [first]
@@ -412,7 +412,7 @@ def test_the_server_looks_at_every_file_when_idle_not_while_answering(monkeypatc
 
     clock = Clock()
     monkeypatch.setattr(catalog, "time", clock)
-    monkeypatch.setattr(looking, "time", clock)
+    monkeypatch.setattr(changes, "time", clock)
     memory_id = add("the cache expires after 5 minutes")
     worker = Worker(open_mem())  # its idle thread is not started: each run_one() below is one idle moment
 

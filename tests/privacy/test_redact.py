@@ -157,7 +157,7 @@ SECRETS = [
     ("Authorization: Basic {s}", "dXNlcjpwYXNz" + rand(8), "basic-auth"),
     ('$env:GITHUB_TOKEN = "{s}"', GH_CLASSIC, "github-token"),
     ('{{"token":"{s}","expires_in":3600}}', OPAQUE, "secret"),
-    # Issue 13 (item 10): containers and phrases a hostile round found, and prefixed vendor tokens
+    # Containers and phrases a hostile round found, and prefixed vendor tokens
     # taken from gitleaks' published rules (read as data).
     ("my laptop key:\n{s}\nrotate yearly", "PuTTY-User-Key-File-2: ssh-rsa\nEncryption: none\nComment: k\n"
      f"Public-Lines: 1\n{rand(64, B64)}\nPrivate-Lines: 1\n{rand(64, B64)}\nPrivate-MAC: {rand(40, HEX)}", "private-key"),

@@ -10,7 +10,7 @@ from helpers import add, memory_files, ok, store_root
 from provider_helpers import GOOD_JSON, GOOD_LINE, NOTE, stored, use_server
 from script_server import ScriptServer
 
-from memcli.compress.facts import GRAMMAR, SYSTEM_PROMPT
+from memcli.compress.keyvalues import GRAMMAR, SYSTEM_PROMPT
 
 AWS_KEY = "AKIA" + "Q3EXAMPLE7KEYZZ9"
 

@@ -13,7 +13,7 @@ from locations import REAL_MODELS_DIR
 from provider_helpers import NOTE, stored, use_server
 
 from memcli.compress import guard
-from memcli.compress.facts import KEYS
+from memcli.compress.keyvalues import KEYS
 from memcli.providers.protocols import Deadline
 from memcli.providers.settings import ProviderSettings
 

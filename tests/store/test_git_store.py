@@ -43,7 +43,7 @@ def added(store: Path, text: str, *args) -> str:
 
 def found(store: Path, query: str, *args) -> list[str]:
     result = run("--dir", store, "search", query, "--jsonl", *args)
-    assert result.exit_code in (0, 1), result.stderr
+    assert result.exit_code == (0 if result.stdout else 1), result.stderr
     return [row["id"] for row in jsonl(result.stdout)]
 
 

@@ -57,7 +57,7 @@ class ScriptServer:
             self.assert_nothing_from_an_excluded_path()
 
     def assert_nothing_key_like(self) -> None:
-        """What every test that uses this server proves on the way out (issue 42): no text that reached it
+        """What every test that uses this server proves on the way out: no text that reached it
         holds anything redaction would still take out."""
         from memcli.privacy.redact import redact
 

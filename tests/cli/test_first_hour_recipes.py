@@ -1,4 +1,4 @@
-"""Issue 42, rough edges a newcomer met in an hour of use (items 23, 29, 33, 34, 36): each test is the
+"""Rough edges a newcomer met in an hour of use: each test is the
 recipe or command that surprised them, with what they should have seen."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ NOTE = ("The staging Postgres listens on port 5432 behind the bastion host; the 
         "month so that the team knows the backups can actually be read back when they are needed.")
 
 
-# -- item 29: `mem update --help`'s own recipe ----------------------------------------------------------
+# -- `mem update --help`'s own recipe ----------------------------------------------------------
 
 def test_show_raw_piped_prints_only_the_text_so_the_update_recipe_works():
     memory_id = add(NOTE)
@@ -22,7 +22,7 @@ def test_show_raw_piped_prints_only_the_text_so_the_update_recipe_works():
     assert json.loads(ok("show", new_id, "--raw", "--json").stdout)["content"] == NOTE.replace("5432", "5433")
 
 
-# -- item 33: -v and --dir after the subcommand --------------------------------------------------------
+# -- -v and --dir after the subcommand --------------------------------------------------------
 
 def test_verbose_and_dir_work_after_the_subcommand_too(tmp_path):
     other = tmp_path / "other-store"
@@ -40,7 +40,7 @@ def test_a_commands_own_verbose_flag_stays_its_own(project):
     assert ".memignore:1:*.log" in ok("ignore", "check", "notes.log", "-v").stdout
 
 
-# -- item 34: NO_COLOR and --color ------------------------------------------------------------------------
+# -- NO_COLOR and --color ------------------------------------------------------------------------
 
 def test_no_color_and_color_never_print_no_colour_codes_on_a_terminal():
     add("the deploy runs at noon", "-t", "ops")
@@ -56,7 +56,7 @@ def test_color_always_colours_a_pipe_and_auto_does_not():
     assert "\x1b[" not in ok("ls").stdout
 
 
-# -- item 36: words, limits, a missing store, help texts ---------------------------------------------------
+# -- words, limits, a missing store, help texts ---------------------------------------------------
 
 def test_ls_n_0_lists_every_memory():
     for n in range(3):
@@ -105,7 +105,7 @@ def test_memory_list_says_more_follow_on_a_line_of_its_own():
     assert "\n(more: offset 2)" in text
 
 
-# -- item 23: a span longer than the calendar ------------------------------------------------------------
+# -- a span longer than the calendar ------------------------------------------------------------
 
 def test_a_span_back_before_year_one_is_a_clean_error_in_the_cli_and_over_mcp():
     import mcp_client

@@ -38,14 +38,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from memcli.core.compressing import Compressing
+from memcli.core.compressing import CompressOptions
 from memcli.core.reading import listing
 from memcli.core.writing import relabel, remove, write_each
 from memcli.errors import InputError, Refused
 from memcli.features.ingest.chunk import sections, split
 from memcli.index.filters import Filters
 from memcli.index.versions import chain
-from memcli.privacy.reading import Pin, read_pinned
+from memcli.privacy.pinned import Pin, read_pinned
 from memcli.store.memory import Memory, normalise_tags
 from memcli.store.sources import CHUNK, glob_escape, written
 from memcli.util.progress import Progress
@@ -301,7 +301,7 @@ def _sync_file(mem, source: str, chunks: list[str], stored: list[_Stored], tags:
     # A corrected chunk whose part of the file changed is replaced by the new text at its place.
     replaced = {e.memory.source: e for e in gone if e.corrected and e.memory.source in {s for _, s in new}}
     if new and not dry_run:
-        stored_now = write_each(mem, new, tags=tags, written_by=WRITTEN_BY, compressing=Compressing(defer=defer),
+        stored_now = write_each(mem, new, tags=tags, written_by=WRITTEN_BY, compressing=CompressOptions(defer=defer),
                                 check_source=False)
         report.pending += sum(1 for result in stored_now if result.memory.status == "pending")
         for result in stored_now:

@@ -1,4 +1,4 @@
-"""Where mem runs (issue 42, item 37): Linux and macOS, and Windows only inside WSL. On a system without
+"""Where mem runs: Linux and macOS, and Windows only inside WSL. On a system without
 POSIX file locks (fcntl, missing on Windows) every command says so in one line instead of dying with
 an ImportError traceback; a hook, which must never fail its assistant, says so and exits 0. The missing
 module is simulated in a child process (fcntl set to None in sys.modules before mem starts)."""

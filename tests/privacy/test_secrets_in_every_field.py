@@ -1,4 +1,4 @@
-"""Issue 13, items 9-12, as a user meets them: no secret reaches a file or the catalog through any field,
+"""As a user meets them: no secret reaches a file or the catalog through any field,
 the shapes a held-out round found are caught, the user store is private, an invalid edit leaves nothing.
 
 Each test is named for its item; the neighbours of each failure (other fields, other shapes, other ways
@@ -51,7 +51,7 @@ def write_editor(tmp_path, body: str) -> str:
     return f"{sys.executable} {script}"
 
 
-# -- item 9: every string that reaches a file or the catalog is redacted ------------------------------
+# -- every string that reaches a file or the catalog is redacted ------------------------------
 
 def test_tag_with_a_secret_is_redacted_in_the_file_and_the_catalog():
     password, key_id = fs.password(), fs.aws_access_key()
@@ -165,7 +165,7 @@ def test_a_compression_failure_whose_reason_holds_a_secret_is_redacted(use_provi
     assert memory_id
 
 
-# -- item 10: shapes the first detectors missed -------------------------------------------------------
+# -- shapes the first detectors missed -------------------------------------------------------
 
 def putty_key(version: int = 2) -> str:
     public = "\n".join(fs.key_body(2))
@@ -212,7 +212,7 @@ def test_an_ssh2_public_key_and_prose_about_passwords_stay():
         assert redact(text).text == text
 
 
-# -- item 11: the user store is private ---------------------------------------------------------------
+# -- the user store is private ---------------------------------------------------------------
 
 def modes(root) -> dict[str, int]:
     return {str(p.relative_to(root)): stat.S_IMODE(p.stat().st_mode) for p in [root, *root.rglob("*")]}
@@ -273,7 +273,7 @@ def test_a_project_store_inside_a_repository_follows_the_repository_modes(tmp_pa
         assert mode == expected, f"{name} is {oct(mode)}"
 
 
-# -- item 12: an invalid edit leaves no temp file -----------------------------------------------------
+# -- an invalid edit leaves no temp file -----------------------------------------------------
 
 @pytest.fixture
 def temp_dir(tmp_path, monkeypatch):
@@ -323,7 +323,7 @@ def test_the_editor_works_on_a_private_file_inside_the_store(tmp_path, temp_dir)
     assert leftovers(temp_dir) == [] and load_file(memory_files()[0])["raw"] == "new text"
 
 
-# -- items 13-15: every path decided the same way, links and swaps included --------------------------
+# -- every path decided the same way, links and swaps included --------------------------
 
 SECRET_ENV = "API_TOKEN=tok_{}\n"
 

@@ -1,4 +1,4 @@
-"""For AI assistants: a token-budgeted context block (`mem context`) and the MCP server (`mem mcp`)."""
+"""`mem context`: the memories that best answer a query, packed into a token budget for a prompt."""
 
 from __future__ import annotations
 
@@ -50,11 +50,11 @@ def context(env: Env, words, budget, limit, tags, since, until, source, all_vers
       mem context how do we deploy billing
       mem context "scraper limits" --budget 200 -t scraper --json | jq .tokens
     """
-    from memcli.features.budget import context as context_of
+    from memcli.features.budget import search_within
 
     mem = env.mem()
     with ProgressBars() as progress:
-        packed = context_of(mem, query_text(words), budget, raw=raw, ids=ids, k=limit, mode=mode, min_score=min_score,
+        packed = search_within(mem, query_text(words), budget, raw=raw, ids=ids, k=limit, mode=mode, min_score=min_score,
                             progress=progress, filters=make_filters(mem, tags, since, until, source, all_versions))
     if as_json:
         echo_json(packed.to_contract())
@@ -68,23 +68,4 @@ def context(env: Env, words, budget, limit, tags, since, until, source, all_vers
         raise click.exceptions.Exit(NOTHING)
 
 
-@click.command(name="mcp")
-@pass_env
-def mcp(env: Env) -> None:
-    """Serve this store to AI assistants over MCP on stdin/stdout.
-
-    Tools: memory_write, memory_search, memory_list, memory_get, memory_delete, memory_context,
-    and for conversations thread_append, thread_context and thread_list.
-    The models stay loaded between calls; each call first takes in what changed on disk (other
-    processes, an editor, git). Logs go to stderr. Needs the `mcp` extra: pip install 'memcli[mcp]'.
-
-    \b
-    A desktop assistant's configuration (e.g. claude_desktop_config.json):
-      {"mcpServers": {"mem": {"command": "mem", "args": ["mcp"]}}}
-    """
-    from memcli.mcp.server import serve
-
-    serve(env.mem())
-
-
-COMMANDS = [context, mcp]
+COMMANDS = [context]

@@ -6,7 +6,7 @@ first. It never exceeds the budget and never cuts a message: what does not fit i
 The newest unfolded turns are kept whole first. When every summary fits, all are shown, and the room
 left shows the newest folds as their own turns instead of their summary, one fold at a time. When
 they do not all fit, the budget goes to the summaries' sentences that carry the most (see
-memcli.threads.digest): sentences stating facts not yet shown before any other, so every stretch of
+memcli.threads.coverage): sentences stating facts not yet shown before any other, so every stretch of
 the conversation keeps its names, numbers, preferences and decisions; repetition gives way first,
 the older before the newer, and filler is never shown. What was shortened is counted: the sentences
 left out, and how many of the summaries' facts the context no longer holds. Roles are never merged or swapped.
@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from memcli.threads.digest import lines, parse, select
-from memcli.threads.facts import facts, words_of
-from memcli.threads.files import Fold
+from memcli.threads.coverage import lines, parse, select
+from memcli.threads.kept_facts import facts, words_of
+from memcli.threads.storage import Fold
 from memcli.threads.records import Message
 from memcli.util.words import counted
 

@@ -1,4 +1,4 @@
-"""Issue 42, items 19-22, 24-26 and the many-stars .memignore line: a store's own rules never hang a write,
+"""A store's own rules never hang a write,
 versions never replace each other, an imported or edited text gets the checks a new one gets, ingest keeps
 a correction, and doctor's fixes can be typed where doctor ran. Each test is named for what a user sees."""
 
@@ -31,7 +31,7 @@ def current_ids() -> list[str]:
     return [m["id"] for m in jsonl(ok("ls", "--jsonl").stdout)]
 
 
-# -- item 19: a store's redact pattern cannot hang a write ----------------------------------------------
+# -- a store's redact pattern cannot hang a write ----------------------------------------------
 
 @pytest.mark.timeout(120)
 def test_a_redact_pattern_with_nested_repetition_neither_hangs_a_write_nor_misses_its_secret():
@@ -77,7 +77,7 @@ def test_a_memignore_line_with_many_stars_decides_a_long_name_at_once(tmp_path):
     assert run("ignore", "check", matching).exit_code == 0
 
 
-# -- item 20: versions that replace each other -----------------------------------------------------------
+# -- versions that replace each other -----------------------------------------------------------
 
 def _chain() -> tuple[str, str]:
     first = add("The staging cluster is called kestrel")
@@ -121,7 +121,7 @@ def test_doctor_names_a_loop_of_versions_and_how_to_break_it():
     assert problems[0]["fix"].startswith(f"mem edit {first}") and second in problems[0]["fix"]
 
 
-# -- item 21: an imported short form passes the guard a made one passes ----------------------------------
+# -- an imported short form passes the guard a made one passes ----------------------------------
 
 RAW = "The deploy of the billing service runs every Tuesday at noon from the ops box in the basement"
 FAITHFUL = "deploy of billing service runs every Tuesday at noon from ops box in basement"
@@ -151,7 +151,7 @@ def test_an_imported_faithful_short_form_is_kept_as_given():
     assert "dropped" not in stderr
 
 
-# -- item 22: edit has add's size limit ------------------------------------------------------------------
+# -- edit has add's size limit ------------------------------------------------------------------
 
 def test_edit_refuses_a_raw_text_over_max_input_bytes_as_add_does(tmp_path):
     memory_id = add("a short note")
@@ -162,7 +162,7 @@ def test_edit_refuses_a_raw_text_over_max_input_bytes_as_add_does(tmp_path):
     assert json.loads(ok("show", memory_id, "--json", "--raw").stdout)["content"] == "a short note"
 
 
-# -- items 24 and 25: ingest keeps a correction made with `mem update` ----------------------------------
+# -- ingest keeps a correction made with `mem update` ----------------------------------
 
 GUIDE = "The staging database is restored every night from the backup taken at two in the morning.\n"
 CORRECTED = "The staging database is restored every night from the backup taken at four in the morning."
@@ -215,7 +215,7 @@ def test_doctor_names_two_current_memories_of_one_ingested_chunk_and_ingest_mend
     assert ok("doctor").exit_code == 0
 
 
-# -- item 26: doctor's fix for a conflicted file works where doctor ran ---------------------------------
+# -- doctor's fix for a conflicted file works where doctor ran ---------------------------------
 
 def test_doctors_fix_for_a_conflicted_file_names_paths_that_work_from_the_project_root(project):
     subprocess.run(["git", "init", "-q"], check=True)

@@ -1,4 +1,4 @@
-"""`mem mcp` on the wire, as hostile or hurried clients speak it (issue 42, items 27 and 28, and invalid
+"""`mem mcp` on the wire, as hostile or hurried clients speak it (and invalid
 UTF-8): every request gets its JSON-RPC reply, under the id the client waits on, and a client that
 closes its side of the pipe after its last request still has every write stored and answered.
 

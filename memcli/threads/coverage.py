@@ -11,7 +11,7 @@ repeated in ten folds is told once. This is greedy budgeted maximum coverage, th
 summariser (Gillick and Favre's concept coverage; the greedy gain-per-cost rule of Khuller et al.).
 At equal worth the newer sentence wins; a sentence adding nothing new is left out.
 
-Facts come before chatter: while a sentence holds a fact (memcli.threads.facts) that the context does
+Facts come before chatter: while a sentence holds a fact (memcli.threads.kept_facts) that the context does
 not hold yet, it goes before every sentence that holds none, whatever their words weigh; a question
 asks rather than tells, so it waits with the chatter; a filler sentence is never shown. The lines of
 one date are written as one, so a day folded in several summaries carries its date once.
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from memcli.compress.wordlists import FUNCTION_WORDS
-from memcli.threads.facts import SENTENCE, facts, is_filler, words_of
+from memcli.threads.kept_facts import SENTENCE, facts, is_filler, words_of
 
 WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 DATE = re.compile(r"^\[([^\]\n]+)\]\s*")

@@ -1,4 +1,4 @@
-"""One id scheme for memories and threads (issue 42, item 35): listings show the shortest unique end of an
+"""One id scheme for memories and threads: listings show the shortest unique end of an
 id (3+ characters), every command takes that back, the full id or a unique beginning; messages on stderr
 name what listings show, and help examples use that form."""
 
