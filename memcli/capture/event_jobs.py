@@ -51,6 +51,7 @@ class CaptureJobs:
         self.mem, self.library = mem, library
         self.queue = WorkQueue(mem.store.root)
         self.spool = Spool(mem.store.root)
+        adopt_older_queue(self.spool, self.queue)
         self.options = CaptureOptions.from_settings(mem.settings.capture)
         self.counts: Counter = Counter()
         self._rules = None
@@ -209,6 +210,26 @@ class CaptureJobs:
         of three characters a token."""
         count = self.mem.cheap_counter(batch=True)
         return count or (lambda text: -(-len(text) // 3))
+
+
+def adopt_older_queue(spool: Spool, queue: WorkQueue) -> int:
+    """Events an older mem queued in `.capture/queue/` (before the store had one work queue) moved into the
+    work queue, so an upgrade loses none of them; how many."""
+    import json
+
+    moved = 0
+    older = spool.root / "queue"
+    for path in sorted(older.glob("*.json")) if older.is_dir() else []:
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict) and isinstance(record.get("session"), str):
+            from memcli.capture.events import queue_event
+
+            moved += queue_event(queue, record)
+        path.unlink(missing_ok=True)
+    return moved
 
 
 def _current(mem: Mem, source: str) -> list:

@@ -13,8 +13,9 @@ from memcli.errors import NOTHING
 
 
 @click.group(cls=MemGroup, invoke_without_command=True)
+@output_options
 @click.pass_context
-def queue(ctx) -> None:
+def queue(ctx, fmt) -> None:
     """The work a write or a hook left for later: compressions, vectors, thread folds, captured events.
 
     Runners take it on their own (after a hook or a thread append, in `mem mcp` when idle); a job that
@@ -27,7 +28,7 @@ def queue(ctx) -> None:
       mem queue drop JOB        forget a parked job
     """
     if ctx.invoked_subcommand is None:
-        ctx.invoke(ls)
+        _list(ctx.find_object(Env), fmt)
 
 
 def _queue(env: Env):
@@ -49,6 +50,10 @@ def _row(job, parked: bool) -> dict:
 @pass_env
 def ls(env: Env, fmt) -> None:
     """List the jobs waiting, then the parked ones with their reason."""
+    _list(env, fmt)
+
+
+def _list(env: Env, fmt) -> None:
     work = _queue(env)
     rows = [_row(job, False) for job in work.waiting()] + [_row(job, True) for job in work.parked()]
 

@@ -17,7 +17,7 @@ def status(env: Env, as_json: bool) -> None:
     """Where compression runs, what waits for it, and whether the server is being spared.
 
     \b
-      mem status              provider, model, pending / failed / quarantined, circuit
+      mem status              provider, model, pending / failed / quarantined, circuit, work queue
       mem compress --pending  run what waits
     """
     from memcli.features.status import status as gather
@@ -30,7 +30,7 @@ def status(env: Env, as_json: bool) -> None:
     click.echo(f"provider:   {where}")
     click.echo(f"model:      {info['model']} ({info['method']})"
                + (f"; falls back to {info['fallback_model']} here" if "fallback_model" in info else ""))
-    click.echo(f"queue:      {info['pending']} pending, {info['failed']} failed, {info['quarantined']} quarantined"
+    click.echo(f"compression: {info['pending']} pending, {info['failed']} failed, {info['quarantined']} quarantined"
                f" (of {info['memories']} memories)")
     if "circuit" in info:
         circuit = info["circuit"]

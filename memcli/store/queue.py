@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import logging
 import os
 import time
 from pathlib import Path
@@ -31,8 +30,6 @@ from collections import Counter
 from typing import Callable, Iterable, Iterator
 
 from memcli.util.locks import flock_held
-
-log = logging.getLogger("memcli")
 
 FOLDER = ".queue"
 MAX_TRIES = 5
@@ -332,6 +329,8 @@ def run_jobs(queue: WorkQueue, handlers: dict[str, Handler], *, names: Iterable[
     left for later, unless `wait` (a command that wants its own jobs done now): then it waits for the
     scope and runs the job whatever its pause. At most `limit` jobs are run (a server that must stay free
     for requests runs one at a time). Returns what happened, by kind and outcome."""
+    import logging
+
     counts: Counter = Counter()
     wanted = set(names) if names is not None else None
     for job in queue.waiting(handlers):
@@ -358,7 +357,7 @@ def run_jobs(queue: WorkQueue, handlers: dict[str, Handler], *, names: Iterable[
                 reason = describe(exc)
                 parked = queue.fail(current, reason, permanent=permanent(exc))
                 counts["parked" if parked else "retried later"] += 1
-                log.warning("%s job %s %s: %s", current.kind, current.key[:16],
+                logging.getLogger("memcli").warning("%s job %s %s: %s", current.kind, current.key[:16],
                             "parked" if parked else "failed, to be retried", reason)
                 continue
             queue.finish(current)
