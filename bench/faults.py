@@ -34,7 +34,8 @@ session makes must be stored exactly once (missing: lost; twice: wrong), whateve
   capture: observation over the limit   `max_input_bytes` smaller than one tool's output: that one parked
   capture: thread rm of a session    the session's thread removed between two drains
   capture: edit of a key-like line   an Edit removing a line `--- BEGIN RSA PRIVATE KEY ---` of a doc
-  capture: 60 edits of one file      consecutive edits merged, each observation within its bound
+  capture: 60 edits of one file      consecutive edits merged into observations within their bound: each
+                                     edit's added line stored once
   capture: kill -9 of the drain      killed at a random moment, then run again (--kills runs)
 
     .venv/bin/python bench/faults.py --only capture --code /path/to/other/checkout   # mem of another checkout
@@ -122,6 +123,10 @@ def after_damage(root: Path, base: dict[str, str], rng: random.Random, outcome: 
             found = sum(raw.startswith(start) for raw in raws)
             outcome.lost += found == 0
             outcome.wrong += found > 1
+        for line, count in truth.get("lines", {}).items():  # lines spread over merged observations
+            found = sum(raw.count(line) for raw in raws)
+            outcome.lost += found < count
+            outcome.wrong += found > count
         turns = truth.get("turns")
         if turns is not None:
             outcome.lost += max(0, turns - thread_turns(root))
@@ -448,8 +453,8 @@ def thread_turns(root: Path) -> int:
     return sum(thread["messages"] for thread in threads)
 
 
-def capture_expect(root: Path, observations: list[str], turns: int) -> None:
-    expect(root, once=[*observations, "Coding session "], turns=turns)
+def capture_expect(root: Path, observations: list[str], turns: int, lines: dict[str, int] | None = None) -> None:
+    expect(root, once=[*observations, "Coding session "], turns=turns, lines=lines or {})
 
 
 def capture_over_limit(root: Path, rng: random.Random) -> set[str]:
@@ -489,7 +494,7 @@ def capture_many_edits(root: Path, rng: random.Random) -> set[str]:
     edits = [edit(root, "s1", 100 + n, "src/big.py", f"a{n} = {line}", f"b{n} = {line}") for n in range(60)]
     first = session(root, "s1", rng, *edits)
     mem(root, "capture", "drain")
-    capture_expect(root, [*first, "Edit: changed src/big.py"], 2)
+    capture_expect(root, first, 2, lines={f"\n+b{n} = ": 1 for n in range(60)})
     return set()
 
 

@@ -19,6 +19,7 @@ redacted once, by the hook: nothing here runs the gate again.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from memcli.capture import sessions
 from memcli.capture.briefing import digest
 from memcli.capture.events import CAPTURE_SCOPE, EVENT_JOB
-from memcli.capture.observe import EDIT, READ, SHELL, _output_text, observe, paths_of, read_digest
+from memcli.capture.observe import EDIT, READ, SEARCH, SHELL, _output_text, observe, paths_of, read_digest
 from memcli.capture.options import CaptureOptions
 from memcli.capture.spool import Spool
 from memcli.store import ids
@@ -119,10 +120,15 @@ class CaptureJobs:
         if tool in self.options.skip_tools:
             self.counts["skipped: routine tool"] += 1
             return
-        paths = paths_of(record)
-        if any(self._ignored(path, record.get("cwd") or state["cwd"]) for path in paths):
+        paths, cwd = paths_of(record), record.get("cwd") or state["cwd"]
+        if any(self._ignored(path, cwd) for path in [*paths, *named_paths(record)]):
             self.counts["skipped: ignored path"] += 1
             return
+        if tool in SEARCH or (tool in SHELL and _searches(record)):
+            kept, dropped = self._lines_of_kept_files(_output_text(record.get("output")), cwd)
+            if dropped:
+                record = {**record, "output": kept}
+                self.counts["removed: lines of ignored files"] += dropped
         if tool in READ and paths and not record.get("failed"):
             seen = read_digest(record)
             if all(state["read"].get(p) == seen for p in paths):
@@ -158,6 +164,17 @@ class CaptureJobs:
         self.queue.put(OBSERVE, waiting.key, waiting.data, scope=SCOPE, at=waiting.at, replace=True)
         self.counts["merged"] += 1
         return True
+
+    def _lines_of_kept_files(self, output: str, cwd: str) -> tuple[str, int]:
+        """A search's output less the lines it found in files the denylist excludes (`.env:3:KEY=...`)."""
+        kept, dropped = [], 0
+        for line in output.split("\n"):
+            found = MATCH_LINE.match(line)
+            if found and self._ignored(found.group(1), cwd):
+                dropped += 1
+            else:
+                kept.append(line)
+        return "\n".join(kept), dropped
 
     def _ignored(self, path: str, cwd: str) -> bool:
         if self._rules is None:
@@ -210,6 +227,71 @@ class CaptureJobs:
         of three characters a token."""
         count = self.mem.cheap_counter(batch=True)
         return count or (lambda text: -(-len(text) // 3))
+
+
+MATCH_LINE = re.compile(r"^([^\s:][^:\n]{0,300}?)[:-]\d+[:-]")  # grep -n, rg -n: path:line:text
+SEARCHERS = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "git"}
+READERS = {"cat", "tac", "less", "more", "head", "tail", "bat", "nl", "sed", "awk", "cut", "sort", "uniq", "wc",
+           "grep", "egrep", "fgrep", "rg", "ag", "ack", "xxd", "od", "hexdump", "strings", "base64", "source", ".",
+           "cp", "mv", "diff", "cmp", "jq", "yq", "openssl", "gpg", "docker", "env", "dotenv", "scp", "rsync", "tar",
+           "zip", "curl"}
+
+
+def named_paths(record: dict) -> list[str]:
+    """Files an event names beyond its input's path fields: the words of a shell command (`cat .env`,
+    `--env-file=.env`), a `file://` URL (a web fetch of a local file), an apply_patch's move target. Each
+    is decided by the denylist like any path: text read from an excluded file is not kept."""
+    found: list[str] = []
+    tool_input = record.get("input")
+    values = list(tool_input.values()) if isinstance(tool_input, dict) else [tool_input]
+    for value in values:
+        if not isinstance(value, str):
+            continue
+        if value.startswith("file://"):
+            from urllib.parse import unquote, urlsplit
+
+            found.append(unquote(urlsplit(value).path))
+        found += re.findall(r"(?m)^\*\*\* Move to: (.+)$", value)
+    if record.get("tool") in SHELL:
+        found += _files_read(_command(record))
+    return found
+
+
+def _files_read(command: str) -> list[str]:
+    """The files a shell command reads: the arguments of a reading command (`cat .env`, `grep KEY .env`,
+    `source .env`, `--env-file=.env`) in any part of a pipeline or list, and a redirect's (`< .env`)."""
+    files: list[str] = []
+    for part in re.split(r"\|\|?|&&|;|\n", command):
+        words = _words(part)
+        files += [word for before, word in zip(["", *words], words) if before == "<" and word]
+        files += [word[1:] for word in words if word.startswith("<") and len(word) > 1]
+        if not words or os.path.basename(words[0]) not in READERS:
+            continue
+        for word in words[1:]:
+            word = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+            if word and not word.startswith("-") and len(word) < 4096:
+                files.append(word)
+    return files
+
+
+def _command(record: dict) -> str:
+    tool_input = record.get("input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else tool_input
+    return " ".join(map(str, command)) if isinstance(command, list) else command if isinstance(command, str) else ""
+
+
+def _words(command: str) -> list[str]:
+    import shlex
+
+    try:
+        return shlex.split(command, comments=True)
+    except ValueError:  # an unclosed quote: the plain words
+        return command.split()
+
+
+def _searches(record: dict) -> bool:
+    """Whether a shell command runs a search tool (its output lines name the files they come from)."""
+    return any(os.path.basename(word) in SEARCHERS for word in _words(_command(record))[:3])
 
 
 def adopt_older_queue(spool: Spool, queue: WorkQueue) -> int:

@@ -34,14 +34,16 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
     try:
         try:
             payload = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than any client sends
             payload = None
         try:
             record = normalise(payload, event, client)
         except BadPayload as exc:
             spool = _spool(store_dir, payload.get("cwd") if isinstance(payload, dict) else None)
-            if spool is not None:
-                spool.count("bad payload", str(exc) if payload is not None else "not JSON")
+            if spool is not None:  # the reason may quote the payload: redacted like everything kept
+                root = spool.root.parent
+                detail = _redacted({"detail": str(exc)}, root, store_settings(root).get("redact")) or {}
+                spool.count("bad payload", detail.get("detail", "") if payload is not None else "not JSON")
             return ""
         spool = _spool(store_dir, record["cwd"])
         if spool is None:
@@ -60,6 +62,7 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
         stored["at"] = time.time()
         if private:
             stored["private"] = private
+        _place_in_transcript(stored)
         queue_event(WorkQueue(root), stored)
         spool.seen(stored.get("client", ""))
         if stored["event"] == "prompt" and recall is not None and options.prompt_context:
@@ -71,6 +74,20 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
         if spool is not None:
             spool.count("hook error", f"{type(exc).__name__}: {exc}")
         return ""
+
+
+def _place_in_transcript(record: dict) -> None:
+    """A prompt or an answer that the client names by no id is told apart from the same words said again
+    later in the session by how long the session's transcript was when it came: two deliveries of one
+    event see the same length, a later one a longer transcript. Only the file's size is looked at."""
+    if record["event"] not in ("prompt", "stop") or any(k in record for k in ("tool_use_id", "turn_id", "prompt_id")):
+        return
+    path = record.get("transcript_path")
+    if isinstance(path, str) and os.path.isabs(path):
+        try:
+            record["transcript_size"] = os.stat(path).st_size
+        except (OSError, ValueError):
+            pass
 
 
 def _spool(store_dir: Path | None, cwd: str | None) -> Spool | None:

@@ -37,7 +37,7 @@ def handle(data: str, event: str | None, client: str | None, store_dir: str | No
     try:
         payload = json.loads(data)
         cwd = payload.get("cwd") if isinstance(payload, dict) else None
-    except ValueError:
+    except (ValueError, RecursionError):  # the hook counts it
         cwd = None
     cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) and os.path.isdir(cwd) else None
     root = locate(store_dir, cwd)[0]

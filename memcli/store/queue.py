@@ -15,7 +15,9 @@ input can never pass (`permanent`), parked under `.queue/parked/` with its reaso
 stops the others, `mem queue retry` puts it back, `mem queue drop` forgets it.
 
 The folder is this machine's, never committed (it ignores itself), and kept out of `.index/`, which mem
-may rebuild from the memory files at any time. Standard library only: the hook imports it.
+may rebuild from the memory files at any time. Every job file is sealed by this machine
+(memcli.util.own_files): one committed into a repository, or planted through a link, is set aside,
+never run. Standard library only: the hook imports it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from collections import Counter
 from typing import Callable, Iterable, Iterator
 
 from memcli.util.locks import flock_held
+from memcli.util.own_files import open_lock, own_folder, read_sealed, sealed, write_new
 
 FOLDER = ".queue"
 MAX_TRIES = 5
@@ -107,12 +110,12 @@ class WorkQueue:
         return True
 
     def ensure(self) -> None:
-        if not self.jobs_dir.is_dir():
+        if not os.path.isdir(self.locks_dir) or os.path.islink(self.root):
             for folder in (self.root, self.jobs_dir, self.parked_dir, self.done_dir, self.locks_dir):
-                folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+                own_folder(folder)
             ignore = self.root / ".gitignore"
-            if not ignore.exists():
-                _write_text(ignore, "# mem's work queue: this machine's, never committed\n*\n")
+            if not os.path.lexists(ignore):
+                write_new(ignore, b"# mem's work queue: this machine's, never committed\n*\n")
 
     # -- reading ------------------------------------------------------------------------------------
 
@@ -150,25 +153,23 @@ class WorkQueue:
         return sorted(jobs, key=lambda job: (job.at, job.name))
 
     def _read(self, path: Path) -> Job | None:
-        """A job file, or None when it is gone (done meanwhile) or cannot be read (set aside in bad/)."""
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except FileNotFoundError:
+        """A job file, or None when it is gone (done meanwhile) or cannot be trusted or read: not sealed by
+        this machine, a link, not JSON (set aside in bad/)."""
+        if not os.path.lexists(path):
             return None
-        except OSError:
-            self._set_aside(path)
-            return None
+        text = read_sealed(path)
         try:
-            with os.fdopen(fd, "rb") as handle:
-                return Job.from_dict(json.loads(handle.read()))
-        except (OSError, ValueError, KeyError, TypeError):
+            if text is None:
+                raise ValueError("not sealed by this machine")
+            return Job.from_dict(json.loads(text))
+        except (ValueError, KeyError, TypeError):
             self._set_aside(path)
             return None
 
     def _set_aside(self, path: Path) -> None:
         bad = self.root / "bad"
         with contextlib.suppress(OSError):
-            bad.mkdir(exist_ok=True, mode=0o700)
+            own_folder(bad)
             os.replace(path, bad / path.name)
 
     # -- the outcome of a run -----------------------------------------------------------------------
@@ -177,7 +178,7 @@ class WorkQueue:
         """The job's work is done: take it out (and keep its key a while when it was put `once`)."""
         if job.once:
             with contextlib.suppress(OSError):
-                (self.done_dir / job.name).touch()
+                write_new(self.done_dir / job.name, b"")
         with contextlib.suppress(FileNotFoundError):
             (self.jobs_dir / f"{job.name}.json").unlink()
 
@@ -252,7 +253,7 @@ class WorkQueue:
         self.ensure()
         path = self.locks_dir / f"scope-{safe_name(scope)}.lock"
         while True:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            fd = open_lock(path)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -282,23 +283,28 @@ class WorkQueue:
     def runner_active(self) -> bool:
         """Whether a background runner holds its lock now (a look, not a wait)."""
         path = self.locks_dir / "runner.lock"
-        if not path.exists():
+        if not os.path.lexists(path):
             return False
-        with open(path, "a") as handle, flock_held(handle) as free:
+        try:
+            fd = open_lock(path)
+        except OSError:
+            return False
+        with os.fdopen(fd, "r+") as handle, flock_held(handle) as free:
             return not free
 
     @contextlib.contextmanager
     def _lock(self, name: str, wait: bool) -> Iterator[bool]:
         self.ensure()
-        fd = os.open(self.locks_dir / f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        fd = open_lock(self.locks_dir / f"{name}.lock")
         with os.fdopen(fd, "r+") as handle, flock_held(handle, wait) as held:
             yield held
 
 
 def start_runner(store_root: Path, linger: float = 15) -> None:
     """Start a runner of this store's queue detached from the caller (a hook's client, a shell), at a lower
-    priority, unless one runs; it waits `linger` seconds for more work after its last job."""
-    if WorkQueue(store_root).runner_active():
+    priority, unless one runs; it waits `linger` seconds for more work after its last job. MEM_BACKGROUND=0
+    starts none (the work waits for `mem queue run` or `mem mcp`)."""
+    if os.environ.get("MEM_BACKGROUND") == "0" or WorkQueue(store_root).runner_active():
         return
     import subprocess
     import sys
@@ -373,14 +379,7 @@ def _names(folder: Path, suffix: str = ".json") -> list[str]:
 
 
 def _write(path: Path, record: dict) -> None:
-    _write_text(path, json.dumps(record, ensure_ascii=False))
-
-
-def _write_text(path: Path, text: str) -> None:
-    """Owner-only, as everything in a private store (the jobs hold redacted texts, still private)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass") as out:
-        out.write(text)
+    write_new(path, sealed(json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogatepass")))
 
 
 def _write_atomic(path: Path, record: dict) -> None:

@@ -146,3 +146,21 @@ def test_a_run_killed_between_two_steps_then_run_again_stores_everything_exactly
     assert [m["role"] for m in thread_messages()] == ["user", "assistant"]
     assert len(summaries()) == 1
     assert WorkQueue(project / ".mem").waiting() == [] and WorkQueue(project / ".mem").parked() == []
+
+
+def test_the_same_words_said_twice_in_a_session_are_both_kept_and_a_duplicate_delivery_once(project, tmp_path):
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text("")
+
+    def said(event: str, **fields) -> None:
+        payload = claude(event, project, transcript_path=str(transcript), **fields)
+        hook(json.dumps(payload))
+        hook(json.dumps(payload))  # a second hook of the same event: delivered twice at once
+        with transcript.open("a") as grown:  # the client writes the turn to its transcript
+            grown.write(json.dumps(payload) + "\n")
+
+    for _ in range(3):
+        said("UserPromptSubmit", prompt="run the tests again")
+        said("Stop", last_assistant_message="Done.")
+    drain(open_mem())
+    assert [m["content"] for m in thread_messages()] == ["run the tests again", "Done."] * 3
