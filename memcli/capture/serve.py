@@ -124,12 +124,20 @@ class HookServer:
         from memcli.core.mem import Mem
         from memcli.features.budget import search_within
 
-        if not prompt.strip():
+        if not prompt.strip() or not self._prompt_context_agreed():
             return ""
         if self._mem is None:
             self._mem = Mem.open(self.root, self.providers)
         packed = search_within(self._mem, prompt, options.prompt_tokens, min_score=options.prompt_min_score)
         return f"Memories mem found for this prompt:\n{packed.text}" if packed.text else ""
+
+    def _prompt_context_agreed(self) -> bool:
+        from memcli.providers.consent import untrusted_prompt_context
+
+        why = untrusted_prompt_context(self.root)
+        if why:
+            Spool(self.root).count("prompt context not agreed", why)
+        return why is None
 
     def _answer(self, conn: socket.socket) -> None:
         try:

@@ -90,6 +90,28 @@ def test_prompt_context_when_turned_on_answers_a_prompt_with_the_memories_found(
     assert out["hookEventName"] == "UserPromptSubmit" and "port 5433" in out["additionalContext"]
 
 
+def test_prompt_context_turned_on_by_a_committed_mem_yaml_waits_for_the_users_word(project, tmp_path):
+    import fakes
+
+    (project / ".git").mkdir()  # the store is committed with a repository: its mem.yaml is anyone's
+    ok("add", "The staging database runs on port 5433 behind pgbouncer")
+    with open(project / ".mem" / "mem.yaml", "a") as settings:
+        settings.write("capture:\n  prompt_context: true\n")
+    server = HookServer(project / ".mem", fakes.current)
+    assert server.start()
+    prompt = claude("UserPromptSubmit", project, prompt="which port does the staging database use")
+    try:
+        assert hook(prompt).stdout == ""
+        assert "trusted_prompt_context" in ok("status").stdout
+        config = tmp_path / "config" / "config.yaml"
+        config.write_text(f"trusted_prompt_context: [{(project / '.mem').resolve()}]\n")
+        config.chmod(0o600)
+        answered = hook(prompt).stdout
+    finally:
+        server.stop()
+    assert "port 5433" in json.loads(answered)["hookSpecificOutput"]["additionalContext"]
+
+
 def test_prompt_context_is_off_by_default(project):
     import fakes
 
