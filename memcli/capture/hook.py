@@ -17,6 +17,7 @@ from pathlib import Path
 
 from memcli.capture.events import BadPayload, event_key, normalise, strip_private
 from memcli.capture.options import CaptureOptions
+from memcli.capture.seen import saw
 from memcli.capture.spool import Spool
 
 ANSWERED = ("session_start",)  # the events whose output the client reads
@@ -60,6 +61,7 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
         if private:
             stored["private"] = private
         spool.enqueue(event_key(stored), stored)
+        saw(spool.root, stored["client"])
         if stored["event"] == "prompt" and recall is not None and options.prompt_context:
             answer = _protocol("UserPromptSubmit", recall(stored["prompt"], options))
         if options.drain == "auto" and not served:  # a server starts the drain after it has answered

@@ -50,6 +50,8 @@ def _capture(capture: dict) -> None:
     running = [name for name, on in (("hook server", capture["serving"]), ("drain", capture["draining"])) if on]
     click.echo(f"capture:    {capture['waiting']} events waiting, last event {last}"
                + (f"; running: {', '.join(running)}" if running else ""))
+    if capture.get("clients"):
+        click.echo("clients:    " + ", ".join(f"{name} last event {_clock(at)}" for name, at in capture["clients"].items()))
     counts = capture["counts"]
     if counts:
         click.echo("drained:    " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))

@@ -21,7 +21,9 @@ def status(mem) -> dict:
 
     capture = Spool(mem.store.root).summary()
     if capture is not None:
-        out["capture"] = capture
+        from memcli.capture.seen import last_seen
+
+        out["capture"] = {**capture, "clients": last_seen(Spool(mem.store.root).root)}
     if mem.providers.status is not None:
         out.update(mem.providers.status())
         out["fallback_model"] = settings.compress_model
