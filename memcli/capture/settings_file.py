@@ -14,7 +14,6 @@ import json
 import os
 import re
 import stat
-from decimal import Decimal
 from pathlib import Path
 
 from memcli.errors import InputError
@@ -68,8 +67,8 @@ def _dump(value, indent: str | None, depth: int, spaced: bool) -> str:
         return _wrap("{", "}", items, indent, depth, spaced)
     if isinstance(value, list):
         return _wrap("[", "]", [_dump(v, indent, depth + 1, spaced) for v in value], indent, depth, spaced)
-    if isinstance(value, Decimal):
-        return str(value)
+    if isinstance(value, Number):
+        return value.text
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -84,12 +83,27 @@ def _wrap(start: str, end: str, items: list[str], indent: str | None, depth: int
 
 def _parse(text: str, path: Path) -> dict:
     try:
-        data = json.loads(text, parse_float=Decimal, parse_constant=_not_json)
+        data = json.loads(text, parse_float=Number, parse_constant=_not_json)
     except ValueError as exc:
         raise InputError(f"cannot read {path} as JSON ({exc}); mem leaves it as it is") from None
     if not isinstance(data, dict):
         raise InputError(f"{path} does not hold a JSON object; mem leaves it as it is")
     return data
+
+
+class Number:
+    """A JSON number with a fraction or exponent, kept as its text (a float would turn 1e400 into inf)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Number) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
 
 
 def _not_json(name: str):
