@@ -8,7 +8,10 @@ checked against the versions named there):
 - the timeout's unit: seconds for Claude Code and Codex, milliseconds for Gemini CLI (10 there would kill
   every hook after 10 ms, as mem's entries once did: that value is taken for the mistake and corrected);
 - the events: Codex has no PostToolUseFailure, PreCompact or SessionEnd; Gemini names its own;
-- background hooks: Claude Code runs one with `"async": true`, for the events whose output nobody reads.
+- none runs in the background: Claude Code's `"async": true` hooks are cancelled when `claude -p` ends its
+  turn (with 2.1.332 the turn's last tool event and its Stop were lost), so mem's hooks run in line in
+  every client, which is why `mem hook` only queues and returns. An `"async": true` that older mem wrote
+  on its own entries is taken out.
 
 mem's entry is an entry whose command is `<mem> hook --client <client> <Event>` under that same event,
 where <mem> is the command being installed or ends in a program named mem: another tool's hook that only
@@ -33,24 +36,23 @@ from memcli.errors import InputError
 CLIENTS = {
     "claude-code": {
         "file": (".claude/settings.json", "~/.claude/settings.json"),
-        # event: whether it may run in the background (its output is not read)
-        "events": {"SessionStart": False, "UserPromptSubmit": False, "PostToolUse": True,
-                   "PostToolUseFailure": True, "Stop": True, "PreCompact": True, "SessionEnd": True},
-        "tools": ("PostToolUse", "PostToolUseFailure"), "matcher": "*", "timeout": 10, "async": True,
+        "events": ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "PreCompact",
+                   "SessionEnd"),
+        "tools": ("PostToolUse", "PostToolUseFailure"), "matcher": "*", "timeout": 10,
         "mcp": (".mcp.json", "~/.claude.json"),
+        "stale": {"async": True},  # what older mem wrote, and Claude Code cancels at the end of a -p turn
     },
     "codex": {
         "file": (".codex/hooks.json", "~/.codex/hooks.json"),
-        "events": {"SessionStart": False, "UserPromptSubmit": False, "PostToolUse": False, "Stop": False},
-        "tools": (), "matcher": None, "timeout": 10, "async": False,
+        "events": ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"),
+        "tools": (), "matcher": None, "timeout": 10,
     },
     "gemini": {
         "file": (".gemini/settings.json", "~/.gemini/settings.json"),
-        "events": {"SessionStart": False, "BeforeAgent": False, "AfterTool": False, "AfterAgent": False,
-                   "PreCompress": False, "SessionEnd": False},
-        "tools": ("AfterTool",), "matcher": "*", "timeout": 10_000, "async": False,
+        "events": ("SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "PreCompress", "SessionEnd"),
+        "tools": ("AfterTool",), "matcher": "*", "timeout": 10_000,
         "mcp": (".gemini/settings.json", "~/.gemini/settings.json"),
-        "stale_timeout": 10,  # what older mem wrote, in seconds, where Gemini reads milliseconds
+        "stale": {"timeout": 10},  # what older mem wrote, in seconds, where Gemini reads milliseconds
     },
 }
 ENTRY = re.compile(r"(?P<program>.+) hook --client (?P<client>[\w-]+) (?P<event>\w+)")
@@ -87,7 +89,7 @@ def install(client: str, scope: str, project: Path, command: str = "mem") -> Cha
     settings = Settings(settings_path(client, scope, project))
     before = dumps(settings.data)
     hooks = _hooks(settings)
-    for event, background in spec["events"].items():
+    for event in spec["events"]:
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise InputError(f"{settings.path}: hooks.{event} is not a list; mem leaves the file as it is "
@@ -96,11 +98,15 @@ def install(client: str, scope: str, project: Path, command: str = "mem") -> Cha
         if mine:
             entry = mine[0]
             entry["command"] = f"{command} hook --client {client} {event}"
-            if "stale_timeout" in spec and entry.get("timeout") == spec["stale_timeout"]:
-                entry["timeout"] = spec["timeout"]
+            for key, value in spec.get("stale", {}).items():
+                if entry.get(key) == value:
+                    if key == "timeout":
+                        entry[key] = spec["timeout"]
+                    else:
+                        del entry[key]
             _drop(groups, [id(e) for e in mine[1:]])
         else:
-            groups.append(_group(spec, client, event, background, command))
+            groups.append(_group(spec, client, event, command))
     for event, groups in list(hooks.items()):  # events mem no longer listens to
         if event not in spec["events"] and isinstance(groups, list):
             _drop(groups, [id(e) for e in _mine(groups, client, event, command)])
@@ -241,10 +247,8 @@ def _hooks(settings: Settings) -> dict:
     return hooks
 
 
-def _group(spec: dict, client: str, event: str, background: bool, command: str) -> dict:
+def _group(spec: dict, client: str, event: str, command: str) -> dict:
     entry = {"type": "command", "command": f"{command} hook --client {client} {event}", "timeout": spec["timeout"]}
-    if background and spec["async"]:
-        entry["async"] = True
     group = {"hooks": [entry]}
     if event in spec["tools"] and spec["matcher"]:
         group = {"matcher": spec["matcher"], **group}

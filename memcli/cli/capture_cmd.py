@@ -83,7 +83,8 @@ CLIENTS = click.Choice(["claude-code", "codex", "gemini"])
 # What each client needs besides the settings file before it runs the hooks (docs/capture.md).
 TRUST = {
     "codex": "Codex runs these hooks only once you trust them: start `codex`, type /hooks and trust mem's "
-             "entries (in automation, `codex exec --dangerously-bypass-hook-trust` runs them for that run)",
+             "entries (in automation, `codex exec --dangerously-bypass-hook-trust` runs them for that run); "
+             "a project's .codex/ is read only in a project you trusted",
     "gemini": "Gemini CLI runs a project's hooks only in a trusted folder (it lists them once, the first time)",
 }
 

@@ -62,9 +62,17 @@ def test_each_client_gets_its_own_events_and_timeout_unit(project):
     assert {h["timeout"] for hs in gemini.values() for h in hs} == {10_000}  # milliseconds
     assert set(codex) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}
     assert set(gemini) == {"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "PreCompress", "SessionEnd"}
-    background = {event for event, hs in claude.items() if hs[0].get("async")}
-    assert {"PostToolUse", "Stop", "SessionEnd"} <= background and not {"SessionStart", "UserPromptSubmit"} & background
-    assert not any(h.get("async") for hs in list(codex.values()) + list(gemini.values()) for h in hs)
+    assert not any(h.get("async") for hs in [*claude.values(), *codex.values(), *gemini.values()] for h in hs)
+
+
+def test_a_background_flag_an_older_mem_put_on_claude_code_entries_is_taken_out(project):
+    ok("hooks", "install", "claude-code")
+    path = project / ".claude/settings.json"
+    data = json.loads(path.read_text())
+    data["hooks"]["Stop"][0]["hooks"][0]["async"] = True
+    path.write_text(json.dumps(data))
+    ok("hooks", "install", "claude-code")
+    assert "async" not in entries(path)["Stop"][0]
 
 
 def test_a_gemini_timeout_written_in_seconds_by_an_older_mem_becomes_milliseconds(project):
@@ -87,7 +95,7 @@ def test_a_timeout_the_user_tuned_survives_reinstall_and_another_command(project
     mem = str(Path(sys.executable).parent / "mem")
     ok("hooks", "install", "claude-code", "--command", mem)
     stop = entries(path)["Stop"]
-    assert stop == [{"type": "command", "command": f"{mem} hook --client claude-code Stop", "timeout": 45, "async": True}]
+    assert stop == [{"type": "command", "command": f"{mem} hook --client claude-code Stop", "timeout": 45}]
 
 
 def test_a_settings_file_that_is_a_symlink_stays_a_symlink(project):

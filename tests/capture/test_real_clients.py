@@ -3,22 +3,24 @@
 prompt. None can reach a model: Claude Code stops at "Not logged in", Codex and Gemini are pointed at a
 server on the loopback that refuses every request. Before that, each loads its settings and runs the
 SessionStart and prompt hooks, which must reach the store's capture queue without a hook error in the
-client's debug output. Tool events need a model; their payloads are recorded fixtures (test_observe.py).
+client's debug output. For tool events the same server plays a model that asks for scripted tool calls
+(scripted_model.py): each client runs them itself and sends its own payloads to mem's hooks.
 """
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 from captured import capture_problems, queued_events
 from helpers import ok
+from scripted_model import ScriptedModel
+
+from memcli.capture.observe import observe
 
 pytestmark = pytest.mark.clients
 
@@ -36,32 +38,10 @@ def clients_bin() -> Path:
 
 
 @pytest.fixture
-def no_model():
-    """A server on the loopback that answers every request with 400: the model the clients cannot reach.
-    Yields its address and the paths asked for."""
-    asked: list[str] = []
-
-    class Refuse(http.server.BaseHTTPRequestHandler):
-        def _refuse(self):
-            asked.append(self.path)
-            body = json.dumps({"error": {"message": "no model here", "type": "invalid_request_error"}}).encode()
-            self.send_response(400)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        do_GET = do_POST = _refuse
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refuse)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", asked
-    server.shutdown()
-    server.server_close()
+def model():
+    """The model the clients talk to: refuses everything until a test scripts tool calls (scripted_model)."""
+    with ScriptedModel() as server:
+        yield server
 
 
 @pytest.fixture
@@ -103,22 +83,22 @@ def test_claude_code_runs_mem_hooks_and_they_are_queued(scratch):
     assert not [line for line in log.splitlines() if line.count("Hook ") and " error: " in line]
 
 
-def codex_home(home: Path, project: Path, no_model: str) -> Path:
+def codex_home(home: Path, project: Path, url: str) -> Path:
     """Codex's own folder for the run: a model provider at the refusing server, the project trusted (Codex
     reads a project's .codex/ only then)."""
     folder = home / ".codex"
     folder.mkdir()
     (folder / "config.toml").write_text(
-        'model = "gpt-5"\nmodel_provider = "offline"\n\n[model_providers.offline]\nname = "offline"\n'
-        f'base_url = "{no_model}/v1"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n'
+        'model = "gpt-5.5"\nmodel_provider = "offline"\n\n[model_providers.offline]\nname = "offline"\n'
+        f'base_url = "{url}/v1"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n'
         f'request_max_retries = 0\nstream_max_retries = 0\n\n[projects."{project}"]\ntrust_level = "trusted"\n')
     return folder
 
 
-def test_codex_runs_mem_hooks_only_once_trusted_and_status_says_which(scratch, no_model, monkeypatch):
+def test_codex_runs_mem_hooks_only_once_trusted_and_status_says_which(scratch, model, monkeypatch):
     project, home, env = scratch
-    url, asked = no_model
-    env = {**env, "CODEX_HOME": str(codex_home(home, project, url)), "OPENAI_API_KEY": "dummy"}
+    asked = model.asked
+    env = {**env, "CODEX_HOME": str(codex_home(home, project, model.url)), "OPENAI_API_KEY": "dummy"}
     monkeypatch.setenv("CODEX_HOME", env["CODEX_HOME"])
     ok("hooks", "install", "codex", "--mcp")
     exec_ = ["codex", "exec", "--skip-git-repo-check", PROMPT]
@@ -140,12 +120,17 @@ def test_codex_runs_mem_hooks_only_once_trusted_and_status_says_which(scratch, n
     assert [(s["name"], s["transport"]["command"], s["transport"]["args"]) for s in servers] == [("mem", "mem", ["mcp"])]
 
 
-def test_gemini_runs_mem_hooks_within_their_timeout_and_they_are_queued(scratch, no_model):
-    project, home, env = scratch
-    url, asked = no_model
+def gemini_env(home: Path, env: dict, url: str) -> dict:
+    """An API key that is no key, the model at `url`, the folder trusted for a headless run."""
     (home / ".gemini").mkdir()
     (home / ".gemini/settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
-    env = {**env, "GEMINI_API_KEY": "dummy", "GOOGLE_GEMINI_BASE_URL": url, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    return {**env, "GEMINI_API_KEY": "dummy", "GOOGLE_GEMINI_BASE_URL": url, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+
+
+def test_gemini_runs_mem_hooks_within_their_timeout_and_they_are_queued(scratch, model):
+    project, home, env = scratch
+    asked = model.asked
+    env = gemini_env(home, env, model.url)
     ok("hooks", "install", "gemini")
     done = client(["gemini", "-p", PROMPT, "--debug"], env, project)
     assert done.returncode != 0 and asked  # it asked the model, and was refused
@@ -154,3 +139,64 @@ def test_gemini_runs_mem_hooks_within_their_timeout_and_they_are_queued(scratch,
     for event in ("SessionStart", "BeforeAgent"):
         assert f"Hook execution for {event}: 1 hooks executed successfully" in log
     assert "Hook execution error" not in log and "failed for event" not in log
+
+
+CALC = "".join(f"line {n}\n" for n in range(1, 21)) + "    return a - b\n" + "".join(f"line {n}\n" for n in range(22, 31))
+FIXED = CALC.replace("a - b", "a + b")
+
+
+def observations(store: Path, name: str) -> dict[str, object]:
+    """{tool: its observation} of the tool events `name` sent."""
+    return {e["tool"]: observe(e, 6000) for e in queued_events(store) if e["event"] == "tool" and e["client"] == name}
+
+
+def test_claude_code_edits_and_failed_commands_become_placed_diffs_and_kept_output(scratch, model):
+    project, home, env = scratch
+    (project / "calc.py").write_text(CALC)
+    calc = str(project / "calc.py")
+    model.calls = [("Read", {"file_path": calc}),
+                   ("Edit", {"file_path": calc, "old_string": "    return a - b", "new_string": "    return a + b"}),
+                   ("Bash", {"command": "echo why-it-failed >&2; exit 3", "description": "fail on purpose"})]
+    env = {**env, "ANTHROPIC_API_KEY": "dummy", "ANTHROPIC_BASE_URL": model.url, "IS_SANDBOX": "1"}
+    ok("hooks", "install", "claude-code")
+    client(["claude", "-p", "fix calc", "--dangerously-skip-permissions"], env, project)
+    assert (project / "calc.py").read_text() == FIXED
+    seen = observations(project / ".mem", "claude-code")
+    assert "@@ -18,7 +18,7 @@\n line 18\n line 19\n line 20\n-    return a - b\n+    return a + b\n line 22" \
+        in seen["Edit"].text
+    assert seen["Bash"].failed and "(failed, exit 3)" in seen["Bash"].text and "why-it-failed" in seen["Bash"].text
+
+
+def test_codex_apply_patch_and_a_failed_command_become_placed_diffs_and_kept_output(scratch, model, monkeypatch):
+    project, home, env = scratch
+    (project / "calc.py").write_text(CALC)
+    patch = ("*** Begin Patch\n*** Update File: calc.py\n@@\n line 20\n-    return a - b\n+    return a + b\n"
+             "*** Add File: notes.md\n+add() adds.\n*** End Patch\n")
+    model.calls = [("apply_patch", {"patch": patch}), ("exec_command", {"cmd": "ls no-such-folder"})]
+    env = {**env, "CODEX_HOME": str(codex_home(home, project, model.url)), "OPENAI_API_KEY": "dummy"}
+    ok("hooks", "install", "codex")
+    client(["codex", "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
+            "--dangerously-bypass-approvals-and-sandbox", "fix calc"], env, project)
+    assert (project / "calc.py").read_text() == FIXED
+    seen = observations(project / ".mem", "codex")
+    assert seen["apply_patch"].files_changed == ["calc.py", "notes.md"]
+    assert seen["apply_patch"].text.startswith("apply_patch: changed calc.py, added notes.md")
+    assert "--- a/calc.py\n+++ b/calc.py\n@@ -20,2 +20,2 @@\n line 20\n-    return a - b\n+    return a + b" \
+        in seen["apply_patch"].text
+    assert seen["Bash"].failed and "No such file or directory" in seen["Bash"].text
+
+
+def test_gemini_edits_and_failed_commands_become_placed_diffs_and_kept_output(scratch, model):
+    project, home, env = scratch
+    (project / "calc.py").write_text(CALC)
+    model.calls = [("replace", {"file_path": "calc.py", "instruction": "fix add", "old_string": "    return a - b",
+                                "new_string": "    return a + b"}),
+                   ("run_shell_command", {"command": "echo why-it-failed >&2; exit 4", "description": "fail on purpose"})]
+    ok("hooks", "install", "gemini")
+    client(["gemini", "-p", "fix calc", "--yolo"], gemini_env(home, env, model.url), project)
+    assert (project / "calc.py").read_text() == FIXED
+    seen = observations(project / ".mem", "gemini")
+    assert "--- a/calc.py\n+++ b/calc.py\n@@ -18,7 +18,7 @@\n line 18\n line 19\n line 20\n-    return a - b\n" \
+        in seen["replace"].text
+    shell = seen["run_shell_command"]
+    assert shell.failed and "(failed, exit 4)" in shell.text and "why-it-failed" in shell.text
