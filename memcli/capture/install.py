@@ -143,7 +143,9 @@ def uninstall(client: str, scope: str, project: Path) -> Change:
     if removed and not hooks:
         del settings.data["hooks"]
     changed = dumps(settings.data) != before
-    if changed:
+    if changed and not settings.data:
+        settings.remove()
+    elif changed:
         settings.save()
     return Change(path, changed, skipped)
 
@@ -185,9 +187,10 @@ def uninstall_mcp(client: str, scope: str, project: Path) -> Change:
             and isinstance(server["command"], str) and is_mem_program(server["command"])):
         return Change(path, False)
     del servers["mem"]
-    if not servers:
-        del settings.data["mcpServers"]
-    settings.save()
+    if settings.data == {"mcpServers": {}}:
+        settings.remove()
+    else:
+        settings.save()
     return Change(path, True)
 
 

@@ -39,6 +39,14 @@ class Settings:
     def save(self) -> None:
         write_text(self.path, dumps(self.data, *self.style))
 
+    def remove(self) -> None:
+        """The file held nothing but what mem took out: it goes (a symlink stays, naming an empty object,
+        since the file it names is not mem's to delete)."""
+        if self.path.is_symlink():
+            write_text(self.path, dumps({}, *self.style))
+        else:
+            self.path.unlink()
+
 
 def write_text(path: Path, text: str) -> None:
     """Replace the file's text at once: through a symlink, with the file's mode, refusing a read-only file."""

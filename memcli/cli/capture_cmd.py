@@ -120,6 +120,9 @@ def install(client, scope, command, mcp, force) -> None:
         added = install_mcp(client, scope, Path.cwd(), command)
         click.echo(f"{'MCP server mem added to' if added.changed else 'MCP server mem already in'} {added.path}",
                    err=True)
+        if client == "claude-code" and scope == "project":
+            click.echo("note: Claude Code asks once before it starts a project's .mcp.json servers: run `claude` "
+                       "and approve mem", err=True)
     place = machine_path(command)
     if scope == "project" and place:
         click.echo(f"note: {done.path} is the project's, shared through git, and now names {place}, a path on "
@@ -182,7 +185,7 @@ def _health(row: dict) -> str:
     if "trusted" in row:
         trusted, total = row["trusted"].split("/")
         parts.append("Codex has a trust record for each" if trusted == total else
-                     f"not trusted by Codex ({trusted} of {total}): {TRUST['codex']}")
+                     f"not trusted by Codex ({trusted} of {total}: trust them in `codex` with /hooks)")
     last = row["last_event"]
     parts.append("last event " + (dt.datetime.fromtimestamp(last, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
                                   if last else "never (in this store)"))

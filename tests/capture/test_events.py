@@ -110,3 +110,10 @@ def test_codex_apply_patch_keeps_the_patch_it_sends_as_its_command():
     record = normalise(codex("PostToolUse", "/p", turn_id="t", tool_name="apply_patch", tool_use_id="c",
                              tool_input={"command": patch}, tool_response="Success."))
     assert record["input"] == {"command": patch} and not record["failed"]
+
+
+def test_codex_apply_patch_answer_gives_its_exit_code_and_its_output():
+    record = normalise(codex("PostToolUse", "/p", turn_id="t", tool_name="apply_patch", tool_use_id="c",
+                             tool_input={"command": "*** Begin Patch\n*** End Patch\n"},
+                             tool_response="Exit code: 1\nWall time: 0 seconds\nOutput:\nverification failed\n"))
+    assert (record["exit_code"], record["failed"], record["output"]) == (1, True, "verification failed\n")

@@ -248,3 +248,12 @@ def test_status_says_when_each_client_was_last_heard_from(project):
     row = next(r for r in json.loads(ok("hooks", "status", "--json").stdout) if r["client"] == "gemini")
     assert isinstance(row["last_event"], float)
     assert "clients:    gemini last event " in ok("status").stdout
+
+
+def test_uninstall_removes_a_file_that_held_only_what_install_wrote(project):
+    ok("hooks", "install", "codex")
+    ok("hooks", "install", "claude-code", "--mcp")
+    ok("hooks", "uninstall", "codex")
+    ok("hooks", "uninstall", "claude-code")
+    assert not (project / ".codex/hooks.json").exists() and not (project / ".mcp.json").exists()
+    assert not (project / ".claude/settings.json").exists()

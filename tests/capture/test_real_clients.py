@@ -131,7 +131,7 @@ def test_gemini_runs_mem_hooks_within_their_timeout_and_they_are_queued(scratch,
     project, home, env = scratch
     asked = model.asked
     env = gemini_env(home, env, model.url)
-    ok("hooks", "install", "gemini")
+    ok("hooks", "install", "gemini", "--mcp")
     done = client(["gemini", "-p", PROMPT, "--debug"], env, project)
     assert done.returncode != 0 and asked  # it asked the model, and was refused
     started_and_prompted(project / ".mem", "gemini")
@@ -139,6 +139,8 @@ def test_gemini_runs_mem_hooks_within_their_timeout_and_they_are_queued(scratch,
     for event in ("SessionStart", "BeforeAgent"):
         assert f"Hook execution for {event}: 1 hooks executed successfully" in log
     assert "Hook execution error" not in log and "failed for event" not in log
+    servers = client(["gemini", "mcp", "list"], env, project)
+    assert "✓ mem: mem mcp (stdio) - Connected" in servers.stdout + servers.stderr
 
 
 CALC = "".join(f"line {n}\n" for n in range(1, 21)) + "    return a - b\n" + "".join(f"line {n}\n" for n in range(22, 31))
