@@ -29,6 +29,9 @@ GEMINI_EXIT = re.compile(r"Command exited with code:? (\d+)\.?")
 GEMINI_TRAILER = re.compile(r"(Exit Code|Signal|Background PIDs|Process Group PGID): (\S.*)")
 PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.DOTALL | re.IGNORECASE)
 
+EVENT_JOB = "event"  # the kind of a captured event in the work queue
+CAPTURE_SCOPE = "capture"  # every capture job shares it: one runner at a time, in the order of the events
+
 
 class BadPayload(ValueError):
     """A payload mem cannot read as an event (named in `mem status`, never raised to the client)."""
@@ -164,6 +167,12 @@ def strip_private(value) -> tuple[object, int]:
         return item
 
     return walk(value), count
+
+
+def queue_event(queue, record: dict) -> bool:
+    """Queue one redacted event as an `event` job of the store's work queue (memcli.store.queue; what it
+    becomes: memcli.capture.event_jobs); False for a duplicate delivery (same key, waiting or done)."""
+    return queue.put(EVENT_JOB, event_key(record), record, scope=CAPTURE_SCOPE, at=record.get("at"), once=True)
 
 
 def event_key(record: dict) -> str:

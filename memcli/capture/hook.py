@@ -1,10 +1,12 @@
-"""`mem hook`: one event from a coding assistant, in and out fast, never in the assistant's way.
+"""One hook event from a coding assistant, in and out fast, never in the assistant's way: the work of
+`mem hook` (memcli.capture.relay), here or in the store's warm hook server (memcli.capture.serve).
 
-It reads one JSON payload, redacts it, removes what the user marked `<private>`, appends it to the queue
-of the store that the payload's `cwd` resolves to, answers SessionStart with the context the last drain
-prepared, starts a detached drain when none runs, and returns. Whatever happens it exits 0 and prints
-nothing but the event's protocol JSON; a problem is counted in the store's capture state (`mem status`).
-Imports stay light (no click, no models, no index): the assistant waits for every synchronous hook.
+It reads one JSON payload, redacts it (the only redaction its texts get), removes what the user marked
+`<private>`, queues it as a job of the work queue of the store that the payload's `cwd` resolves to,
+answers SessionStart with the digest the last run prepared, starts what is not running (the hook server,
+a background runner of the queue), and returns. Whatever happens it prints nothing but the event's
+protocol JSON; a problem is counted in the store's capture state (`mem status`). Imports stay light (no
+click, no models, no index): the assistant waits for every synchronous hook.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from memcli.capture.events import BadPayload, event_key, normalise, strip_private
+from memcli.capture.events import BadPayload, normalise, queue_event, strip_private
 from memcli.capture.options import CaptureOptions
-from memcli.capture.seen import saw
 from memcli.capture.spool import Spool
+from memcli.store.queue import WorkQueue, start_runner
 
 ANSWERED = ("session_start",)  # the events whose output the client reads
 
@@ -28,8 +30,6 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
     """What to print for one payload (often nothing). Never raises. `served`: called by the hook server
     (memcli.capture.serve) rather than in a hook's own process; `recall(prompt, options)`: the server's
     memories for a prompt (capture.prompt_context), which only a warm process can afford."""
-    if os.environ.get("MEM_CAPTURE", "1") == "0":
-        return ""
     spool = None
     try:
         try:
@@ -60,12 +60,12 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
         stored["at"] = time.time()
         if private:
             stored["private"] = private
-        spool.enqueue(event_key(stored), stored)
-        saw(spool.root, stored["client"])
+        queue_event(WorkQueue(root), stored)
+        spool.seen(stored.get("client", ""))
         if stored["event"] == "prompt" and recall is not None and options.prompt_context:
             answer = _protocol("UserPromptSubmit", recall(stored["prompt"], options))
-        if options.drain == "auto" and not served:  # a server starts the drain after it has answered
-            start_background(spool, served)
+        if options.drain == "auto" and not served:  # a server starts the runner after it has answered
+            start_background(root, served)
         return answer
     except Exception as exc:  # noqa: BLE001 - a hook never fails the assistant; the count says what happened
         if spool is not None:
@@ -185,18 +185,15 @@ def trim(text: str, room: int) -> str:
     return text[: cut if cut > 0 else room].strip()
 
 
-def start_background(spool: Spool, served: bool) -> None:
+def start_background(root: Path, served: bool) -> None:
     """Start what is not running: the hook server (when this is a hook's own process), which later hooks
-    relay to, and the drain, which turns the queue into memories. Both detached from the client."""
-    if not served and not spool.serving():
-        _spawn(spool.root.parent, "serve")
-    elif not spool.drain_running():
-        _spawn(spool.root.parent, "drain", "--linger", "15", "--background")
+    relay to, and a runner of the store's work queue, which turns the events into memories. Both
+    detached from the client."""
+    if not served and not Spool(root).serving():
+        import subprocess
 
-
-def _spawn(root: Path, *command: str) -> None:
-    import subprocess
-
-    subprocess.Popen([sys.executable, "-m", "memcli", "--dir", str(root), "capture", *command],
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True, close_fds=True, cwd=str(root))
+        subprocess.Popen([sys.executable, "-m", "memcli", "--dir", str(root), "capture", "serve"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True, close_fds=True, cwd=str(root))
+    else:
+        start_runner(root)

@@ -1,11 +1,10 @@
-"""The capture folder of a store, `.capture/`: the queue of redacted events, the sessions' state, the
-counts `mem status` shows, the context a new session is handed, and the drain's lock.
+"""The capture folder of a store, `.capture/`: the sessions' state, the counts `mem status` shows, the
+context a new session is handed, and the hook server's socket and lock. The events themselves wait in
+the store's work queue (memcli.store.queue, memcli.capture.event_jobs).
 
-It is not a cache (the events are not yet anywhere else), so it lives outside `.index/`, which mem may
+It is not a cache (the sessions' state is nowhere else), so it lives outside `.index/`, which mem may
 rebuild from the files at any time; and it is never committed (it ignores itself with its own
-`.gitignore`). An event is one file named by its key, created with an exclusive link: two deliveries of
-one event, even at the same instant, leave one file. After the drain has used it, it moves to `done/`,
-which keeps a late duplicate out too.
+`.gitignore`).
 """
 
 from __future__ import annotations
@@ -13,9 +12,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import time
 from pathlib import Path
 
+from memcli.store.queue import safe_name
 from memcli.util.locks import flock_held
 
 FOLDER = ".capture"
@@ -25,34 +24,15 @@ CONTEXT = "context.md"
 class Spool:
     def __init__(self, store_root: Path):
         self.root = Path(store_root) / FOLDER
-        self.queue = self.root / "queue"
-        self.done = self.root / "done"
         self.sessions = self.root / "sessions"
         self.state_path = self.root / "state.json"
         self.context_path = self.root / CONTEXT
 
     # -- the hook's side: quick, stdlib only --------------------------------------------------------
 
-    def enqueue(self, key: str, record: dict) -> bool:
-        """Add one event; False when it is already queued or used (a duplicate delivery)."""
-        if (self.done / f"{key}.json").exists():
-            return False
-        self.ensure()
-        final = self.queue / f"{key}.json"
-        tmp = self.queue / f".{key}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as out:
-            json.dump(record, out, ensure_ascii=False)
-        try:
-            os.link(tmp, final)
-        except FileExistsError:
-            return False
-        finally:
-            os.unlink(tmp)
-        return True
-
     def ensure(self) -> None:
-        if not self.queue.is_dir():
-            for folder in (self.root, self.queue, self.done, self.sessions):
+        if not self.sessions.is_dir():
+            for folder in (self.root, self.sessions):
                 folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             ignore = self.root / ".gitignore"
             if not ignore.exists():
@@ -70,15 +50,31 @@ class Spool:
                     state["last_error"] = detail[:300]
                 self._write_state(state)
 
+    def seen(self, client: str) -> None:
+        """Stamp the time an event of this client arrived (a file's mtime: no lock, no read), so `mem status`
+        tells "installed but never runs" from "runs"."""
+        path = self.root / "seen" / safe_name(client or "hook")
+        with contextlib.suppress(OSError):
+            try:
+                os.utime(path)
+            except FileNotFoundError:
+                self.ensure()  # the first event of a store: .capture/ (and its .gitignore) may not exist yet
+                path.parent.mkdir(exist_ok=True, mode=0o700)
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+
+    def last_seen(self) -> dict[str, float]:
+        """When each client's last event arrived."""
+        folder = self.root / "seen"
+        try:
+            return {name: (folder / name).stat().st_mtime for name in sorted(os.listdir(folder))}
+        except OSError:
+            return {}
+
     def context(self) -> str:
         try:
             return self.context_path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return ""
-
-    def drain_running(self) -> bool:
-        """Whether a drain holds the lock now (a look, not a wait)."""
-        return self._held("drain.lock")
 
     def serving(self) -> bool:
         """Whether a hook server holds its lock now."""
@@ -93,10 +89,6 @@ class Spool:
 
     # -- the drain's side ----------------------------------------------------------------------------
 
-    def drain_lock(self):
-        """Held by the one drain of this store; yields False (at once) when another drain has it."""
-        return self._try_lock("drain.lock")
-
     def serve_lock(self):
         """Held by the one hook server of this store."""
         return self._try_lock("serve.lock")
@@ -108,56 +100,14 @@ class Spool:
             yield held
 
     def summary(self) -> dict | None:
-        """For `mem status`: events waiting, when the last one came, what the drains did, the problems."""
+        """For `mem status`: when the last event came, what the runs did, the problems."""
         if not self.root.is_dir():
             return None
-        state = self.state()
-        stamps = [os.stat(folder).st_mtime for folder in (self.queue, self.done) if folder.is_dir()]
-        return {"waiting": len(self.waiting()), "last_event": max(stamps) if stamps else None,
-                "last_drain": state.get("last_drain"), "serving": self.serving(), "draining": self.drain_running(),
-                "counts": state.get("counts", {}),
+        state, seen = self.state(), self.last_seen()
+        return {"last_event": max(seen.values(), default=None), "by_client": seen,
+                "last_drain": state.get("last_drain"),
+                "serving": self.serving(), "counts": state.get("counts", {}),
                 "errors": state.get("errors", {}), "last_error": state.get("last_error")}
-
-    def waiting(self) -> list[Path]:
-        if not self.queue.is_dir():
-            return []
-        return [p for p in self.queue.iterdir() if p.suffix == ".json" and not p.name.startswith(".")]
-
-    def read(self, path: Path) -> dict | None:
-        """An event of the queue, None when it cannot be read (counted, set aside in `bad/`)."""
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-            if isinstance(record, dict):
-                return record
-        except (OSError, ValueError):
-            pass
-        self.count("unreadable queue file", path.name)
-        bad = self.root / "bad"
-        bad.mkdir(exist_ok=True)
-        with contextlib.suppress(OSError):
-            os.replace(path, bad / path.name)
-        return None
-
-    def used(self, path: Path) -> None:
-        """The event has been turned into what it makes: keep its key in `done/`, so a late twin is dropped."""
-        target = self.done / path.name
-        if target.exists():
-            path.unlink(missing_ok=True)
-        else:
-            os.replace(path, target)
-
-    def forget(self, age_s: float) -> int:
-        """Drop the keys of events used more than `age_s` ago: a duplicate delivery comes within seconds,
-        and `done/` would otherwise grow with every event ever captured."""
-        if not self.done.is_dir():
-            return 0
-        before, dropped = time.time() - age_s, 0
-        for path in self.done.iterdir():
-            with contextlib.suppress(OSError):
-                if path.stat().st_mtime < before:
-                    path.unlink()
-                    dropped += 1
-        return dropped
 
     def state(self) -> dict:
         try:
@@ -183,6 +133,7 @@ class Spool:
             return {}
 
     def save_session(self, session_id: str, data: dict) -> None:
+        self.ensure()
         self._atomic(self._session_path(session_id), json.dumps(data, ensure_ascii=False, indent=1))
 
     def all_sessions(self) -> list[dict]:

@@ -24,39 +24,35 @@ def hook(env: Env, event, client) -> None:
       mem hooks install claude-code       # writes the hooks for you
       echo '{"hook_event_name": "SessionStart", "session_id": "s1", "cwd": "'$PWD'"}' | mem hook
     """
-    from memcli.capture.hook import run
+    from memcli.capture.relay import handle
 
     data = sys.stdin.read() if not sys.stdin.isatty() else ""
-    out = run(data, event=event, client=client, store_dir=env.store_dir)
+    out = handle(data, event, client, str(env.store_dir) if env.store_dir else None)
     if out:
         click.echo(out)
 
 
 @click.group(cls=MemGroup)
 def capture():
-    """The queue of captured hook events and the drain that turns them into memories."""
+    """Captured hook events: turning them into memories now, and the hook server."""
 
 
 @capture.command()
 @click.option("--linger", type=float, default=0.0, show_default=True,
               help="Wait this many seconds for more events before stopping.")
-@click.option("--background", is_flag=True, help="Run at a lower priority (how a hook starts it).")
 @click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
 @pass_env
-def drain(env: Env, linger, background, as_json) -> None:
-    """Turn the waiting events into observations, session threads and summaries (one drain at a time)."""
-    import os
+def drain(env: Env, linger, as_json) -> None:
+    """Turn the captured events waiting in the work queue into observations, session threads and summaries
+    now (`mem queue run` does this and every other kind of waiting work)."""
+    from memcli.capture.event_jobs import KINDS
+    from memcli.features.work import Work
 
-    from memcli.capture.drain import drain as run_drain
-
-    if background:
-        os.nice(10)
-    counts = run_drain(env.mem(), linger=linger)
-    if counts is None:
-        click.echo("another drain is running on this store", err=True)
-        return
+    counts = Work(env.mem(), KINDS).run(linger=linger)
     if as_json:
         click.echo(json.dumps(dict(counts)))
+    elif counts.get("busy") and len(counts) == 1:
+        click.echo("another runner is working on this store's captured events", err=True)
     else:
         click.echo(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing waiting")
 
@@ -157,12 +153,11 @@ def hooks_status(env: Env, as_json) -> None:
     """Which clients' settings (project and user) hold mem's hooks, for which events, whether their command
     runs, whether Codex trusts them, and when this store last heard from each client."""
     from memcli.capture.install import check_command, status
-    from memcli.capture.seen import last_seen
     from memcli.capture.spool import Spool
     from memcli.store.where import find_store
 
     rows = status(Path.cwd())
-    seen = last_seen(Spool(find_store(env.store_dir, Path.cwd())).root)
+    seen = Spool(find_store(env.store_dir, Path.cwd())).last_seen()
     runs = {c: check_command(c) is not None for row in rows for c in row["commands"]}
     for row in rows:
         row["command_runs"] = all(runs[c] for c in row["commands"]) if row["commands"] else None

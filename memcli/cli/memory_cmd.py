@@ -114,13 +114,13 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
       mem add "staging Postgres listens on 5433" --supersedes 8ZK
     """
     from memcli.core.compressing import CompressOptions
-    from memcli.core.writing import write
+    from memcli.core.writing import Text, write
 
     mem = env.mem()
     body, source = read_text(mem, text, file, source, no_gitignore)
     with ProgressBars(delay=0) as progress:
-        written = write(mem, body, tags=tags, source=source, allow_duplicate=allow_duplicate, supersedes=supersedes,
-                        local_only=local_only,
+        written = write(mem, Text(body, tags, source, local_only=local_only), allow_duplicate=allow_duplicate,
+                        supersedes=supersedes,
                         compressing=CompressOptions(enabled=not no_compress, defer=defer, progress=progress),
                         on_similar=on_similar or mem.settings.on_similar,
                         confirm=partial(_confirm_update, mem.catalog.short_id) if interactive() else None)

@@ -1,5 +1,5 @@
 """What a store's hooks have captured so far, read in one place so the tests do not depend on where the queue
-lives (today `.capture/queue/*.json` of the store)."""
+lives (today: `event` jobs of the store's work queue, memcli.store.queue)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ from pathlib import Path
 
 
 def queued_events(store: Path) -> list[dict]:
-    """The events waiting in the store's capture queue (the records the hook wrote)."""
-    return [json.loads(path.read_text()) for path in sorted((Path(store) / ".capture" / "queue").glob("*.json"))]
+    """The events waiting in the store's queue (the records the hook wrote), oldest first."""
+    from memcli.capture.events import EVENT_JOB
+    from memcli.store.queue import WorkQueue
+
+    return [job.data for job in sorted(WorkQueue(Path(store)).waiting([EVENT_JOB]), key=lambda job: job.at)]
 
 
 def capture_problems(store: Path) -> dict:

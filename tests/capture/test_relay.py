@@ -1,4 +1,4 @@
-"""While a drain serves the store, a hook hands it the payload: the same queue, the same answer."""
+"""While a hook server serves the store, a hook hands it the payload: the same queue, the same answer."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 from helpers import ok
 from payloads import claude, claude_bash
 from test_hook import hook
+from work_helpers import waiting_events
 
 from memcli.capture.serve import HookServer
 from memcli.capture.spool import Spool
@@ -26,20 +27,19 @@ def test_a_served_store_queues_relayed_events_once_and_answers_session_start(pro
         assert server.last_event > before
     finally:
         server.stop()
-    assert len(spool.waiting()) == 2  # the tool event once, the SessionStart
+    assert len(waiting_events(project / ".mem")) == 2  # the tool event once, the SessionStart
     assert not (project / ".mem/.capture/hook.sock").exists()
 
 
-def test_a_dead_drains_socket_makes_the_hook_do_the_work_itself(project):
-    spool = Spool(project / ".mem")
+def test_a_dead_servers_socket_makes_the_hook_do_the_work_itself(project):
     server = HookServer(project / ".mem")
     assert server.start()
     server._stop.set()
     server._thread.join(5)
-    server._sock.close()  # the socket file stays, nobody listens: a drain killed with -9
+    server._sock.close()  # the socket file stays, nobody listens: a server killed with -9
     result = hook(claude_bash(project, "ls", "b"))
     assert (result.returncode, result.stdout) == (0, "")
-    assert len(spool.waiting()) == 1
+    assert len(waiting_events(project / ".mem")) == 1
 
 
 def test_a_server_stops_after_its_linger_and_a_second_one_gives_way(project):
@@ -48,18 +48,18 @@ def test_a_server_stops_after_its_linger_and_a_second_one_gives_way(project):
     spool = Spool(project / ".mem")
     with spool.serve_lock() as held:
         assert held and spool.serving()
-        assert "running: hook server" in ok("status").stdout
+        assert "hook server running" in ok("status").stdout
         assert serve(project / ".mem", 0.1) is False
     assert serve(project / ".mem", 0.3) is True
     assert not spool.serving() and not (project / ".mem/.capture/hook.sock").exists()
 
 
-def test_the_server_starts_a_drain_once_it_has_answered(project, monkeypatch):
+def test_the_server_starts_a_runner_once_it_has_answered(project, monkeypatch):
     import memcli.capture.serve as serving
 
     started = []
     monkeypatch.delenv("MEM_CAPTURE_DRAIN")
-    monkeypatch.setattr(serving, "start_background", lambda spool, served: started.append(served))
+    monkeypatch.setattr(serving, "start_background", lambda root, served: started.append(served))
     server = HookServer(project / ".mem")
     assert server.start()
     try:
