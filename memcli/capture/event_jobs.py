@@ -190,7 +190,8 @@ class CaptureJobs:
 
         data = job.data
         text = Text(data["text"], ["observation", data["tool"]], f"session/{data['session']}#{data['seq']}",
-                    data["client"], check_source=False, screened=True, memory_id=data["id"])
+                    data["client"], check_source=False, screened=True, memory_id=data["id"],
+                    kept_here=self.options.share != "all")
         written = write(self.mem, text)
         self.counts["merged" if written.duplicate else "stored"] += 1
 
@@ -201,7 +202,7 @@ class CaptureJobs:
         state = self.spool.session(data["session"]) or {"id": data["session"], "client": "hook", "started": job.at}
         threads = Threads(self.mem)
         thread_id = sessions.thread_id(state)
-        threads.ensure(thread_id, f"{state['client']} session {state['id'][:8]}")
+        threads.ensure(thread_id, f"{state['client']} session {state['id'][:8]}", local=self.options.share != "all")
         content = data["content"].encode("utf-8", "replace")[:self.mem.settings.max_input_bytes]
         threads.append(thread_id, [{"role": data["role"], "content": content.decode("utf-8", "ignore")}],
                        screened=True, fixed_ids=[data["id"]])
@@ -218,7 +219,7 @@ class CaptureJobs:
         if any(memory.raw == text for memory in now):
             return
         written = write(self.mem, Text(text, ["session", state["client"]], source, state["client"],
-                                       check_source=False, screened=True),
+                                       check_source=False, screened=True, kept_here=self.options.share == "none"),
                         allow_duplicate=True, supersedes=now[0].id if now else None)
         self.counts["summaries"] += 0 if written.unchanged else 1
 

@@ -14,6 +14,7 @@ ROUTINE_TOOLS = (
 INJECT_TOKENS = 600  # what a new session is handed at most: about a screen of facts
 MAX_INJECT_CHARS = 10_000  # the clients' own cap on a hook's added context
 PROMPT_TOKENS = 300  # the budget of the memories found for a prompt, when that is turned on
+SHARE = ("none", "summaries", "all")
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class CaptureOptions:
     prompt_context: bool = False  # answer UserPromptSubmit with the memories found for the prompt
     prompt_tokens: int = PROMPT_TOKENS
     prompt_min_score: float | None = None  # the search's cut-off; None: its calibrated default
+    share: str = "none"  # what capture writes into the team's history: none, summaries, all (docs/teams.md)
 
     @classmethod
     def from_settings(cls, data: dict | None) -> "CaptureOptions":
@@ -49,7 +51,8 @@ class CaptureOptions:
                    serve_seconds=_positive(data.get("serve_seconds"), 300),
                    prompt_context=data.get("prompt_context") is True,
                    prompt_tokens=_positive(data.get("prompt_tokens"), PROMPT_TOKENS),
-                   prompt_min_score=_score(data.get("prompt_min_score")))
+                   prompt_min_score=_score(data.get("prompt_min_score")),
+                   share=data.get("share") if data.get("share") in SHARE else "none")
 
     @property
     def inject_chars(self) -> int:

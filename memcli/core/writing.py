@@ -63,6 +63,7 @@ class Text:
     source: str | None = None
     written_by: str = "cli"
     local_only: bool = False  # never sent to a compression server (`mem add --local-only`)
+    kept_here: bool = False  # stays on this machine: not committed with a team store (captured work)
     check_source: bool = True  # False: the caller decided the source with finer rules
     screened: bool = False  # redacted already (a hook event): the gate runs once per text
     memory_id: str | None = None  # fixed by the caller (a captured event's), so a rerun stores it once
@@ -111,6 +112,7 @@ def draft(mem: Mem, text: Text, compress: CompressOptions | None = CompressOptio
                     supersedes=list(supersedes))
     if text.local_only:
         memory.extra["send_to_remote"] = False
+    memory.local = text.kept_here
     return Draft(memory, redacted, compress, unique=unique)
 
 
@@ -143,7 +145,7 @@ def store(mem: Mem, drafts: list[Draft]) -> list[Stored]:
         with mem.store.lock():
             for (stored, label), vector in zip(new, vectors):
                 if label is not None and vector is not None:
-                    mem.vectors.add(label, stored.memory.raw, vector, mem.embedder())
+                    mem.vectors.add(label, stored.memory.raw, vector, mem.embedder(), cache=not stored.memory.local)
                 stored.vector = vector
         if any(vector is None for vector in vectors):
             write_jobs.put_vectors(mem)

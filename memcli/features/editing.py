@@ -17,7 +17,7 @@ from memcli.core.writing import Draft, check_size, finish_now, store
 from memcli.errors import InvalidMemory
 from memcli.index.versions import refuse_loop
 from memcli.store.comments import comments_of, with_comments
-from memcli.store.memory import Memory, clean_input, now_utc
+from memcli.store.memory import Memory, clean_input, is_local, now_utc
 from memcli.store.yamlfile import parse_yaml
 
 
@@ -63,6 +63,7 @@ def save_edit(mem: Mem, memory: Memory, text: str) -> EditResult:
         if edited.compressed == memory.compressed:
             compressing = CompressOptions()  # the old short form describes the old text; make a new one
     edited.updated_at = now_utc()
+    edited.local = is_local(relpath_of(mem, memory.id))  # an edit does not share what stays on this machine
     stored = store(mem, [Draft(edited, compress=compressing, replaces=relpath_of(mem, memory.id))])
     finish_now(mem, stored, compressing)
     return EditResult(stored[0].memory, redacted)

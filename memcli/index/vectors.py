@@ -29,6 +29,7 @@ from typing import Iterable
 from memcli.index import db as db_file
 from memcli.index import graph_file
 from memcli.index.catalog import Catalog
+from memcli.store.memory import is_local
 from memcli.util.fsutil import sibling_temp
 from memcli.util.progress import Progress
 
@@ -100,7 +101,7 @@ class VectorIndex:
             with db_file.transaction(self.db):
                 self._adopt(embedder)
         missing = self.db.execute(
-            "SELECT m.label, json_extract(m.record, '$.raw') FROM memories m"
+            "SELECT m.label, json_extract(m.record, '$.raw'), m.path FROM memories m"
             " LEFT JOIN vectors v ON v.label = m.label WHERE v.label IS NULL ORDER BY m.label").fetchall()
         if not missing:
             return Synced()
@@ -108,9 +109,9 @@ class VectorIndex:
         with self.catalog.store.lock():  # no half-appended record of this clone's other processes is read
             loaded = cache.load()
         self.cache_problems = loaded.problems
-        found = [(label, loaded.get(text_key(text))) for label, text in missing]
+        found = [(label, loaded.get(text_key(text))) for label, text, _ in missing]
         hits = [(label, vector) for label, vector in found if vector is not None]
-        misses = [(label, text) for (label, text), (_, vector) in zip(missing, found) if vector is None]
+        misses = [(label, text, path) for (label, text, path), (_, vector) in zip(missing, found) if vector is None]
         done = Synced()
         for start in range(0, len(hits), CACHED_BATCH):
             batch = hits[start:start + CACHED_BATCH]
@@ -121,9 +122,11 @@ class VectorIndex:
                 progress("vectors from the cache", done.cached, len(hits))
         for start in range(0, len(misses), EMBED_BATCH):
             batch = misses[start:start + EMBED_BATCH]
-            texts = [text for _, text in batch]
+            texts = [text for _, text, _ in batch]
             vectors = embedder.embed(texts)
-            if not self._store_batch(embedder, [label for label, _ in batch], vectors, (cache, texts)):
+            shared = [n for n, (_, _, path) in enumerate(batch) if not is_local(path)]  # the cache is committed
+            to_cache = (cache, [texts[n] for n in shared], vectors[shared]) if shared else None
+            if not self._store_batch(embedder, [label for label, _, _ in batch], vectors, to_cache):
                 return done
             done.embedded += len(batch)
             if progress:
@@ -131,7 +134,7 @@ class VectorIndex:
         return done
 
     def _store_batch(self, embedder, labels: list[int], vectors, to_cache=None) -> bool:
-        """Store a batch of vectors (and add freshly embedded ones to the cache: (cache, their texts));
+        """Store a batch of vectors (and add freshly embedded ones to the cache: (cache, texts, vectors));
         False when another process moved to another model meanwhile (its sync goes on)."""
         with self.catalog.store.lock():
             if not self.adopted(embedder):
@@ -139,7 +142,7 @@ class VectorIndex:
             with db_file.transaction(self.db):
                 self._insert(labels, vectors)
             if to_cache:
-                to_cache[0].append(to_cache[1], vectors)
+                to_cache[0].append(to_cache[1], to_cache[2])
         return True
 
     def _adopt(self, embedder) -> None:
@@ -153,9 +156,9 @@ class VectorIndex:
         self._set_meta("embed_model", embedder.model_id)
         self._set_meta("embed_dim", str(embedder.dim))
 
-    def add(self, label: int, text: str, vector, embedder) -> None:
-        """Store the vector of a memory just written, in the index and in the vector cache (the caller
-        holds the lock)."""
+    def add(self, label: int, text: str, vector, embedder, *, cache: bool = True) -> None:
+        """Store the vector of a memory just written, in the index and (unless `cache` is off: a memory that
+        stays on this machine) in the vector cache, which is committed (the caller holds the lock)."""
         from memcli.index.vector_cache import VectorCache
 
         if self._meta("embed_model") not in (None, embedder.model_id):
@@ -163,7 +166,8 @@ class VectorIndex:
         with db_file.transaction(self.db):
             self._adopt(embedder)
             self._insert([label], vector.reshape(1, -1))
-        VectorCache(self.catalog.store, embedder.model_id, embedder.dim).append([text], vector.reshape(1, -1))
+        if cache:
+            VectorCache(self.catalog.store, embedder.model_id, embedder.dim).append([text], vector.reshape(1, -1))
 
     def _insert(self, labels: list[int], vectors) -> None:
         """Store vectors of memories that still exist (one may have been deleted while it was embedded)."""

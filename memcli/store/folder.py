@@ -20,13 +20,16 @@ import yaml
 from memcli.config import Settings
 from memcli.errors import InvalidMemory, StoreError
 from memcli.store.comments import comments_of, with_comments
-from memcli.store.memory import Memory
+from memcli.store.memory import LOCAL_MEMORIES, Memory, is_local
 from memcli.store.yamlfile import parse_yaml
 from memcli.util.fsutil import atomic_write
 from memcli.store.where import SETTINGS_FILE, find_store, locate_store  # noqa: F401 - the store's API
 from memcli.util.paths import user_store_dir, work_tree_top
 
 MEMORIES = "memories"
+# What git never takes from a store: the caches, this machine's work queue and capture state, and what
+# stays on this machine (captured memories and session threads until shared: docs/teams.md).
+IGNORED = [".index/", ".queue/", ".capture/", f"{LOCAL_MEMORIES}/", "threads/local/"]
 INDEX = ".index"
 LOCK_TIMEOUT_S = 60.0
 
@@ -128,7 +131,7 @@ class Store:
                 atomic_write(self.settings_path, SETTINGS_HEADER + body, self.file_mode)
             # The caches, this machine's work queue and capture state, and the temp files an interrupted
             # atomic write may leave, are never shared.
-            _ensure_lines(self.root / ".gitignore", [".index/", ".queue/", ".capture/", ".*.tmp"], self.file_mode)
+            _ensure_lines(self.root / ".gitignore", [*IGNORED, ".*.tmp"], self.file_mode)
             if git:
                 # Memories are text with LF line ends on every machine, so a checkout on Windows does not
                 # rewrite every file and diffs stay line by line.
@@ -156,6 +159,8 @@ class Store:
         brings its own (`mem edit`)."""
         relpath = memory.relpath()
         path = self.file_path(relpath)
+        if memory.local:
+            self.keep_local_out_of_git()
         try:
             kept = memory.comments if memory.comments is not None else _comments_in(path)
             self.make_dir(path.parent)
@@ -166,7 +171,14 @@ class Store:
 
     def read(self, relpath: str) -> Memory:
         text = self.file_path(relpath).read_text(encoding="utf-8")
-        return Memory.from_yaml(text, relpath)
+        memory = Memory.from_yaml(text, relpath)
+        memory.local = is_local(relpath)
+        return memory
+
+    def keep_local_out_of_git(self) -> None:
+        """The store's .gitignore leaves out what stays on this machine (a store made before local memories
+        gets the lines at its first local write)."""
+        _ensure_lines(self.root / ".gitignore", IGNORED, self.file_mode)
 
     def delete(self, relpath: str) -> None:
         with contextlib.suppress(FileNotFoundError):

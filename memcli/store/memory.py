@@ -114,6 +114,13 @@ def content_key(raw: str) -> str:
     return hashlib.sha256(folded.encode("utf-8")).hexdigest()
 
 
+LOCAL_MEMORIES = "memories/local"  # memories kept on this machine: ignored by git (memcli.store.folder)
+
+
+def is_local(relpath: str) -> bool:
+    return relpath.startswith(LOCAL_MEMORIES + "/")
+
+
 @dataclass
 class Memory:
     id: str
@@ -133,6 +140,9 @@ class Memory:
     superseded_by: str | None = field(default=None, compare=False)
     # The comments its next file gets (memcli.store.comments); None keeps those of the file it replaces.
     comments: list | None = field(default=None, compare=False, repr=False)
+    # Not in the file: kept on this machine (under memories/local/, which git ignores: what capture
+    # writes, until shared), as the place its file was read from says (memcli.store.folder).
+    local: bool = field(default=False, compare=False)
 
     @property
     def optimized(self) -> bool:
@@ -147,8 +157,9 @@ class Memory:
         return (self.compression or {}).get("status")
 
     def relpath(self) -> str:
-        """Where the file lives inside the store, from its creation month."""
-        return f"memories/{self.created_at[:4]}/{self.created_at[5:7]}/{self.id}.yaml"
+        """Where the file lives inside the store, from its creation month (under memories/local/ when it
+        stays on this machine)."""
+        return f"{LOCAL_MEMORIES if self.local else 'memories'}/{self.created_at[:4]}/{self.created_at[5:7]}/{self.id}.yaml"
 
     def to_dict(self) -> dict:
         """Every field, in file order (export, the catalog, `mem edit`); `supersedes` only when set."""

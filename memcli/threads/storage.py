@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("memcli")
 
 FOLDER = "threads"
+LOCAL = "local"  # threads/local/: the threads kept on this machine
 META = "thread.json"
 SOURCE_PREFIX = "thread/"
 THREAD_RECORD, MESSAGE_RECORD = "thread", "message"  # the `type` of a thread's lines in `mem export`
@@ -48,6 +49,7 @@ class Threads:
     def __init__(self, mem: Mem):
         self.mem = mem
         self.root = mem.store.root / FOLDER
+        self.local_root = self.root / LOCAL  # threads kept on this machine (git ignores it): captured sessions
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -164,7 +166,7 @@ class Threads:
         self.mem.ensure_store()
         with self.mem.store.lock():
             self._make(thread_id, None, message.created_at)
-            path = self.root / thread_id / message.filename
+            path = self._folder(thread_id) / message.filename
             if path.exists():
                 return False, redacted
             atomic_write(path, message.to_json())
@@ -173,17 +175,33 @@ class Threads:
             os.utime(path, (moment, moment))
         return True, redacted
 
-    def ensure(self, thread_id: str, title: str | None) -> bool:
+    def ensure(self, thread_id: str, title: str | None, *, local: bool = False) -> bool:
         """A thread with an id the caller chose (a captured session's), made unless it exists (again,
-        after `mem thread rm`); whether it was made. The title is the caller's, screened already."""
-        return self._make(thread_id, title, now_utc())
+        after `mem thread rm`); whether it was made. The title is the caller's, screened already. `local`:
+        kept on this machine (threads/local/, which git ignores) until shared."""
+        return self._make(thread_id, title, now_utc(), local=local)
 
-    def _make(self, thread_id: str, title: str | None, created_at: str) -> bool:
-        """The thread's folder and thread.json, unless it exists; whether it was made."""
-        folder = self.root / thread_id
-        if folder.is_dir():
+    def share(self, thread_id: str) -> bool:
+        """Move a thread kept on this machine to where git takes it; False when it was shared already."""
+        folder = self._folder(thread_id)
+        if folder.parent != self.local_root:
             return False
+        with self.mem.store.lock():
+            os.replace(folder, self.root / thread_id)
+        return True
+
+    def is_local(self, thread_id: str) -> bool:
+        return self._folder(thread_id).parent == self.local_root
+
+    def _make(self, thread_id: str, title: str | None, created_at: str, *, local: bool = False) -> bool:
+        """The thread's folder and thread.json, unless it exists; whether it was made."""
+        if any((root / thread_id).is_dir() for root in (self.root, self.local_root)):
+            return False
+        folder = (self.local_root if local else self.root) / thread_id
         self.mem.ensure_store()
+        if local:
+            self.mem.store.keep_local_out_of_git()
+            self.mem.store.make_dir(self.local_root)
         self.mem.store.make_dir(folder)
         meta = {"id": thread_id, "created_at": created_at}
         if title:
@@ -256,17 +274,21 @@ class Threads:
         return sorted(found, key=lambda info: info.updated_at or info.created_at, reverse=True)
 
     def _ids(self) -> list[str]:
-        try:
-            return sorted(entry.name for entry in os.scandir(self.root)
-                          if entry.is_dir(follow_symlinks=False) and ids.is_valid(entry.name))
-        except FileNotFoundError:
-            return []
+        found = []
+        for root in (self.root, self.local_root):
+            try:
+                found += [entry.name for entry in os.scandir(root)
+                          if entry.is_dir(follow_symlinks=False) and ids.is_valid(entry.name)]
+            except (FileNotFoundError, NotADirectoryError):
+                pass
+        return sorted(set(found))
 
     def _folder(self, thread_id: str):
-        folder = self.root / thread_id
-        if not ids.is_valid(thread_id) or not folder.is_dir():
-            raise NotFound(f"no thread with id {thread_id!r}")
-        return folder
+        if ids.is_valid(thread_id):
+            for root in (self.root, self.local_root):
+                if (root / thread_id).is_dir() and not (root / thread_id).is_symlink():
+                    return root / thread_id
+        raise NotFound(f"no thread with id {thread_id!r}")
 
     @staticmethod
     def _message_files(folder) -> list[str]:
