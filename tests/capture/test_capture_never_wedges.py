@@ -164,3 +164,16 @@ def test_the_same_words_said_twice_in_a_session_are_both_kept_and_a_duplicate_de
         said("Stop", last_assistant_message="Done.")
     drain(open_mem())
     assert [m["content"] for m in thread_messages()] == ["run the tests again", "Done."] * 3
+
+
+def test_a_prompt_over_the_size_limit_is_kept_cut_and_its_thread_still_folds(project):
+    with open(project / ".mem" / "mem.yaml", "a") as settings:
+        settings.write("max_input_bytes: 5000\n")
+    send(claude("UserPromptSubmit", project, prompt="Here is the whole log. " + "line of the log\n" * 1000),
+         *a_session(project))
+    done = drain(open_mem())
+    assert "parked" not in done and "retried later" not in done
+    first = thread_messages()[0]["content"]
+    assert first.startswith("Here is the whole log.") and len(first.encode()) <= 5000
+    (thread,) = json.loads(ok("thread", "ls", "--json").stdout)
+    assert "folded messages" in ok("thread", "summarize", thread["id"], "--force").stderr
