@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import os
 import re
 import sys
 import time
@@ -107,10 +108,32 @@ def _hoisted(group: click.Group, ctx, args: list[str]) -> list[str]:
 
 
 class StderrHandler(logging.Handler):
+    """mem's messages on stderr. llama-cpp-python points file descriptor 2 at /dev/null while it loads a
+    model, in whatever thread loads it (a compression that timed out may still be loading its model when
+    the write says so), so the handler writes to its own copy of descriptor 2, made before any model
+    loads; where stderr is not the process's own (a test's runner), it writes to sys.stderr."""
+
+    def __init__(self):
+        super().__init__()
+        self.stream = _own_stderr()
+
     def emit(self, record):
         level = "warning" if record.levelno >= logging.WARNING else "info"
         # A message may quote a file name or a value from a hand-made file: never let it drive the terminal.
-        click.echo(f"mem: {level}: {neutralise(record.getMessage())}", err=True)
+        line = f"mem: {level}: {neutralise(record.getMessage())}"
+        if self.stream is not None:
+            click.echo(line, file=self.stream)
+        else:
+            click.echo(line, err=True)
+
+
+def _own_stderr():
+    try:
+        if sys.stderr is None or sys.stderr.fileno() != 2:
+            return None
+        return os.fdopen(os.dup(2), "w", buffering=1, encoding=sys.stderr.encoding or "utf-8", errors="replace")
+    except (AttributeError, OSError, ValueError):  # a stream with no descriptor (a test's runner)
+        return None
 
 
 def setup_logging(verbose: int) -> None:

@@ -52,7 +52,9 @@ def scratch(project, tmp_path, clients_bin, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     env = {"PATH": os.pathsep.join([str(venv_bin), str(clients_bin), "/usr/local/bin", "/usr/bin", "/bin"]),
-           "HOME": str(home), "LANG": "C.UTF-8", "TERM": "dumb", "MEM_CAPTURE_DRAIN": "0"}
+           "HOME": str(home), "LANG": "C.UTF-8", "TERM": "dumb", "MEM_CAPTURE_DRAIN": "0", "MEM_BACKGROUND": "0",
+           # the user's config folder, as the test's own process has it: the queue's seal is this user's
+           "MEM_CONFIG_DIR": os.environ["MEM_CONFIG_DIR"]}
     return project, home, env
 
 

@@ -232,8 +232,8 @@ def test_prune_removes_folded_messages_for_good_and_rm_keeps_the_summaries():
 
 @pytest.mark.models
 def test_append_returns_at_once_and_a_background_process_folds(real_models, tmp_path):
-    """The real CLI: the fold runs in a detached `mem thread summarize` with the real models."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MEM_MODELS_DIR": str(real_models)}
+    """The real CLI: the fold runs in a detached runner of the work queue with the real models."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MEM_MODELS_DIR": str(real_models), "MEM_BACKGROUND": "1"}
 
     def mem(*args, input=None):
         return subprocess.run([sys.executable, "-m", "memcli", *map(str, args)], input=input, env=env,
