@@ -23,7 +23,7 @@ KINDS = {
     "session_start": "session_start",
 }
 GEMINI_EVENTS = {"BeforeAgent", "AfterAgent", "AfterTool", "PreCompress", "BeforeTool", "BeforeModel", "AfterModel"}
-PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.DOTALL | re.IGNORECASE)
+PRIVATE_TAG = re.compile(r"<[ \t]*(/?)[ \t]*private[ \t]*>", re.IGNORECASE)
 
 
 class BadPayload(ValueError):
@@ -102,25 +102,63 @@ def _text(value) -> str:
 
 
 def strip_private(value) -> tuple[object, int]:
-    """Every `<private>…</private>` span removed from every string (an unclosed one runs to the end), and
-    how many there were: what the user marked private is never written anywhere."""
+    """The record as it may be written: every `<private>…</private>` span removed from every string and
+    every mapping key, and how many there were (what the user marked private is never written anywhere),
+    every string well-formed. An unclosed span runs to the end of its string; a `</private>` with no
+    opening before it means the string began inside a span (a tool output cut at its start, the second
+    half of a span split over two fields), so all before it goes."""
     count = 0
 
     def walk(item):
         nonlocal count
         if isinstance(item, str):
-            if "<private>" not in item.lower():
+            item = well_formed(item)
+            if "private" not in item.lower():
                 return item
-            cleaned, n = PRIVATE.subn("", item)
+            cleaned, n = _without_private(item)
             count += n
             return cleaned
         if isinstance(item, dict):
-            return {k: walk(v) for k, v in item.items()}
+            return {walk(k): walk(v) for k, v in item.items()}
         if isinstance(item, list):
             return [walk(v) for v in item]
         return item
 
     return walk(value), count
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(text: str) -> str:
+    """Text that can be written as UTF-8: a lone surrogate (an emoji cut in half by a client's truncation,
+    sent as a `\\ud83d` escape) or a byte that was not UTF-8 (read with surrogateescape) becomes U+FFFD,
+    a surrogate pair the character it stands for, so one bad character never loses a whole event."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _without_private(text: str) -> tuple[str, int]:
+    """The text outside private spans (nested ones close with their outermost tag), and the spans."""
+    kept: list[str] = []
+    depth = pos = spans = 0
+    for tag in PRIVATE_TAG.finditer(text):
+        if not tag.group(1):
+            if depth == 0:
+                kept.append(text[pos:tag.start()])
+                spans += 1
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                pos = tag.end()
+        else:
+            kept, pos = [], tag.end()
+            spans += 1
+    if depth == 0:
+        kept.append(text[pos:])
+    return "".join(kept), spans
 
 
 def event_key(record: dict) -> str:

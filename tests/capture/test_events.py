@@ -64,6 +64,22 @@ def test_private_spans_are_removed_even_unclosed():
     assert cleaned == {"a": "keep  this", "b": ["x "]} and count == 2
 
 
+def test_private_text_in_a_mapping_key_is_removed_too():
+    cleaned, count = strip_private({"input": {"<private>db root pw Xk3-lamp</private>": 1, "cmd": "ls"}})
+    assert cleaned == {"input": {"": 1, "cmd": "ls"}} and count == 1
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("Xk3-lamp is the root password</private> and the build passed", " and the build passed"),
+    ("a <private>x</private> b </private> c", " c"),  # a lone closer: all before it may have been inside
+    ("a <private>x <private>y</private> z</private> b", "a  b"),  # nested: closed by the outermost tag
+    ("a < PRIVATE >x</ private > b", "a  b"),
+    ("no spans, only the word private", "no spans, only the word private"),
+])
+def test_text_that_starts_inside_a_private_span_loses_what_was_inside(text, kept):
+    assert strip_private({"output": text})[0] == {"output": kept}
+
+
 def test_the_same_tool_call_has_one_key_whatever_else_differs(tmp_path):
     one = normalise(claude_bash(tmp_path, "ls", "a"))
     two = dict(normalise(claude_bash(tmp_path, "ls", "a")), at=5)
