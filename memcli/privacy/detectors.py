@@ -73,6 +73,29 @@ def _vendor_detectors() -> tuple[Detector, ...]:
                  for kind, keywords, token in VENDOR_TOKENS)
 
 
+# A line of a key block's body (base64), of its headers (`Proc-Type: 4,ENCRYPTED`, `Comment: ...`), or blank.
+_BODY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z][\w-]*:[^\n]*|)[ \t]*\r?")
+_KEY_LINE = re.compile(r"^[ \t]*[A-Za-z0-9+/]{16,}", re.MULTILINE)
+
+
+class KeyTailDetector(Detector):
+    """An END line and the body lines above it, found from the END line up, one line at a time (a pattern
+    that tried every line start for a body would be quadratic in a long run of base64 lines)."""
+
+    @staticmethod
+    def body_start(m: re.Match) -> int:
+        text, start = m.string, m.start()
+        while start > 0:
+            above = text.rfind("\n", 0, start - 1) + 1
+            if not _BODY_LINE.fullmatch(text, above, start - 1):
+                break
+            start = above
+        return start
+
+    def span(self, m: re.Match) -> tuple[int, int]:
+        return self.body_start(m), m.end()
+
+
 BUILTIN: tuple[Detector, ...] = (
     Detector(  # PEM, OpenSSH and PGP blocks (5 dashes), and SSH2/SECSH blocks (`---- BEGIN SSH2 ... ----`)
         "private-key",
@@ -85,6 +108,12 @@ BUILTIN: tuple[Detector, ...] = (
     Detector(  # the same blocks with their dashes lost (a paste, a chat message): a base64 body between the lines
         "private-key",
         _c(r"(?<![\w-])BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?\s+[A-Za-z0-9+/=:,\s-]{40,20000}?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?"),
+    ),
+    KeyTailDetector(  # the tail of a block whose BEGIN line was cut off (a paste or an output that starts mid-key)
+        "private-key",
+        _c(r"^[ \t]*(?:-{4,5} ?)?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?(?: ?-{4,5})?", re.MULTILINE),
+        lambda m: _KEY_LINE.search(m.string, KeyTailDetector.body_start(m), m.start()) is not None,
+        keywords=("PRIVATE KEY",),
     ),
     Detector(  # a PEM private key in base64 (a kubeconfig's `client-key-data`, a Kubernetes secret, an env var)
         "private-key",

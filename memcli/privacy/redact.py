@@ -163,10 +163,10 @@ def _compile(rules: tuple[tuple[str, str], ...]) -> tuple[Detector, ...]:
     return tuple(Detector(name, compile_pattern(name, regex)) for name, regex in rules)
 
 
-# What still marks a private key after redaction: a BEGIN line without its END, or the private part of
-# a PuTTY key without its header or MAC.
-PRIVATE_KEY_TRACE = re.compile(r"-{4,5} ?BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?(?: ?-{4,5})?|PuTTY-User-Key-File-\d+:|^Private-Lines:[ \t]*\d+",
-                               re.MULTILINE)
+# What still marks a private key after redaction: a BEGIN line without its END, an END line without its
+# BEGIN, or the private part of a PuTTY key without its header or MAC.
+PRIVATE_KEY_TRACE = re.compile(r"-{4,5} ?(?:BEGIN|END)[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?(?: ?-{4,5})?|PuTTY-User-Key-File-\d+:"
+                               r"|^Private-Lines:[ \t]*\d+", re.MULTILINE)
 
 
 def check_no_private_key(text: str) -> None:
