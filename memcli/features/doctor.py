@@ -206,6 +206,9 @@ def _vector_cache(mem, sample: int) -> list[Finding]:
     findings += [Finding("cache", False, f"ignored: {problem}",
                          "delete the file and commit the deletion; its vectors are embedded again when needed")
                  for problem in report.problems]
+    findings += [Finding("cache", False, f"{forged} (a damaged or forged file: meaning search is misled by it)",
+                         "delete the file and commit the deletion, then: mem reindex")
+                 for forged in report.forged]
     if sample:
         findings.append(Finding("cache", not report.mismatched,
                                 f"{report.checked} cached vectors checked against fresh embeddings: "
