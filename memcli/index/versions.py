@@ -92,6 +92,30 @@ def loops(catalog: Catalog) -> list[list[str]]:
     return found
 
 
+def unrelated(catalog: Catalog) -> list[tuple[str, list[str]]]:
+    """Memories that replace versions of separate memories (versions that no other link joins), with
+    those versions: an update replaces the current versions of one memory, so a file naming several
+    memories (a teammate's commit, a hand edit) hides memories that were never its earlier versions."""
+    linked: dict[str, set[str]] = {}
+    replaced: dict[str, list[str]] = {}
+    for old, new in catalog.all_links():
+        linked.setdefault(old, set()).add(new)
+        linked.setdefault(new, set()).add(old)
+        replaced.setdefault(new, []).append(old)
+    found = []
+    for new, olds in sorted(replaced.items()):
+        if len(olds) < 2:
+            continue
+        reached, todo = {olds[0]}, [olds[0]]
+        while todo:  # the versions joined to the first one without passing through `new`
+            for other in linked[todo.pop()] - reached - {new}:
+                reached.add(other)
+                todo.append(other)
+        if not set(olds) <= reached:
+            found.append((new, sorted(olds)))
+    return found
+
+
 def heads(versions: Iterable[Memory]) -> list[Memory]:
     """The current ones among versions of one chain (two or more: a fork), newest first."""
     versions = list(versions)
