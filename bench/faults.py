@@ -27,6 +27,7 @@ The kinds of issue 42 (they need root and strace: the full disk is a real tmpfs 
                              killed while it waits: the memory it was given must be stored (else lost)
   timeout while llama.cpp runs  `compress_timeout_s: 0.5` and a long note, the real local model: the add
                              must end with exit 0 (it died by SIGSEGV before)
+The kinds of issue 53 (a teammate's commit: hostile store files, 1,200 tag filters): bench/hostile_files.py.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hostile_files import BOMB, HEAD, MERGE_BOMB, hostile_kinds, new_file  # noqa: E402  (files a commit brings)
 from store import make_store  # noqa: E402  (bench/store.py: the same synthetic memories)
 
 TIME_LIMIT_S = 300
@@ -115,16 +117,6 @@ def exported(root: Path) -> dict[str, str]:
 
 def files_of(root: Path) -> list[Path]:
     return sorted(root.glob("memories/*/*/*.yaml"))
-
-
-def new_file(content: str | bytes):
-    """A hand-made file beside the others (no memory of the base store is replaced)."""
-    def damage(root: Path, rng: random.Random) -> set[str]:
-        path = root / "memories" / "2026" / "11" / "01JDQ4R8ZK3M5N7P9Q1S3T5V7X.yaml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content if isinstance(content, bytes) else content.encode())
-        return set()
-    return damage
 
 
 def moved_copy(root: Path, rng: random.Random) -> set[str]:
@@ -202,12 +194,6 @@ def bad_import(root: Path, rng: random.Random) -> set[str]:
     mem(root, "import", "-", "--no-compress", stdin=b"\n".join(lines))
     return set()
 
-
-BOMB = "id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7X\nraw: lol\na: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n" + "".join(
-    f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
-MERGE_BOMB = "id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7X\nraw: lol\nk0: &k0 {a0: 1, b0: 2}\n" + "".join(
-    f"k{i}: &k{i} {{<<: [*k{i - 1}], x{i}: 1, y{i}: {{<<: *k{i - 1}}}}}\n" for i in range(1, 40))
-HEAD = "id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7X\nraw: a hand-made memory\n"
 
 KINDS = {
     "1 moved copy, original deleted": moved_copy,
@@ -407,6 +393,7 @@ def main() -> None:
     for unlinks in (1, 2, 3):
         kinds[f"kill -9 of rm of a chain, unlink {unlinks}"] = killed_rm_of_a_chain(unlinks)
     kinds.update(NEW_KINDS)
+    kinds.update(hostile_kinds(CRASHES))
     kinds = {name: damage for name, damage in kinds.items() if args.only in name}
 
     work = Path(tempfile.mkdtemp(prefix="mem-faults-"))

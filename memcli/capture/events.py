@@ -102,29 +102,46 @@ def _text(value) -> str:
 
 
 def strip_private(value) -> tuple[object, int]:
-    """The record as it may be written: every `<private>…</private>` span removed from every string and
-    every mapping key, and how many there were (what the user marked private is never written anywhere),
-    every string well-formed. An unclosed span runs to the end of its string; a `</private>` with no
-    opening before it means the string began inside a span (a tool output cut at its start, the second
-    half of a span split over two fields), so all before it goes."""
+    """The record as it may be written: every `<private>…</private>` span removed, and how many there
+    were (what the user marked private is never written anywhere), every string well-formed.
+
+    Strings are read in the record's order, values after their keys, and a span runs on from one string
+    into the next until it closes: a span opened in one field and closed in a later one takes the fields
+    between too, and one never closed takes the rest of the record. A `</private>` with no opening
+    before it means the text began inside a span (a tool output cut at its start), so all before it in
+    its string goes. A mapping key loses only the spans in it, never the record's structure: a span it
+    leaves open takes its value."""
     count = 0
 
-    def walk(item):
+    def text(item: str, depth: int) -> tuple[str, int]:
         nonlocal count
-        if isinstance(item, str):
-            item = well_formed(item)
-            if "private" not in item.lower():
-                return item
-            cleaned, n = _without_private(item)
-            count += n
-            return cleaned
-        if isinstance(item, dict):
-            return {walk(k): walk(v) for k, v in item.items()}
-        if isinstance(item, list):
-            return [walk(v) for v in item]
-        return item
+        item = well_formed(item)
+        if not depth and "private" not in item.lower():
+            return item, depth
+        cleaned, spans, depth = _without_private(item, depth)
+        count += spans
+        return cleaned, depth
 
-    return walk(value), count
+    def walk(item, depth: int):
+        if isinstance(item, str):
+            return text(item, depth)
+        if isinstance(item, dict):
+            out = {}
+            for key, value in item.items():
+                if isinstance(key, str):
+                    key, opened = text(key, 0)
+                    depth = max(depth, opened)
+                out[key], depth = walk(value, depth)
+            return out, depth
+        if isinstance(item, list):
+            out = []
+            for value in item:
+                value, depth = walk(value, depth)
+                out.append(value)
+            return out, depth
+        return item, depth
+
+    return walk(value, 0)[0], count
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -139,10 +156,11 @@ def well_formed(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _without_private(text: str) -> tuple[str, int]:
-    """The text outside private spans (nested ones close with their outermost tag), and the spans."""
+def _without_private(text: str, depth: int = 0) -> tuple[str, int, int]:
+    """The text outside private spans (nested ones close with their outermost tag), given the depth of
+    spans open at its start: (text, spans met, depth open at its end)."""
     kept: list[str] = []
-    depth = pos = spans = 0
+    pos = spans = 0
     for tag in PRIVATE_TAG.finditer(text):
         if not tag.group(1):
             if depth == 0:
@@ -158,7 +176,7 @@ def _without_private(text: str) -> tuple[str, int]:
             spans += 1
     if depth == 0:
         kept.append(text[pos:])
-    return "".join(kept), spans
+    return "".join(kept), spans, depth
 
 
 def event_key(record: dict) -> str:

@@ -144,6 +144,8 @@ class VectorCache:
         for folder in (root / FOLDER, self.folder):
             if folder.is_symlink():
                 return [(folder, "a link, not a folder: not read")]
+            if os.path.lexists(folder) and not folder.is_dir():
+                return [(folder, "not a folder (a file, a FIFO or a device): not read")]
         try:
             entries = sorted(os.scandir(self.folder), key=lambda entry: entry.name)
         except OSError:

@@ -20,8 +20,8 @@ _VALUE = r"""["']?(?P<secret>[^\s"'$`<>-][^\s"'`]*)"""
 
 
 def _flag(tools: str, flags: str) -> re.Pattern:
-    """`tool ... FLAG value` and `tool ... FLAG=value` (flags are case-sensitive: `-p` is not `-P`)."""
-    return re.compile(rf"(?<![\w-])(?:{tools})(?![\w-]){_ARGS}[ \t](?:{flags})(?:=|[ \t]+){_VALUE}")
+    """`tool ... FLAG value`, `FLAG=value` and `FLAG"value"` (flags are case-sensitive: `-p` is not `-P`)."""
+    return re.compile(rf"(?<![\w-])(?:{tools})(?![\w-]){_ARGS}[ \t](?:{flags})(?:=|[ \t]+|(?=[\"'])){_VALUE}")
 
 
 def _accept(m: re.Match) -> bool:
@@ -32,8 +32,10 @@ def _accept(m: re.Match) -> bool:
 
 
 def _htpasswd_batch(m: re.Match) -> bool:
-    """`htpasswd -b` takes the password from the command line; without `b` it asks for it."""
-    return "b" in (m.group("flags") or "").replace("-", "") and _accept(m)
+    """`htpasswd -b` takes the password from the command line (after the file and the user, or after the
+    user alone with `-n`, which writes no file); without `b` it asks for it."""
+    flags = (m.group("flags") or "").replace("-", "")
+    return "b" in flags and ("n" in flags) == (m.group("file") is None) and _accept(m)
 
 
 COMMANDS: tuple[Detector, ...] = (
@@ -69,12 +71,25 @@ COMMANDS: tuple[Detector, ...] = (
         _accept,
         keywords=("net use", "NET USE", "Net use"),
     ),
-    Detector(  # `htpasswd -b[c...] FILE USER PASSWORD`
+    Detector(  # `htpasswd -b[c...] FILE USER PASSWORD`, `htpasswd -nb USER PASSWORD`
         "password",
-        re.compile(r"""(?<![\w-])htpasswd(?P<flags>(?:[ \t]+-[A-Za-z]+)+)[ \t]+[^\s-][^\s]*[ \t]+[^\s]+[ \t]+["']?"""
-                   r"""(?P<secret>[^\s"'$-][^\s"']*)"""),
+        re.compile(r"""(?<![\w-])htpasswd(?P<flags>(?:[ \t]+-[A-Za-z]+)+)(?P<file>[ \t]+[^\s-][^\s]*)?[ \t]+[^\s-][^\s]*"""
+                   r"""[ \t]+["']?(?P<secret>[^\s"'$-][^\s"']*)"""),
         _htpasswd_batch,
         keywords=("htpasswd",),
+    ),
+    Detector("password", _flag(r"openssl", r"-k"), _accept, keywords=("openssl",)),  # `openssl enc -k PASSWORD`
+    Detector(  # 7-Zip takes its password glued to the flag: `7z a -pPASSWORD`
+        "password",
+        re.compile(rf"""(?<![\w-])7z[az]?(?![\w-]){_ARGS}[ \t]-p["']?(?P<secret>[^\s"'$`-][^\s"'`]*)"""),
+        _accept,
+        keywords=("7z",),
+    ),
+    Detector(  # a token given to `vault login` (`vault login s.XXXX`, `vault login -method=token TOKEN`)
+        "vault-token",
+        re.compile(r"""(?<![\w-])vault[ \t]+login(?:[ \t]+-[\w=-]+)*[ \t]+["']?(?P<secret>[A-Za-z0-9._-]{20,})"""),
+        lambda m: generated(m.group("secret")),
+        keywords=("vault",),
     ),
     Detector(  # an unseal key (base64) given to `vault operator unseal`
         "vault-unseal-key",

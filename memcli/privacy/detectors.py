@@ -41,6 +41,7 @@ from memcli.privacy.named_secrets import (
     SAID,
     SPACED,
     TERRAFORM,
+    VALUE_NAME,
     XML,
     assignment_accept,
     keyed_accept,
@@ -80,8 +81,8 @@ def _vendor_detectors() -> tuple[Detector, ...]:
 
 
 # A line of a key block's body (base64), of its headers (`Proc-Type: 4,ENCRYPTED`, `Comment: ...`), or blank.
-_BODY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z][\w-]*:[^\n]*|)[ \t]*\r?")
-_KEY_LINE = re.compile(r"^[ \t]*[A-Za-z0-9+/]{16,}", re.MULTILINE)
+_BODY_LINE = re.compile(r"[ \t>]*(?:[A-Za-z0-9+/=]+|[A-Za-z][\w-]*:[^\n]*|)[ \t]*\r?")  # `>`: quoted in a mail
+_KEY_LINE = re.compile(r"^[ \t>]*[A-Za-z0-9+/]{16,}", re.MULTILINE)
 
 
 class KeyTailDetector(Detector):
@@ -117,7 +118,7 @@ BUILTIN: tuple[Detector, ...] = (
     ),
     KeyTailDetector(  # the tail of a block whose BEGIN line was cut off (a paste or an output that starts mid-key)
         "private-key",
-        _c(r"^[ \t]*(?:-{4,5} ?)?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?(?: ?-{4,5})?", re.MULTILINE),
+        _c(r"^[ \t>]*(?:-{4,5} ?)?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?(?: ?-{4,5})?", re.MULTILINE),
         lambda m: _KEY_LINE.search(m.string, KeyTailDetector.body_start(m), m.start()) is not None,
         keywords=("PRIVATE KEY",),
     ),
@@ -162,8 +163,8 @@ BUILTIN: tuple[Detector, ...] = (
     ),
     Detector(  # Discord and Microsoft Teams incoming webhooks: whoever has the URL posts as the channel
         "discord-webhook",
-        _c(r"discord(?:app)?\.com/api/webhooks/(?P<secret>\d{17,20}/[A-Za-z0-9_-]{60,80})"),
-        keywords=("/api/webhooks/",),
+        _c(r"discord(?:app)?\.com/api/(?:v\d+/)?webhooks/(?P<secret>\d{17,20}/[A-Za-z0-9_-]{60,80})"),
+        keywords=("webhooks/",),
     ),
     Detector(
         "teams-webhook",
@@ -194,7 +195,7 @@ BUILTIN: tuple[Detector, ...] = (
     ),
     Detector(  # an Azure SAS signature in a URL or connection string
         "azure-sas",
-        _c(r"(?<![\w-])sig=(?P<secret>[A-Za-z0-9%+/]{20,}={0,2}(?:%3D){0,2})"),
+        _c(r"(?<![\w-])sig=(?P<secret>[A-Za-z0-9%+/_-]{20,}={0,2}(?:%3D){0,2})"),
         keywords=("sig=",),
     ),
     Detector(  # an Azure DevOps personal access token of the 52-character form (base32, lower case)
@@ -266,6 +267,7 @@ BUILTIN: tuple[Detector, ...] = (
     Detector("password", SAID, said_accept),  # "the ssh password is ..."
     AssignmentDetector("secret", SPACED, assignment_accept),  # Dockerfile ENV, fish set -x
     AssignmentDetector("secret", NAME_VALUE, assignment_accept),  # Kubernetes, ECS, .NET and Spring XML
+    AssignmentDetector("secret", VALUE_NAME, assignment_accept),
     AssignmentDetector("secret", TERRAFORM, assignment_accept),
     AssignmentDetector("secret", XML, xml_accept),
     PhraseDetector("password", PHRASE, phrase_accept),

@@ -155,10 +155,19 @@ NAME_VALUE = re.compile(
     (?:"(?P<q1>[^"\\\n]*(?:\\.[^"\\\n]*)*)"|'(?P<q2>[^'\n]*)'|(?P<bare1>[^\s"'`,;&|>{{\[\]}}]+))""",
     re.IGNORECASE | re.VERBOSE,
 )
+# The same entry with its value first (`- value: ...` then `name: DB_PASSWORD`).
+VALUE_NAME = re.compile(
+    rf"""(?<![\w-])["']?value["']?[ \t]*[:=][ \t]*
+    (?:"(?P<q1>[^"\\\n]*(?:\\.[^"\\\n]*)*)"|'(?P<q2>[^'\n]*)'|(?P<bare1>[^\s"'`,;&|>{{\[\]}}]+))
+    (?:(?!["']?(?:name|key|value)["']?[ \t]*[:=])[^{{}}\[\]<>]){{0,160}}?
+    (?<![\w-])["']?(?:name|key)["']?[ \t]*[:=][ \t]*["']?(?P<key>{_NAMED})["']?(?![\w.-])""",
+    re.IGNORECASE | re.VERBOSE,
+)
 # A Terraform variable named like a secret, with a default: `variable "db_password" { default = "..." }`.
 TERRAFORM = re.compile(
     rf"""\bvariable[ \t]+"(?P<key>{_NAMED})"[ \t]*\{{(?:(?!\bvariable\b)[^{{}}]){{0,400}}?\bdefault[ \t]*=[ \t]*"""
-    r"""(?:"(?P<q1>[^"\\\n]*(?:\\.[^"\\\n]*)*)"|(?P<bare1>[^\s"{}\[\]]+))""",
+    r"""(?:"(?P<q1>[^"\\\n]*(?:\\.[^"\\\n]*)*)"|<<-?(?P<tag>[A-Za-z_]+)[ \t]*\r?\n(?P<q2>[\s\S]{0,4000}?)\r?\n[ \t]*(?P=tag)\b"""
+    r"""|(?P<bare1>[^\s"<{}\[\]][^\s"{}\[\]]*))""",
     re.IGNORECASE,
 )
 # An XML element named like a secret (`<password>...</password>` in Maven's settings.xml).

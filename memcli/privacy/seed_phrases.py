@@ -14,9 +14,11 @@ from functools import lru_cache
 from memcli.privacy.secret_values import Detector
 
 SHORTEST = 12  # words in the shortest phrase BIP-39 defines (12, 15, 18, 21 or 24)
-# A run of lower-case words of 3 to 8 letters (every word of the list is), blanks or one line end between them.
-_RUN = re.compile(rf"(?<![\w-])[a-z]{{3,8}}(?:(?:[ \t]+|[ \t]*\r?\n[ \t]*)[a-z]{{3,8}}){{{SHORTEST - 1},}}(?![\w-])")
-_WORD = re.compile(r"[a-z]+")
+# A run of words of 3 to 8 letters (every word of the list is), one blank, comma or line end between them,
+# and perhaps a number (`1. abandon 2. ability`), as a backup card or a wallet's screen lists them.
+_SEP = r"(?=[ \t,;\r\n])[ \t]*(?:[,;][ \t]*)?(?:\r?\n[ \t]*)?(?:\d{1,2}[.):][ \t]*)?"
+_RUN = re.compile(rf"(?<![\w-])[A-Za-z]{{3,8}}(?:{_SEP}[A-Za-z]{{3,8}}){{{SHORTEST - 1},}}(?![\w-])")
+_WORD = re.compile(r"[A-Za-z]+")
 
 
 @lru_cache(maxsize=1)
@@ -33,7 +35,7 @@ def _phrase(m: re.Match) -> tuple[int, int] | None:
     words = _wordlist()
     best, start, count = None, None, 0
     for word in _WORD.finditer(m.group()):
-        if word.group() in words:
+        if word.group().lower() in words:
             start = word.start() if count == 0 else start
             count += 1
             if count >= SHORTEST and (best is None or count > best[2]):

@@ -242,6 +242,10 @@ def test_doctor_names_a_memory_that_replaces_separate_memories():
     assert report.exit_code == 1
     failed = [f["message"] for f in json.loads(report.stdout)["findings"] if not f["ok"]]
     assert len(failed) == 1 and failed[0].startswith(f"{hostile} replaces 3 separate memories")
+    second = committed("nothing here either", kept[:3])  # two such files do not vouch for each other
+    report = json.loads(run("doctor", "--json").stdout)
+    failed = [f["message"] for f in report["findings"] if not f["ok"] and "separate" in f["message"]]
+    assert sorted(message.split()[0] for message in failed) == sorted([hostile, second])
 
 
 def test_an_assistant_updates_through_mcp_and_reads_only_the_newest():

@@ -78,6 +78,20 @@ def _rows() -> list[tuple[str, str, str]]:
         ("base64 of a key pair, wrapped", "echo {s}", "\n".join(
             (lambda b: [b[i:i + 76] for i in range(0, len(b), 76)])(
                 base64.b64encode(f"{fs.aws_access_key()}:{fs.aws_secret_key()}".encode()).decode()))),
+        # found by a second hostile round on these detectors
+        ("kubernetes entry, value first", "- value: {s}\n  name: DB_PASSWORD", chosen()),
+        ("openssl enc -k", "openssl enc -aes-256-cbc -k {s} -in a -out b", chosen()),
+        ("7z -p glued", "7z a -p{s} backup.7z docs/", chosen()), ("htpasswd -nb", "htpasswd -nbB alice {s}", chosen()),
+        ("sqlcmd -P glued to a quote", 'sqlcmd -U sa -P"{s}"', chosen()), ("vault login", "vault login s.{s}", fs.rand(24)),
+        ("recovery phrase, comma separated", "{s}", ", ".join(seed_phrase(12).split())),
+        ("recovery phrase, numbered", "{s}", " ".join(f"{n}. {w}" for n, w in enumerate(seed_phrase(12).split(), 1))),
+        ("recovery phrase, capitalised", "{s}", " ".join(w.capitalize() for w in seed_phrase(12).split())),
+        ("discord webhook, versioned API", "https://discord.com/api/v10/webhooks/{s}", digits(19) + "/" + fs.rand(68, URLSAFE)),
+        ("logic app sig, url-safe", "https://x.logic.azure.com/workflows/w/triggers/manual/paths/invoke?sv=1.0&sig={s}",
+         fs.rand(43, URLSAFE)),
+        ("terraform heredoc default", 'variable "api_token" {{\n  default = <<EOT\n{s}\nEOT\n}}', fs.rand(32)),
+        ("key tail quoted in a mail", "{s}\n> " + "-" * 5 + "END RSA PRIVATE KEY" + "-" * 5,
+         "\n".join("> " + line for line in fs.key_body(3))),
     ]
     return [(shape, line.format(s=secret), secret) for shape, line, secret in rows]
 
@@ -88,7 +102,7 @@ ROWS = _rows()
 @pytest.mark.parametrize("shape, line, secret", ROWS, ids=[shape for shape, _, _ in ROWS])
 def test_a_secret_of_each_shape_is_redacted(shape, line, secret):
     out = redact(f"note for later:\n{line}\n(end of note)").text
-    pieces = [piece for piece in secret.split("\n") if len(piece) >= 8] or [secret]
+    pieces = [piece for piece in secret.replace(", ", "\n").split("\n") if len(piece) >= 8] or [secret]
     assert all(piece[-12:] not in out for piece in pieces), out
     assert "[REDACTED:" in out and out.endswith("(end of note)")
 
