@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 # A native llama.cpp build crashes on CPUs that advertise AMX (SIGSEGV in ggml_backend_amx_mul_mat).
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
-.PHONY: install models tools test test-fast demo bench clean
+.PHONY: install models tools clients test test-fast demo bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,11 +28,28 @@ tools:
 	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq && apt-get install -y -qq git jq; } || \
 	  { echo "examples/ needs git and jq: install them (e.g. sudo apt-get install git jq)" >&2; exit 1; }
 
-test: models tools
+# The coding clients whose hooks the `clients` tests drive, installed from npm as a user would (pinned; npm's
+# own cache makes a second install quick). Outside the checkout: node_modules is never committed.
+CLAUDE_CODE_VERSION ?= 2.1.332
+CODEX_VERSION ?= 0.171.0
+GEMINI_CLI_VERSION ?= 0.61.0
+CLIENTS_DIR ?= $(HOME)/.cache/mem-test-clients/claude-code-$(CLAUDE_CODE_VERSION)_codex-$(CODEX_VERSION)_gemini-$(GEMINI_CLI_VERSION)
+export MEM_TEST_CLIENTS_DIR := $(CLIENTS_DIR)
+
+$(CLIENTS_DIR)/.installed:
+	@command -v npm >/dev/null || { echo "the clients tests need Node.js and npm (e.g. sudo apt-get install nodejs npm)" >&2; exit 1; }
+	mkdir -p $(CLIENTS_DIR)
+	npm install --prefix $(CLIENTS_DIR) --no-audit --no-fund --loglevel=error \
+	  @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) @openai/codex@$(CODEX_VERSION) @google/gemini-cli@$(GEMINI_CLI_VERSION)
+	touch $@
+
+clients: $(CLIENTS_DIR)/.installed
+
+test: models tools clients
 	$(BIN)/python -m pytest
 
 test-fast: install tools
-	$(BIN)/python -m pytest -m "not models"
+	$(BIN)/python -m pytest -m "not models and not clients"
 
 demo: models
 	./examples/demo.sh

@@ -6,6 +6,7 @@ commands (pytest failing then passing, git diff, grep, a missing linter) run the
 goes into the payloads. The hook starts its detached drain as it would for a user (real models).
 
     .venv/bin/python bench/capture.py --repo /path/to/itsdangerous    # a checkout (672971d was used)
+    .venv/bin/python bench/capture.py --repo ... --against /path/to/other/checkout   # both, one after the other
 
 Prints: hook wall time p50/p95 against `python -c pass` of the same venv run right after each hook;
 events -> stored / merged / skipped by reason; tokens stored against the raw tool output; tokens and
@@ -29,7 +30,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
-MEM = str(BIN / "mem")
+MEM = [sys.executable, "-m", "memcli"]  # with PYTHONPATH naming the checkout whose memcli runs (code_env)
 QUESTIONS = HERE / "data" / "capture_questions.json"
 
 
@@ -110,7 +111,7 @@ class Run:
 
     def hook(self, payload: dict) -> str:
         start = time.perf_counter()
-        done = subprocess.run([MEM, "hook"], input=json.dumps(payload), capture_output=True, text=True, env=self.env)
+        done = subprocess.run([*MEM, "hook"], input=json.dumps(payload), capture_output=True, text=True, env=self.env)
         self.walls.append(time.perf_counter() - start)
         self.events += 1
         self.floor.append(floor(1)[0])  # the floor right after each hook: both see the same load
@@ -285,52 +286,64 @@ def pct(values: list[float], q: float) -> float:
 
 
 def wait_for_drain(env: dict, repo: Path) -> None:
-    """Until the hook's detached drain is done and nothing waits (a drain by hand picks up any rest)."""
+    """Until the hook's detached runner is done and nothing waits (a drain by hand picks up any rest): no
+    job file left in the work queue (or, for an older checkout, in its capture queue)."""
+    waiting = [repo / ".mem" / ".queue" / "jobs", repo / ".mem" / ".capture" / "queue"]
     while True:
-        done = subprocess.run([MEM, "capture", "drain", "--json"], capture_output=True, text=True, env=env, cwd=repo)
-        if done.returncode == 0 and done.stdout.strip():
-            status = json.loads(subprocess.run([MEM, "status", "--json"], capture_output=True, text=True,
-                                               env=env, cwd=repo).stdout)
-            if status["capture"]["waiting"] == 0:
-                return
+        done = subprocess.run([*MEM, "capture", "drain", "--json"], capture_output=True, text=True, env=env, cwd=repo)
+        if done.returncode == 0 and not any(any(folder.glob("*.json")) for folder in waiting if folder.is_dir()):
+            return
         time.sleep(1)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repo", type=Path, required=True, help="a checkout of pallets/itsdangerous")
+    parser.add_argument("--against", type=Path, help="another checkout of mem, run first, for the ratio")
     args = parser.parse_args()
+    ratios = {}
+    for code in ([args.against] if args.against else []) + [HERE.parent]:
+        print(f"=== mem of {code}")
+        ratios[code] = measure(args.repo, code)
+    if args.against:
+        before, after = ratios[args.against], ratios[HERE.parent]
+        print(f"hook p50 against the floor: {after:.2f}x here, {before:.2f}x in {args.against}: "
+              f"{after / before:.2f} of before")
+
+
+def measure(source: Path, code: Path) -> float:
+    """The whole bench with the memcli of checkout `code`; the hook's p50 as a multiple of the floor's."""
     work = Path(tempfile.mkdtemp(prefix="mem-capture-"))
     repo = work / "itsdangerous"
-    shutil.copytree(args.repo, repo, ignore=shutil.ignore_patterns(".git"))
+    shutil.copytree(source, repo, ignore=shutil.ignore_patterns(".git"))
     git = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "bench",
            "GIT_COMMITTER_EMAIL": "b@x"}
     env = {k: v for k, v in os.environ.items() if k not in ("MEM_DIR", "MEM_CAPTURE", "MEM_CAPTURE_DRAIN")}
-    env.update(git)
+    env.update(git, PYTHONPATH=str(code), PYTHONSAFEPATH="1")
     for command in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "itsdangerous 672971d"]):
         subprocess.run(command, cwd=repo, check=True, env=env)
-    subprocess.run([MEM, "init", str(repo / ".mem")], check=True, capture_output=True, env=env)
-    (repo / ".gitignore").open("a").write(".mem/.capture/\n")
+    subprocess.run([*MEM, "init", str(repo / ".mem")], check=True, capture_output=True, env=env)
+    (repo / ".gitignore").open("a").write(".mem/.capture/\n.mem/.queue/\n")
 
     run = Run(repo, env)
     for number, script in enumerate((session_one, session_two, session_three), 1):
         script(Session(run, f"sess{number}-{os.getpid()}"))
     floor_walls = run.floor[:]
     wait_for_drain(env, repo)
-    status = json.loads(subprocess.run([MEM, "status", "--json"], capture_output=True, text=True, env=env,
+    status = json.loads(subprocess.run([*MEM, "status", "--json"], capture_output=True, text=True, env=env,
                                        cwd=repo).stdout)
     walls = run.walls[:]
     context = json.loads(Session(run, "sess4").send("SessionStart", source="startup") or "{}")
     injected = context.get("hookSpecificOutput", {}).get("additionalContext", "")
 
-    sys.path.insert(0, str(HERE.parent))
+    sys.path.insert(0, str(HERE.parent))  # this checkout counts the tokens for both: the same tokenizer
     from memcli.core.mem import Mem
     from memcli.store.folder import Store
 
     mem = Mem(Store(repo / ".mem"))
     count = mem.token_counter()
     listed = [json.loads(line) for line in subprocess.run(
-        [MEM, "ls", "--tag", "observation", "--jsonl", "--with-raw", "-n", "100000"], capture_output=True,
+        [*MEM, "ls", "--tag", "observation", "--jsonl", "--with-raw", "-n", "100000"], capture_output=True,
         text=True, env=env, cwd=repo).stdout.splitlines()]
     stored_tokens = sum(count(m["content"]) for m in listed)
     stored_raw_tokens = sum(count(m.get("content_raw", m["content"])) for m in listed)
@@ -343,7 +356,7 @@ def main() -> None:
         found = answer in injected.lower()
         in_context += found
         if not found:
-            hits = subprocess.run([MEM, "search", item["q"], "--json", "-k", "5"], capture_output=True, text=True,
+            hits = subprocess.run([*MEM, "search", item["q"], "--json", "-k", "5"], capture_output=True, text=True,
                                   env=env, cwd=repo).stdout
             found = answer in " ".join(h["content"] for h in (json.loads(hits) if hits.strip() else [])).lower()
         in_search += found
@@ -371,6 +384,7 @@ def main() -> None:
             print(f"  missed: {item['q']} -> {item['answer']}")
     print("--- injected context ---")
     print(injected)
+    return p50 / base50
 
 
 if __name__ == "__main__":

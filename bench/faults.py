@@ -27,6 +27,19 @@ The kinds of issue 42 (they need root and strace: the full disk is a real tmpfs 
                              killed while it waits: the memory it was given must be stored (else lost)
   timeout while llama.cpp runs  `compress_timeout_s: 0.5` and a long note, the real local model: the add
                              must end with exit 0 (it died by SIGSEGV before)
+
+The kinds of the work queue (issue 49): a coding session sent through `mem hook` processes (background
+runners off), then the fault, then `mem capture drain`; every observation, thread turn and summary the
+session makes must be stored exactly once (missing: lost; twice: wrong), whatever one event did:
+  capture: observation over the limit   `max_input_bytes` smaller than one tool's output: that one parked
+  capture: thread rm of a session    the session's thread removed between two drains
+  capture: edit of a key-like line   an Edit removing a line `--- BEGIN RSA PRIVATE KEY ---` of a doc
+  capture: 60 edits of one file      consecutive edits merged into observations within their bound: each
+                                     edit's added line stored once
+  capture: kill -9 of the drain      killed at a random moment, then run again (--kills runs)
+
+    .venv/bin/python bench/faults.py --only capture --code /path/to/other/checkout   # mem of another checkout
+
 The kinds of issue 53 (a teammate's commit: hostile store files, 1,200 tag filters): bench/hostile_files.py.
 """
 
@@ -64,10 +77,13 @@ class Outcome:
         return "crashed" if self.crashed else "reported" if self.reported else "recovered"
 
 
+CODE_ENV: dict[str, str] = {}  # PYTHONPATH of the checkout whose mem runs (--code), else this one's
+
+
 def mem(root: Path, *args: str, stdin: bytes | None = None, outcome: Outcome | None = None,
         limit: float | None = TIME_LIMIT_S) -> subprocess.CompletedProcess:
     """One `mem` process on the store; its ending is recorded in outcome."""
-    env = {**os.environ, "MEM_DIR": str(root)}
+    env = {**os.environ, **CODE_ENV, "MEM_DIR": str(root)}
     try:
         done = subprocess.run([sys.executable, "-m", "memcli", *args], env=env, input=stdin, capture_output=True,
                               timeout=limit)
@@ -104,13 +120,26 @@ def after_damage(root: Path, base: dict[str, str], rng: random.Random, outcome: 
     if expected.exists():
         truth = json.loads(expected.read_text())
         outcome.wrong += len(current & set(truth.get("not_current", [])))
-        outcome.lost += len(set(truth.get("stored", [])) - {raw for raw in exported(root).values()})
+        raws = list(exported(root).values())
+        outcome.lost += len(set(truth.get("stored", [])) - set(raws))
+        for start in truth.get("once", []):  # a captured memory: stored exactly once
+            found = sum(raw.startswith(start) for raw in raws)
+            outcome.lost += found == 0
+            outcome.wrong += found > 1
+        for line, count in truth.get("lines", {}).items():  # lines spread over merged observations
+            found = sum(raw.count(line) for raw in raws)
+            outcome.lost += found < count
+            outcome.wrong += found > count
+        turns = truth.get("turns")
+        if turns is not None:
+            outcome.lost += max(0, turns - thread_turns(root))
+            outcome.wrong += max(0, thread_turns(root) - turns)
 
 
 def exported(root: Path) -> dict[str, str]:
     """Every memory of the store, current or not: id -> raw."""
     return {record["id"]: record["raw"] for record in map(json.loads, mem(root, "export").stdout
-                                                          .decode().splitlines())}
+                                                          .decode().splitlines()) if "raw" in record}
 
 
 # -- the damage -------------------------------------------------------------------------------------
@@ -367,6 +396,116 @@ def llama_timeout(root: Path, rng: random.Random) -> set[str]:
     return set()
 
 
+# -- issue 49: the work queue; a session through `mem hook`, a fault, then `mem capture drain` -----------
+
+def hook(root: Path, payload: dict) -> None:
+    env = {**os.environ, **CODE_ENV, "MEM_DIR": str(root), "MEM_CAPTURE_DRAIN": "0"}
+    done = subprocess.run([sys.executable, "-m", "memcli", "hook"], input=json.dumps(payload).encode(), env=env,
+                          capture_output=True, timeout=TIME_LIMIT_S)
+    if done.returncode != 0:
+        CRASHES.append(f"hook: exit {done.returncode}")
+
+
+def event(root: Path, sid: str, name: str, **fields) -> dict:
+    return {"session_id": sid, "cwd": str(root.parent), "hook_event_name": name, **fields}
+
+
+def bash(root: Path, sid: str, n: int, command: str, output: str) -> dict:
+    return event(root, sid, "PostToolUse", tool_name="Bash", tool_use_id=f"{sid}-b{n}",
+                 tool_input={"command": command}, tool_response={"stdout": output, "stderr": ""})
+
+
+def edit(root: Path, sid: str, n: int, path: str, old: str, new: str) -> dict:
+    return event(root, sid, "PostToolUse", tool_name="Edit", tool_use_id=f"{sid}-e{n}",
+                 tool_input={"file_path": str(root.parent / path), "old_string": old, "new_string": new},
+                 tool_response={"success": True})
+
+
+def session(root: Path, sid: str, rng: random.Random, *extra: dict) -> list[str]:
+    """A prompt, two test runs, an edit, extra events, the answer: sent; the observations' first lines."""
+    tag = f"{rng.random():.6f}"
+    events = [event(root, sid, "UserPromptSubmit", prompt=f"make the parser accept empty input {tag}"),
+              bash(root, sid, 1, f"pytest -q -k parser_{tag}", "FAILED tests/test_parser.py::test_empty\n1 failed"),
+              edit(root, sid, 1, "src/parser.py", "if not s:\n", f"if s is None:  # {tag}\n"),
+              bash(root, sid, 2, f"pytest -q -k all_{tag}", "3 passed"), *extra,
+              event(root, sid, "Stop", last_assistant_message=f"The parser returns an empty list {tag}.")]
+    for payload in events:
+        hook(root, payload)
+    return [f"Bash: ran `pytest -q -k parser_{tag}`", "Edit: changed src/parser.py",
+            f"Bash: ran `pytest -q -k all_{tag}`"]
+
+
+def thread_turns(root: Path) -> int:
+    threads = json.loads(mem(root, "thread", "ls", "--json").stdout or b"[]")
+    return sum(thread["messages"] for thread in threads)
+
+
+def capture_expect(root: Path, observations: list[str], turns: int, lines: dict[str, int] | None = None) -> None:
+    expect(root, once=[*observations, "Coding session "], turns=turns, lines=lines or {})
+
+
+def capture_over_limit(root: Path, rng: random.Random) -> set[str]:
+    with open(root / "mem.yaml", "a") as settings:
+        settings.write("max_input_bytes: 2000\n")
+    big = bash(root, "s1", 9, "make build", "x" * 3000 + "\nbuild failed")
+    first_lines = session(root, "s1", rng, big)
+    mem(root, "capture", "drain")
+    capture_expect(root, first_lines, 2)
+    settings = (root / "mem.yaml").read_text().replace("max_input_bytes: 2000\n", "")
+    (root / "mem.yaml").write_text(settings)
+    return set()
+
+
+def capture_thread_removed(root: Path, rng: random.Random) -> set[str]:
+    first = session(root, "s1", rng)
+    mem(root, "capture", "drain")
+    for thread in json.loads(mem(root, "thread", "ls", "--json").stdout):
+        mem(root, "thread", "rm", thread["id"], "-y")
+    hook(root, event(root, "s1", "UserPromptSubmit", prompt="now update the docs"))
+    hook(root, bash(root, "s1", 7, "make docs", "built"))
+    mem(root, "capture", "drain")
+    capture_expect(root, [*first, "Bash: ran `make docs`"], 1)
+    return set()
+
+
+def capture_key_like_line(root: Path, rng: random.Random) -> set[str]:
+    doc = "Delete the block that starts with\n--- BEGIN RSA PRIVATE KEY ---\nfrom the file.\n"
+    first = session(root, "s1", rng, edit(root, "s1", 5, "docs/keys.md", doc, "Run `make rotate`.\n"))
+    mem(root, "capture", "drain")
+    capture_expect(root, [*first, "Edit: changed docs/keys.md"], 2)
+    return set()
+
+
+def capture_many_edits(root: Path, rng: random.Random) -> set[str]:
+    line = "value = '" + "x" * 900 + "'\n"
+    edits = [edit(root, "s1", 100 + n, "src/big.py", f"a{n} = {line}", f"b{n} = {line}") for n in range(60)]
+    first = session(root, "s1", rng, *edits)
+    mem(root, "capture", "drain")
+    capture_expect(root, first, 2, lines={f"\n+b{n} = ": 1 for n in range(60)})
+    return set()
+
+
+def capture_killed_drain(root: Path, rng: random.Random) -> set[str]:
+    first = session(root, "s1", rng)
+    drain = subprocess.Popen([sys.executable, "-m", "memcli", "capture", "drain"],
+                             env={**os.environ, **CODE_ENV, "MEM_DIR": str(root)}, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+    time.sleep(rng.uniform(0.2, 3.0))
+    os.killpg(drain.pid, signal.SIGKILL)
+    drain.wait()
+    mem(root, "capture", "drain")
+    capture_expect(root, first, 2)
+    return set()
+
+
+CAPTURE_KINDS = {
+    "capture: observation over the limit": capture_over_limit,
+    "capture: thread rm of a session": capture_thread_removed,
+    "capture: edit of a key-like line": capture_key_like_line,
+    "capture: 60 edits of one file": capture_many_edits,
+}
+
+
 NEW_KINDS = {
     "full disk": full_disk,
     "slow provider, add killed": slow_provider,
@@ -384,7 +523,10 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1000)
     parser.add_argument("--kills", type=int, default=4, help="kill -9 runs per writer")
     parser.add_argument("--only", default="", help="only kinds whose name contains this")
+    parser.add_argument("--code", type=Path, help="run the mem of another checkout (its memcli on PYTHONPATH)")
     args = parser.parse_args()
+    if args.code:
+        CODE_ENV.update(PYTHONPATH=str(args.code.resolve()), PYTHONSAFEPATH="1")
     rng = random.Random(13)
     kinds = dict(KINDS)
     for name in WRITERS:
@@ -393,7 +535,10 @@ def main() -> None:
     for unlinks in (1, 2, 3):
         kinds[f"kill -9 of rm of a chain, unlink {unlinks}"] = killed_rm_of_a_chain(unlinks)
     kinds.update(NEW_KINDS)
-    kinds.update(hostile_kinds(CRASHES))
+    kinds.update(CAPTURE_KINDS)
+    for run in range(args.kills):
+        kinds[f"capture: kill -9 of the drain (run {run + 1})"] = capture_killed_drain
+    kinds.update(hostile_kinds(CRASHES, mem))
     kinds = {name: damage for name, damage in kinds.items() if args.only in name}
 
     work = Path(tempfile.mkdtemp(prefix="mem-faults-"))

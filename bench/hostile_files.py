@@ -21,8 +21,6 @@ from __future__ import annotations
 import os
 import random
 import shutil
-import subprocess
-import sys
 import zlib
 from pathlib import Path
 
@@ -83,12 +81,12 @@ def fifo_in_cache(root: Path, rng: random.Random) -> set[str]:
     return set()
 
 
-def many_tags(crashes: list[str]):
+def many_tags(crashes: list[str], mem):
+    """`mem` is bench/faults.py's: one `mem` process of the checkout under test."""
     def damage(root: Path, rng: random.Random) -> set[str]:
         tags = [arg for n in range(1200) for arg in ("-t", f"t{n}")]
         for command in (["ls"], ["search", "deploy", "--mode", "text"]):
-            done = subprocess.run([sys.executable, "-m", "memcli", *command, *tags], capture_output=True,
-                                  env={**os.environ, "MEM_DIR": str(root)}, timeout=300)
+            done = mem(root, *command, *tags)
             err = done.stderr.decode("utf-8", "replace")
             if done.returncode < 0 or "Traceback (most recent call last)" in err:
                 crashes.append(f"mem {command[0]} with 1,200 tags: {err.strip()[-120:]}")
@@ -96,10 +94,10 @@ def many_tags(crashes: list[str]):
     return damage
 
 
-def hostile_kinds(crashes: list[str]) -> dict:
+def hostile_kinds(crashes: list[str], mem) -> dict:
     return {
         "53 supersedes: every id": replaces_every_id,
         "53 forged cache, sorts last": forged_cache,
-        "53 1,200 tag filters": many_tags(crashes),
+        "53 1,200 tag filters": many_tags(crashes, mem),
         "53b cache file is a FIFO": fifo_in_cache,
     }

@@ -65,7 +65,7 @@ def make_store(root: Path, texts: list[str], provider) -> None:
     (root / "mem.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
     mem = Mem.open(root)
     for text in texts:
-        writing.write(mem, text, compressing=CompressOptions(defer=True), allow_duplicate=True)
+        writing.write(mem, writing.Text(text), compressing=CompressOptions(defer=True), allow_duplicate=True)
 
 
 def compress_pending(root: Path) -> float:

@@ -20,7 +20,8 @@ def isolated(tmp_path, monkeypatch, request):
     monkeypatch.setenv("MEM_DIR", str(tmp_path / "store"))
     monkeypatch.setenv("MEM_MODELS_DIR", str(tmp_path / "models"))
     monkeypatch.setenv("MEM_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("MEM_CAPTURE_DRAIN", "0")  # a hook starts no detached drain (tests drain in-process)
+    monkeypatch.setenv("MEM_CAPTURE_DRAIN", "0")  # a hook starts no detached runner (tests run the queue in-process)
+    monkeypatch.setenv("MEM_BACKGROUND", "0")  # nor does a write or a thread append
     monkeypatch.delenv("MEM_CAPTURE", raising=False)
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.delenv("VISUAL", raising=False)

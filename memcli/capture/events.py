@@ -23,7 +23,14 @@ KINDS = {
     "session_start": "session_start",
 }
 GEMINI_EVENTS = {"BeforeAgent", "AfterAgent", "AfterTool", "PreCompress", "BeforeTool", "BeforeModel", "AfterModel"}
+EXIT = re.compile(r"(?:Error: )?Exit code (\d+)")
+CODEX_EXEC = re.compile(r"Exit code: (\d+)\nWall time: [^\n]*\n(?:[^\n]*\n){0,3}?Output:\n")
+GEMINI_EXIT = re.compile(r"Command exited with code:? (\d+)\.?")
+GEMINI_TRAILER = re.compile(r"(Exit Code|Signal|Background PIDs|Process Group PGID): (\S.*)")
 PRIVATE_TAG = re.compile(r"<[ \t]*(/?)[ \t]*private[ \t]*>", re.IGNORECASE)
+
+EVENT_JOB = "event"  # the kind of a captured event in the work queue
+CAPTURE_SCOPE = "capture"  # every capture job shares it: one runner at a time, in the order of the events
 
 
 class BadPayload(ValueError):
@@ -76,19 +83,58 @@ def _tool(payload: dict, name: str) -> dict:
     tool_input = payload.get("tool_input", payload.get("input"))
     response = payload.get("tool_response", payload.get("output"))
     error = payload.get("error")
+    exit_code = None
     if isinstance(response, dict) and ("llmContent" in response or "returnDisplay" in response):  # Gemini
         error = error or response.get("error")
-        response = response.get("llmContent") or response.get("returnDisplay")
+        response, exit_code = _gemini_response(response)
+    if isinstance(response, str) and CODEX_EXEC.match(response):  # Codex's apply_patch: "Exit code: N ... Output:"
+        found = CODEX_EXEC.match(response)
+        response, exit_code = response[found.end():], int(found.group(1))
+    if isinstance(response, dict) and "structuredPatch" in response:  # Claude Code's Edit/Write: the hunks
+        response = {k: v for k, v in response.items() if k != "originalFile"}  # say it; the whole file need not
     if isinstance(error, dict):
         error = error.get("message") or json.dumps(error, ensure_ascii=False)
-    failed = name == "PostToolUseFailure" or bool(error)
-    if isinstance(response, dict) and response.get("is_error") is True or (
-            isinstance(response, dict) and isinstance(response.get("exit_code"), int) and response["exit_code"] != 0):
+    if isinstance(response, dict) and isinstance(response.get("exit_code"), int):
+        exit_code = response["exit_code"]
+    if exit_code is None and isinstance(error, str):  # Claude Code's failed Bash: "Exit code 2\n..."
+        found = EXIT.match(error)
+        exit_code = int(found.group(1)) if found else None
+    failed = name == "PostToolUseFailure" or bool(error) or bool(exit_code)
+    if isinstance(response, dict) and response.get("is_error") is True:
         failed = True
-    return {"tool": str(payload.get("tool_name") or payload.get("tool") or "unknown"),
-            "input": tool_input if isinstance(tool_input, (dict, str)) else {},
-            "output": response if isinstance(response, (dict, str, list)) else _text(response),
-            "error": _text(error), "failed": failed}
+    record = {"tool": str(payload.get("tool_name") or payload.get("tool") or "unknown"),
+              "input": tool_input if isinstance(tool_input, (dict, str)) else {},
+              "output": response if isinstance(response, (dict, str, list)) else _text(response),
+              "error": _text(error), "failed": failed}
+    if exit_code is not None:
+        record["exit_code"] = exit_code
+    return record
+
+
+def _gemini_response(response: dict) -> tuple[object, int | None]:
+    """What Gemini's {llmContent, returnDisplay, error} says: for an edit, its diff (returnDisplay.fileDiff);
+    for a shell command, the output and the exit code from `Output: ...` / `Exit Code: N` (returnDisplay
+    holds only "Command exited with code: N" when the output was empty); else the text the model got."""
+    display = response.get("returnDisplay")
+    if isinstance(display, dict) and isinstance(display.get("fileDiff"), str):
+        return {"fileDiff": display["fileDiff"], "isNewFile": bool(display.get("isNewFile"))}, None
+    text = _unwrapped(_text(response.get("llmContent")))
+    if not text.startswith("Output: "):
+        found = GEMINI_EXIT.fullmatch(_text(display).strip())
+        return (text or _text(display)), (int(found.group(1)) if found else None)
+    lines, exit_code = text[len("Output: "):].split("\n"), None
+    while lines and GEMINI_TRAILER.match(lines[-1]):
+        found = GEMINI_TRAILER.match(lines.pop())
+        if found.group(1) == "Exit Code" and found.group(2).strip().isdigit():
+            exit_code = int(found.group(2))
+    output = "\n".join(lines)
+    return ("" if output == "(empty)" else output), exit_code
+
+
+def _unwrapped(text: str) -> str:
+    """Gemini wraps tool output for the model in <untrusted_context> tags: the text inside."""
+    start, end = "<untrusted_context>\n", "\n</untrusted_context>"
+    return text[len(start):-len(end)] if text.startswith(start) and text.endswith(end) else text
 
 
 def _text(value) -> str:
@@ -177,6 +223,12 @@ def _without_private(text: str, depth: int = 0) -> tuple[str, int, int]:
     if depth == 0:
         kept.append(text[pos:])
     return "".join(kept), spans, depth
+
+
+def queue_event(queue, record: dict) -> bool:
+    """Queue one redacted event as an `event` job of the store's work queue (memcli.store.queue; what it
+    becomes: memcli.capture.event_jobs); False for a duplicate delivery (same key, waiting or done)."""
+    return queue.put(EVENT_JOB, event_key(record), record, scope=CAPTURE_SCOPE, at=record.get("at"), once=True)
 
 
 def event_key(record: dict) -> str:

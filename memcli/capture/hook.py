@@ -1,10 +1,12 @@
-"""`mem hook`: one event from a coding assistant, in and out fast, never in the assistant's way.
+"""One hook event from a coding assistant, in and out fast, never in the assistant's way: the work of
+`mem hook` (memcli.capture.relay), here or in the store's warm hook server (memcli.capture.serve).
 
-It reads one JSON payload, redacts it, removes what the user marked `<private>`, appends it to the queue
-of the store that the payload's `cwd` resolves to, answers SessionStart with the context the last drain
-prepared, starts a detached drain when none runs, and returns. Whatever happens it exits 0 and prints
-nothing but the event's protocol JSON; a problem is counted in the store's capture state (`mem status`).
-Imports stay light (no click, no models, no index): the assistant waits for every synchronous hook.
+It reads one JSON payload, redacts it (the only redaction its texts get), removes what the user marked
+`<private>`, queues it as a job of the work queue of the store that the payload's `cwd` resolves to,
+answers SessionStart with the digest the last run prepared, starts what is not running (the hook server,
+a background runner of the queue), and returns. Whatever happens it prints nothing but the event's
+protocol JSON; a problem is counted in the store's capture state (`mem status`). Imports stay light (no
+click, no models, no index): the assistant waits for every synchronous hook.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from memcli.capture.events import BadPayload, event_key, normalise, strip_private
+from memcli.capture.events import BadPayload, normalise, queue_event, strip_private
 from memcli.capture.options import CaptureOptions
 from memcli.capture.spool import Spool
+from memcli.store.queue import WorkQueue, start_runner
 
 ANSWERED = ("session_start",)  # the events whose output the client reads
 
@@ -27,20 +30,20 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
     """What to print for one payload (often nothing). Never raises. `served`: called by the hook server
     (memcli.capture.serve) rather than in a hook's own process; `recall(prompt, options)`: the server's
     memories for a prompt (capture.prompt_context), which only a warm process can afford."""
-    if os.environ.get("MEM_CAPTURE", "1") == "0":
-        return ""
     spool = None
     try:
         try:
             payload = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than any client sends
             payload = None
         try:
             record = normalise(payload, event, client)
         except BadPayload as exc:
             spool = _spool(store_dir, payload.get("cwd") if isinstance(payload, dict) else None)
-            if spool is not None:
-                spool.count("bad payload", str(exc) if payload is not None else "not JSON")
+            if spool is not None:  # the reason may quote the payload: redacted like everything kept
+                root = spool.root.parent
+                detail = _redacted({"detail": str(exc)}, root, store_settings(root).get("redact")) or {}
+                spool.count("bad payload", detail.get("detail", "") if payload is not None else "not JSON")
             return ""
         spool = _spool(store_dir, record["cwd"])
         if spool is None:
@@ -59,16 +62,32 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
         stored["at"] = time.time()
         if private:
             stored["private"] = private
-        spool.enqueue(event_key(stored), stored)
+        _place_in_transcript(stored)
+        queue_event(WorkQueue(root), stored)
+        spool.seen(stored.get("client", ""))
         if stored["event"] == "prompt" and recall is not None and options.prompt_context:
             answer = _protocol("UserPromptSubmit", recall(stored["prompt"], options))
-        if options.drain == "auto" and not served:  # a server starts the drain after it has answered
-            start_background(spool, served)
+        if options.drain == "auto" and not served:  # a server starts the runner after it has answered
+            start_background(root, served)
         return answer
     except Exception as exc:  # noqa: BLE001 - a hook never fails the assistant; the count says what happened
         if spool is not None:
             spool.count("hook error", f"{type(exc).__name__}: {exc}")
         return ""
+
+
+def _place_in_transcript(record: dict) -> None:
+    """A prompt or an answer that the client names by no id is told apart from the same words said again
+    later in the session by how long the session's transcript was when it came: two deliveries of one
+    event see the same length, a later one a longer transcript. Only the file's size is looked at."""
+    if record["event"] not in ("prompt", "stop") or any(k in record for k in ("tool_use_id", "turn_id", "prompt_id")):
+        return
+    path = record.get("transcript_path")
+    if isinstance(path, str) and os.path.isabs(path):
+        try:
+            record["transcript_size"] = os.stat(path).st_size
+        except (OSError, ValueError):
+            pass
 
 
 def _spool(store_dir: Path | None, cwd: str | None) -> Spool | None:
@@ -183,18 +202,15 @@ def trim(text: str, room: int) -> str:
     return text[: cut if cut > 0 else room].strip()
 
 
-def start_background(spool: Spool, served: bool) -> None:
+def start_background(root: Path, served: bool) -> None:
     """Start what is not running: the hook server (when this is a hook's own process), which later hooks
-    relay to, and the drain, which turns the queue into memories. Both detached from the client."""
-    if not served and not spool.serving():
-        _spawn(spool.root.parent, "serve")
-    elif not spool.drain_running():
-        _spawn(spool.root.parent, "drain", "--linger", "15", "--background")
+    relay to, and a runner of the store's work queue, which turns the events into memories. Both
+    detached from the client."""
+    if not served and not Spool(root).serving():
+        import subprocess
 
-
-def _spawn(root: Path, *command: str) -> None:
-    import subprocess
-
-    subprocess.Popen([sys.executable, "-m", "memcli", "--dir", str(root), "capture", *command],
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True, close_fds=True, cwd=str(root))
+        subprocess.Popen([sys.executable, "-m", "memcli", "--dir", str(root), "capture", "serve"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True, close_fds=True, cwd=str(root))
+    else:
+        start_runner(root)

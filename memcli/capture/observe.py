@@ -4,17 +4,18 @@ a test run or a traceback for what it is. Or why it says nothing worth keeping (
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import os
 import re
 from dataclasses import dataclass, field
 
+from memcli.capture import diffs
+
 SHELL = {"Bash", "shell", "exec_command", "run_shell_command", "local_shell", "container.exec"}
 READ = {"Read", "read_file", "read_many_files", "NotebookRead", "view"}
 EDIT = {"Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch", "replace", "write_file", "edit_file"}
-SEARCH = {"Grep", "search_file_content", "grep", "rg"}
+SEARCH = {"Grep", "search_file_content", "grep_search", "grep", "rg"}
 # What a shell output says when the command failed though the client reported no exit status.
 FAILURE = re.compile(r"(?m)\b\d+ failed\b|^FAILED |^ERROR |Traceback \(most recent call last\)|^error(?:\[\w+\])?: |"
                      r"command not found|No such file or directory|exit (?:code|status) [1-9]")
@@ -43,11 +44,11 @@ def paths_of(record: dict) -> list[str]:
         for key in ("paths", "file_paths"):
             if isinstance(tool_input.get(key), list):
                 found += [p for p in tool_input[key] if isinstance(p, str)]
-        patch = tool_input.get("patch") or tool_input.get("input")
-        if isinstance(patch, str):
+        patch = _patch_text(record)
+        if patch:
             found += _patched_files(patch)
-    elif isinstance(tool_input, str) and record.get("tool") == "apply_patch":
-        found += _patched_files(tool_input)
+    elif _patch_text(record):
+        found += _patched_files(_patch_text(record))
     return [_relative(p, record.get("cwd") or "") for p in dict.fromkeys(found)]
 
 
@@ -61,15 +62,15 @@ def observe(record: dict, max_chars: int) -> Observation:
     status = "failed" if failed else "ok"
     if tool in SHELL:
         failed = failed or bool(FAILURE.search(error or output))
-        status = "failed" if failed else "ok"
         command = fields.get("command") if isinstance(fields.get("command"), str) else _text(fields.get("command"))
-        head = f"{tool}: ran `{command}` ({status})"
+        code = record.get("exit_code")
+        head = f"{tool}: ran `{command}` ({'failed' if failed else 'ok'}{f', exit {code}' if code else ''})"
         if isinstance(fields.get("description"), str):
             head += f": {fields['description']}"
-        return Observation(tool, _join(head, _clip(error or output, max_chars)), command=command, failed=failed)
+        return Observation(tool, _join(head, _clip(_both(error, output), max_chars)), command=command, failed=failed)
     if tool in EDIT:
-        body = _edit_diff(fields, paths)
-        head = f"{tool}: changed {', '.join(paths) or 'a file'}" + (f" ({status}: {error})" if failed else "")
+        body, done = _edit(record, fields, paths)
+        head = f"{tool}: {done or 'changed ' + (', '.join(paths) or 'a file')}" + (f" ({status}: {error})" if failed else "")
         return Observation(tool, _join(head, _clip(body, max_chars)), files_changed=paths, failed=failed)
     if tool in READ:
         lines = output.count("\n") + 1 if output else 0
@@ -81,7 +82,7 @@ def observe(record: dict, max_chars: int) -> Observation:
         return Observation(tool, _join(f"{tool}: searched for `{pattern}`{where}", _clip(output, max_chars // 3)),
                            files_read=paths)
     described = json.dumps(tool_input, ensure_ascii=False)[:400] if tool_input else ""
-    return Observation(tool, _join(f"{tool} ({status}) {described}".strip(), _clip(error or output, max_chars // 2)),
+    return Observation(tool, _join(f"{tool} ({status}) {described}".strip(), _clip(_both(error, output), max_chars // 2)),
                        files_read=paths, failed=failed)
 
 
@@ -90,29 +91,61 @@ def read_digest(record: dict) -> str:
     return hashlib.sha256(_output_text(record.get("output")).encode("utf-8", "replace")).hexdigest()[:16]
 
 
-def _edit_diff(fields: dict, paths: list[str]) -> str:
+def _edit(record: dict, fields: dict, paths: list[str]) -> tuple[str, str]:
+    """The edit as a unified diff with its line numbers (memcli.capture.diffs), and for a patch what it did
+    to each file ("changed a, added b"; empty when it only changed files)."""
     name = paths[0] if paths else "file"
+    output, cwd = record.get("output"), record.get("cwd") or ""
+    patch = _patch_text(record)
+    if patch:
+        diff, files = diffs.from_codex_patch(patch, lambda path: diffs.read_inside(cwd, path))
+        verbs = {"add": "added", "delete": "deleted", "update": "changed"}
+        done = [f"moved {path} to {dest}" if dest else f"{verbs[action]} {path}" for action, path, dest in files]
+        return diff or patch, ", ".join(done) if any(a != "update" or d for a, _, d in files) else ""
+    if isinstance(output, dict) and output.get("structuredPatch"):
+        return diffs.from_structured(name, output["structuredPatch"]), ""
+    if isinstance(output, dict) and isinstance(output.get("fileDiff"), str):
+        return diffs.from_file_diff(name, output["fileDiff"]), ""
     edits = fields.get("edits") if isinstance(fields.get("edits"), list) else [fields]
-    parts = []
-    for edit in edits:
-        if not isinstance(edit, dict):
-            continue
-        old, new = edit.get("old_string", edit.get("old_str")), edit.get("new_string", edit.get("new_str"))
-        if isinstance(old, str) and isinstance(new, str):
-            parts.append("".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                                      f"a/{name}", f"b/{name}", n=1)))
-    if parts:
-        return "\n".join(p if p.endswith("\n") else p + "\n" for p in parts).rstrip("\n")
-    for key in ("patch", "input", "content", "new_source"):
-        if isinstance(fields.get(key), str):
-            return fields[key]
-    return ""
+    pairs = [(e.get("old_string", e.get("old_str")), e.get("new_string", e.get("new_str"))) for e in edits
+             if isinstance(e, dict)]
+    pairs = [(old, new) for old, new in pairs if isinstance(old, str) and isinstance(new, str)]
+    if pairs:
+        source = next((fields[k] for k in PATH_KEYS if isinstance(fields.get(k), str)), name)
+        return diffs.from_replacements(name, pairs, diffs.read_inside(cwd, source)), ""
+    content = fields.get("content", fields.get("new_source"))
+    if isinstance(content, str) and isinstance(output, dict) and output.get("type") == "create":
+        return diffs.from_codex_patch(f"*** Add File: {name}\n" + "".join(
+            f"+{line}\n" for line in content.splitlines()), lambda path: None)[0], ""
+    return (content if isinstance(content, str) else ""), ""
+
+
+def _patch_text(record: dict) -> str:
+    """The patch of a Codex apply_patch (`tool_input.command` in its hooks; `input` or the bare string in
+    older payloads), else ""."""
+    tool_input = record.get("input")
+    if isinstance(tool_input, str):
+        return tool_input if record.get("tool") == "apply_patch" else ""
+    if not isinstance(tool_input, dict):
+        return ""
+    keys = ("command", "input", "patch") if record.get("tool") == "apply_patch" else ("patch",)
+    text = next((tool_input[k] for k in keys if isinstance(tool_input.get(k), str)), "")
+    return text if "*** " in text or record.get("tool") == "apply_patch" else ""
+
+
+def _both(error: str, output: str) -> str:
+    """A failure's cause and its output, both: the client's error line must not replace what explained it."""
+    if not error or error.strip() in output:
+        return output
+    if not output or output.strip() in error:
+        return error
+    return f"{error}\n{output}"
 
 
 def _patched_files(patch: str) -> list[str]:
     files = []
     for line in patch.splitlines():
-        for mark in ("*** Update File: ", "*** Add File: ", "*** Delete File: ", "+++ b/"):
+        for mark in ("*** Update File: ", "*** Add File: ", "*** Delete File: ", "*** Move to: ", "+++ b/"):
             if line.startswith(mark):
                 files.append(line[len(mark):].strip())
     return files

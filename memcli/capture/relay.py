@@ -1,79 +1,54 @@
-"""The first thing `mem hook` runs: hand the payload to the drain that serves this store, if one is up.
+"""`mem hook`'s one front door: the payload goes to the warm hook server of its store when one listens
+(memcli.capture.hook_socket), else this process does the work (memcli.capture.hook).
 
 Redaction compiles some ninety patterns, which costs a fresh process more than the rest of the hook. A
-drain started by a hook stays up a while after the last event (`capture.serve_seconds`), listening on
-`.capture/hook.sock`, with those patterns compiled: this relay only finds the store, connects, sends the
-raw bytes and prints the answer. The payload goes through a socket only this user can open, and is
-redacted in the drain before anything is written. With no drain listening, the hook does the whole work
-in this process (memcli.capture.hook). Imports: os, sys, json, _socket.
+hook server started by a hook stays up a while after the last event (`capture.serve_seconds`) with those
+patterns compiled, so most hooks here only find the store, connect, send the raw bytes and print the
+answer. Imports until then: os, sys, json, _socket.
 """
 
 from __future__ import annotations
 
-import _socket  # the C module: socket.py costs a fresh process a few milliseconds more
 import json
 import os
 import sys
 
-SOCKET = os.path.join(".capture", "hook.sock")  # relative to the store: a unix socket path is short
-TIMEOUT_S = 5.0
-
 
 def main(argv: list[str]) -> int:
+    """`mem hook [EVENT] [--client NAME] [--dir PATH]`, the payload on stdin; always 0."""
     event, client, store_dir = _arguments(argv)
     try:
-        data = sys.stdin.read()
+        data = sys.stdin.read() if not sys.stdin.isatty() else ""
     except (OSError, UnicodeDecodeError):
         data = ""
+    answer = handle(data, event, client, store_dir)
+    if answer:
+        sys.stdout.write(answer + "\n")
+    return 0
+
+
+def handle(data: str, event: str | None, client: str | None, store_dir: str | None) -> str:
+    """What to print for one payload (often nothing), by the store's server or by this process."""
     if os.environ.get("MEM_CAPTURE", "1") == "0":
-        return 0
-    answer = relay(data, event, client, store_dir)
+        return ""
+    from memcli.capture.hook_socket import ask
+    from memcli.store.where import locate
+
+    try:
+        payload = json.loads(data)
+        cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    except (ValueError, RecursionError):  # the hook counts it
+        cwd = None
+    cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) and os.path.isdir(cwd) else None
+    root = locate(store_dir, cwd)[0]
+    answer = ask(root, data, event, client) if root is not None else None
     if answer is None:
         from pathlib import Path
 
         from memcli.capture.hook import run
 
         answer = run(data, event=event, client=client, store_dir=Path(store_dir) if store_dir else None)
-    if answer:
-        sys.stdout.write(answer + "\n")
-    return 0
-
-
-def relay(data: str, event: str | None, client: str | None, store_dir: str | None) -> str | None:
-    """The drain's answer for this payload, or None when no drain serves the store (or it failed)."""
-    from memcli.store.where import locate
-
-    try:
-        payload = json.loads(data)
-        cwd = payload.get("cwd") if isinstance(payload, dict) else None
-    except ValueError:
-        cwd = None
-    cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) and os.path.isdir(cwd) else None
-    root = locate(store_dir, cwd)[0]
-    if root is None or not os.path.exists(os.path.join(root, SOCKET)):
-        return None
-    request = json.dumps({"data": data, "event": event, "client": client}).encode("utf-8", "surrogatepass")
-    here = os.getcwd()
-    try:
-        conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-        try:
-            conn.settimeout(TIMEOUT_S)
-            os.chdir(root)
-            try:
-                conn.connect(SOCKET)
-            finally:
-                os.chdir(here)
-            conn.sendall(request)
-            conn.shutdown(_socket.SHUT_WR)
-            chunks = []
-            while chunk := conn.recv(65536):
-                chunks.append(chunk)
-        finally:
-            conn.close()
-        reply = json.loads(b"".join(chunks) or b"null")
-    except (OSError, ValueError):
-        return None
-    return reply.get("answer", "") if isinstance(reply, dict) else None
+    return answer
 
 
 def _arguments(argv: list[str]) -> tuple[str | None, str | None, str | None]:

@@ -1,13 +1,13 @@
-"""The other end of memcli.capture.relay: `mem capture serve`, started by the first hook, answers the
-hooks of its store on `.capture/hook.sock` (a folder only this user can enter) until
-`capture.serve_seconds` pass without one, doing in this warm process what a fresh hook process would:
-redact, queue, answer SessionStart, start a drain when none runs (memcli.capture.hook.run). It loads no
-model: the drain, a process of its own at a lower priority, does that work, so a hook never waits on it."""
+"""`mem capture serve`, started by the first hook: answers the hooks of its store on `.capture/hook.sock`
+(memcli.capture.hook_socket) until `capture.serve_seconds` pass without one, doing in this warm process
+what a fresh hook process would (memcli.capture.hook.run): redact, queue, answer SessionStart, start a
+runner of the work queue when none runs. It loads no model (unless `capture.prompt_context` asks it to
+find memories for a prompt): the runner, a process of its own at a lower priority, does that work, so a
+hook never waits on it."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import socket
@@ -15,10 +15,11 @@ import threading
 import time
 from pathlib import Path
 
+from memcli.capture import hook_socket
 from memcli.capture.hook import run, start_background, store_settings
 from memcli.capture.options import CaptureOptions
-from memcli.capture.relay import SOCKET
 from memcli.capture.spool import Spool
+from memcli.store.queue import WorkQueue
 
 log = logging.getLogger("memcli")
 
@@ -34,8 +35,8 @@ def serve(store_root: Path, linger: float, *, sleep=time.sleep) -> bool:
         if not server.start():
             return False
         try:
-            if spool.waiting():
-                start_background(spool, served=True)  # the events of the hooks that came before this server
+            if WorkQueue(store_root).waiting():
+                start_background(store_root, served=True)  # the work of the hooks that came before this server
             while time.monotonic() - server.last_event < linger:
                 sleep(0.2)
         finally:
@@ -55,8 +56,8 @@ class HookServer:
 
     def start(self) -> bool:
         """Listen (False when the socket cannot be made: hooks then do their work themselves). Only the
-        drain holding the store's lock calls this, so a socket file already there is a dead drain's."""
-        path = self.root / SOCKET
+        server holding the store's serve lock calls this, so a socket file already there is a dead one's."""
+        path = self.root / hook_socket.SOCKET
         here = os.getcwd()
         try:
             Spool(self.root).ensure()
@@ -65,7 +66,7 @@ class HookServer:
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             os.chdir(self.root)  # a unix socket's path is limited to about 100 bytes: bind it relative
             try:
-                sock.bind(SOCKET)
+                sock.bind(hook_socket.SOCKET)
             finally:
                 os.chdir(here)
             os.chmod(path, 0o600)
@@ -85,7 +86,7 @@ class HookServer:
             self._thread.join(5)
         if self._sock is not None:
             with contextlib.suppress(FileNotFoundError):
-                (self.root / SOCKET).unlink()
+                (self.root / hook_socket.SOCKET).unlink()
             self._sock.close()
 
     def _serve(self) -> None:
@@ -109,14 +110,13 @@ class HookServer:
             self._after()
 
     def _after(self) -> None:
-        """Once the hook has its answer: start a drain when events wait and none runs."""
-        spool = Spool(self.root)
+        """Once the hook has its answer: start a runner when jobs wait and none runs."""
         try:
             options = CaptureOptions.from_settings(store_settings(self.root).get("capture"))
-            if options.drain == "auto" and spool.waiting():
-                start_background(spool, served=True)
+            if options.drain == "auto" and WorkQueue(self.root).waiting():
+                start_background(self.root, served=True)
         except Exception as exc:  # noqa: BLE001 - the server outlives a failed start; the next hook tries again
-            log.info("no drain started: %s", exc)
+            log.info("no runner started: %s", exc)
 
     def recall(self, prompt: str, options: CaptureOptions) -> str:
         """The memories that the search finds for a prompt, within capture.prompt_tokens, as a block of
@@ -124,22 +124,25 @@ class HookServer:
         from memcli.core.mem import Mem
         from memcli.features.budget import search_within
 
-        if not prompt.strip():
+        if not prompt.strip() or not self._prompt_context_agreed():
             return ""
         if self._mem is None:
             self._mem = Mem.open(self.root, self.providers)
         packed = search_within(self._mem, prompt, options.prompt_tokens, min_score=options.prompt_min_score)
         return f"Memories mem found for this prompt:\n{packed.text}" if packed.text else ""
 
+    def _prompt_context_agreed(self) -> bool:
+        from memcli.providers.consent import untrusted_prompt_context
+
+        why = untrusted_prompt_context(self.root)
+        if why:
+            Spool(self.root).count("prompt context not agreed", why)
+        return why is None
+
     def _answer(self, conn: socket.socket) -> None:
         try:
-            conn.settimeout(5)
-            chunks = []
-            while chunk := conn.recv(65536):
-                chunks.append(chunk)
-            request = json.loads(b"".join(chunks))
-            answer = run(request["data"], event=request.get("event"), client=request.get("client"),
-                         store_dir=self.root, served=True, recall=self.recall)
-            conn.sendall(json.dumps({"answer": answer}).encode("utf-8"))
-        except (OSError, ValueError, KeyError, TypeError) as exc:  # the relay falls back to doing it itself
+            request = hook_socket.read_request(conn)
+            hook_socket.answer(conn, run(request["data"], event=request.get("event"), client=request.get("client"),
+                                         store_dir=self.root, served=True, recall=self.recall))
+        except (OSError, ValueError, KeyError, TypeError) as exc:  # the hook falls back to doing it itself
             log.info("a relayed hook failed: %s", exc)

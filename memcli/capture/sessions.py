@@ -25,6 +25,14 @@ def new_state(record: dict) -> dict:
             "open": [], "last_message": "", "observations": 0}
 
 
+def thread_id(state: dict) -> str:
+    """The id of the session's thread, fixed by the session: a capture run again after a kill, or after
+    `mem thread rm` removed the thread, adds to the same one."""
+    from memcli.store import ids
+
+    return ids.keyed_id(int(state.get("started", 0) * 1000), "thread:" + state["id"])
+
+
 def note_prompt(state: dict, prompt: str) -> None:
     _push(state["prompts"], _clip(prompt, 300), KEEP_PROMPTS)
     _push_all(state["decisions"], _sentences(prompt, DECISION))

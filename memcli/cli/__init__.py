@@ -39,6 +39,7 @@ COMMANDS = {
     **dict.fromkeys(["tag", "tags"], "tag_cmd"),
     "thread": "thread_cmd",
     "status": "status_cmd",
+    "queue": "queue_cmd",
     "update": "update_cmd",
     "models": "models_cmd",
     **dict.fromkeys(["hook", "capture", "hooks"], "capture_cmd"),

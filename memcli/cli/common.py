@@ -283,6 +283,27 @@ def announce_new_store(env: Env) -> None:
         click.echo(f"mem: created a new store at {mem.store.root}", err=True)
 
 
+def compress_options(mem, *, no_compress: bool, defer: bool, progress):
+    """How `add` and `update` compress: now, unless asked to defer, or unless the compression is for a
+    server and the provider's `on_write` is `background` (a write never waits on a server): then it is
+    queued and `after_write` starts a background runner."""
+    from memcli.core.compressing import CompressOptions
+
+    provider = mem.settings.provider
+    background = not no_compress and bool(mem.providers.remote) and provider.on_write == "background"
+    return CompressOptions(enabled=not no_compress, defer=defer or background, progress=progress)
+
+
+def after_write(mem, written, options, asked_to_defer: bool) -> None:
+    """Start a background runner for a compression `compress_options` queued for the server."""
+    if options.defer and not asked_to_defer and written.memory.status == "pending":
+        from memcli.store.queue import start_runner
+
+        start_runner(mem.store.root)
+        click.echo(f"mem: compression queued for {mem.providers.remote} (done in the background; "
+                   "`mem status` shows the queue)", err=True)
+
+
 def say_compressed(written, on_a_terminal: bool) -> None:
     """The one-line summary after the progress of a long write, on a terminal only."""
     info = written.memory.compression or {}

@@ -35,14 +35,14 @@ def compress(env: Env, memory_ids, pending, failed, every, method, ratio, as_jso
         raise click.UsageError("say which memories: IDs, --pending, --failed or --all")
     from memcli.core.compressing import CompressOptions
     from memcli.core.reading import resolve, to_compress
-    from memcli.core.writing import recompress
+    from memcli.core.write_jobs import recompress
 
     chosen = resolve(mem, memory_ids) if memory_ids else []
     if pending or failed or every:
         seen = {m.id for m in chosen}
         chosen += [m for m in to_compress(mem, pending=pending, failed=failed, every=every) if m.id not in seen]
     with ProgressBars() as progress:
-        outcome = recompress(mem, chosen, compressing=CompressOptions(method=method, ratio=ratio), progress=progress)
+        outcome = recompress(mem, chosen, options=CompressOptions(method=method, ratio=ratio), progress=progress)
     if as_json:
         echo_json({"memories": len(chosen), "by_status": outcome})
     summary = ", ".join(f"{count} {status}" for status, count in sorted(outcome.items())) or "nothing to do"

@@ -12,7 +12,9 @@ from memcli.cli import completion, render
 from memcli.cli.common import (
     Env,
     ProgressBars,
+    after_write,
     announce_new_store,
+    compress_options,
     echo_json,
     emit,
     pass_env,
@@ -113,18 +115,18 @@ def add(env: Env, text, file, source, no_compress, defer, local_only, no_gitigno
       mem add --file notes/scraper.md -t scraper
       mem add "staging Postgres listens on 5433" --supersedes 8ZK
     """
-    from memcli.core.compressing import CompressOptions
-    from memcli.core.writing import write
+    from memcli.core.writing import Text, write
 
     mem = env.mem()
     body, source = read_text(mem, text, file, source, no_gitignore)
     with ProgressBars(delay=0) as progress:
-        written = write(mem, body, tags=tags, source=source, allow_duplicate=allow_duplicate, supersedes=supersedes,
-                        local_only=local_only,
-                        compressing=CompressOptions(enabled=not no_compress, defer=defer, progress=progress),
+        options = compress_options(mem, no_compress=no_compress, defer=defer, progress=progress)
+        written = write(mem, Text(body, tags, source, local_only=local_only), allow_duplicate=allow_duplicate,
+                        supersedes=supersedes, compressing=options,
                         on_similar=on_similar or mem.settings.on_similar,
                         confirm=partial(_confirm_update, mem.catalog.short_id) if interactive() else None)
     announce_new_store(env)
+    after_write(mem, written, options, defer)
     say_compressed(written, progress.enabled)
     say_written(written, as_json, mem.catalog.short_id)
 

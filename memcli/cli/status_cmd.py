@@ -17,7 +17,7 @@ def status(env: Env, as_json: bool) -> None:
     """Where compression runs, what waits for it, and whether the server is being spared.
 
     \b
-      mem status              provider, model, pending / failed / quarantined, circuit
+      mem status              provider, model, pending / failed / quarantined, circuit, work queue
       mem compress --pending  run what waits
     """
     from memcli.features.status import status as gather
@@ -30,7 +30,7 @@ def status(env: Env, as_json: bool) -> None:
     click.echo(f"provider:   {where}")
     click.echo(f"model:      {info['model']} ({info['method']})"
                + (f"; falls back to {info['fallback_model']} here" if "fallback_model" in info else ""))
-    click.echo(f"queue:      {info['pending']} pending, {info['failed']} failed, {info['quarantined']} quarantined"
+    click.echo(f"compression: {info['pending']} pending, {info['failed']} failed, {info['quarantined']} quarantined"
                f" (of {info['memories']} memories)")
     if "circuit" in info:
         circuit = info["circuit"]
@@ -43,19 +43,29 @@ def status(env: Env, as_json: bool) -> None:
             click.echo(f"last error: {error['reason']} ({_clock(error['at'])})")
     if "capture" in info:
         _capture(info["capture"])
+    _work(info["work"])
 
 
 def _capture(capture: dict) -> None:
     last = _clock(capture["last_event"]) if capture["last_event"] else "never"
-    running = [name for name, on in (("hook server", capture["serving"]), ("drain", capture["draining"])) if on]
-    click.echo(f"capture:    {capture['waiting']} events waiting, last event {last}"
-               + (f"; running: {', '.join(running)}" if running else ""))
+    clients = ", ".join(f"{name} {_clock(at)}" for name, at in capture["by_client"].items())
+    click.echo(f"capture:    last event {last}" + (f" ({clients})" if len(capture["by_client"]) > 1 else "")
+               + ("; hook server running" if capture["serving"] else ""))
     counts = capture["counts"]
     if counts:
         click.echo("drained:    " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     if capture["errors"]:
         click.echo("problems:   " + ", ".join(f"{k} {v}" for k, v in sorted(capture["errors"].items()))
                    + (f" (last: {capture['last_error']})" if capture["last_error"] else ""))
+
+
+def _work(work: dict) -> None:
+    waiting = ", ".join(f"{n} {kind}" for kind, n in sorted(work["waiting"].items())) or "nothing"
+    click.echo(f"work queue: {waiting} waiting" + (f", {sum(work['parked'].values())} parked" if work["parked"] else ""))
+    for job in work["parked_jobs"]:
+        click.echo(f"parked:     {job['name']} after {job['tries']} tries: {job['reason']}")
+    if work["parked_jobs"]:
+        click.echo("            `mem queue retry --all` tries them again, `mem queue drop --all` forgets them")
 
 
 def _clock(epoch: float) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import click
@@ -98,21 +97,25 @@ def _text(text, limit: int) -> str:
 
 
 def _summarize_later(env: Env, thread_id: str) -> None:
-    """Fold in a detached process, so the append returns now. Providers handed to this CLI in-process
-    (tests, embedding programs) cannot cross into another process: the fold then runs here."""
+    """Queue the fold and start a runner in a detached process, so the append returns now. Providers
+    handed to this CLI in-process (tests, embedding programs) cannot cross into another process: the fold
+    then runs here."""
+    from memcli.threads.summarize import put_fold
+
+    mem = env.mem()
+    put_fold(mem, thread_id)
     if env.providers is not None:
         from memcli.threads.summarize import summarize
 
         try:
-            summarize(env.mem(), thread_id)
+            summarize(mem, thread_id)
         except Exception as exc:  # the turns simply stay unfolded; the append has landed
             click.echo(f"mem: warning: could not summarise yet ({describe(exc)}); the turns stay as they are",
                        err=True)
         return
-    command = [sys.executable, "-m", "memcli", "--dir", str(env.mem().store.root), "thread", "summarize", thread_id,
-               "--give-way"]
-    subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True, close_fds=True)
+    from memcli.store.queue import start_runner
+
+    start_runner(mem.store.root)
 
 
 @thread.command(name="ls")
@@ -191,18 +194,17 @@ def context(env: Env, thread_id, budget, as_json) -> None:
 @thread.command()
 @click.argument("thread_id", metavar="ID")
 @click.option("--force", is_flag=True, help="Fold every unfolded turn but the newest, due or not.")
-@click.option("--give-way", is_flag=True, hidden=True)  # the detached fold of `append`: one running is enough
 @pass_env
-def summarize(env: Env, thread_id, force, give_way) -> None:
+def summarize(env: Env, thread_id, force) -> None:
     """Fold the oldest unfolded turns into a summary now (what `append` starts in the background; a
     fold already running is waited for); prints the summary's memory id, or nothing when nothing was due."""
     from memcli.threads.summarize import summarize as fold
 
-    done = fold(env.mem(), thread_id, force=force, wait=not give_way)
+    done = fold(env.mem(), thread_id, force=force, wait=True)
     if done is not None:
         click.echo(done.memory.id)
         click.echo(f"mem: folded messages {done.first}-{done.last}", err=True)
-    elif not give_way:
+    else:
         click.echo("mem: nothing due to fold (--force folds every turn but the newest)", err=True)
 
 

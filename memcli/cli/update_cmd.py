@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from memcli.cli import completion
-from memcli.cli.common import Env, ProgressBars, pass_env, say_compressed, say_written
+from memcli.cli.common import Env, ProgressBars, after_write, compress_options, pass_env, say_compressed, say_written
 from memcli.cli.options import read_text, tag_option, text_options
 
 
@@ -28,14 +28,15 @@ def update(env: Env, memory_id, text, file, source, no_compress, defer, local_on
       mem update 8ZK "staging Postgres listens on 5433"
       mem show 8ZK --raw | sed s/5432/5433/ | mem update 8ZK -
     """
-    from memcli.core.compressing import CompressOptions
     from memcli.core.writing import update as update_memory
 
     mem = env.mem()
     body, source = read_text(mem, text, file, source, no_gitignore)
     with ProgressBars(delay=0) as progress:
+        options = compress_options(mem, no_compress=no_compress, defer=defer, progress=progress)
         written = update_memory(mem, memory_id, body, tags=tags or None, source=source, local_only=local_only,
-                                compressing=CompressOptions(enabled=not no_compress, defer=defer, progress=progress))
+                                compressing=options)
+    after_write(mem, written, options, defer)
     say_compressed(written, progress.enabled)
     if written.unchanged:
         click.echo(f"mem: no change: {mem.catalog.short_id(written.memory.id)} already says that", err=True)

@@ -1,6 +1,6 @@
 """Compression as a write runs it: whether to compress at all, now or later, and where: the local model,
 or the server mem.yaml names, behind the egress gate. `mem compress` runs it again for stored memories
-(memcli.core.writing.recompress: the queue of `--defer`, the failed ones, any by id).
+(memcli.core.write_jobs.recompress: the queue of `--defer`, the failed ones, any by id).
 
 Fail-open: nothing here raises. A missing model, a crash, a timeout, a server that is down or a key
 it rejects leaves the memory raw with a status (`failed`, `pending`, `quarantined`, `skipped`) and
@@ -21,7 +21,8 @@ COMPRESSING = "compressing memories"  # the progress phase of compression
 
 @dataclass
 class CompressOptions:
-    """How a write should compress: not at all, later (`--defer`), or now with these overrides."""
+    """How a write should compress: not at all, later (`--defer`: its job waits for a runner), or now
+    with these overrides."""
 
     enabled: bool = True
     defer: bool = False
@@ -30,11 +31,15 @@ class CompressOptions:
     progress: Progress | None = None  # told when a compression starts and ends (it can take seconds)
 
 
-def waits_for_a_model(mem, memory, compressing) -> bool:
-    """Whether compression_of would ask a model or a server (which may take long, or never answer)."""
+def decided_without_a_model(mem, memory, options: CompressOptions) -> tuple[str | None, dict] | None:
+    """(None, a `skipped` compression) when a write need not compress at all (turned off, or a text too
+    short to gain); None when it must: a job is queued (memcli.core.write_jobs)."""
     from memcli.compress.pipeline import too_short
 
-    return compressing.enabled and not compressing.defer and not too_short(memory.raw, mem.settings.compress_min_chars)
+    if not options.enabled:
+        return None, {"status": "skipped", "reason": "compression turned off"}
+    short = too_short(memory.raw, mem.settings.compress_min_chars)
+    return (None, {"status": "skipped", "reason": short}) if short else None
 
 
 def compression_of(mem, memory, compressing) -> tuple[str | None, dict]:
@@ -46,8 +51,6 @@ def compression_of(mem, memory, compressing) -> tuple[str | None, dict]:
     short = too_short(raw, settings.compress_min_chars)
     if short:
         return None, {"status": "skipped", "reason": short}
-    if compressing.defer:
-        return None, {"status": "pending"}
     if mem.providers.remote:
         from memcli.privacy import egress
 

@@ -1,12 +1,12 @@
 """Background work for a long-lived process (`mem mcp`): jobs run only when the process is idle.
 
 The MCP server stores a memory at once and leaves the slow part (compression on a server or a large
-local model) to this worker, which starts on it after `idle_seconds` without a request and steps
-aside while requests arrive: a job already running finishes, the next one waits for quiet again.
+local model, a thread's fold, captured events) to this worker, which starts on it after `idle_seconds`
+without a request and steps aside while requests arrive: a job already running finishes, the next one
+waits for quiet again.
 
 Work comes from *sources*: callables that return the next job (a callable) or None when they have
-nothing to do. `PendingCompression` is the source for memories waiting to be compressed; other
-kinds of background work (folding thread turns into summaries) add their own source.
+nothing to do; the server's one source is its store's work queue (memcli.features.work).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ Job = Callable[[], Any]
 Source = Callable[[], "Job | None"]
 
 POLL_S = 0.05  # how often an idle worker looks at the clock; the work itself waits for idle_seconds
-MAX_RETRY_WAIT_S = 900.0
 
 
 def defers_writes(mem) -> bool:
@@ -97,50 +96,3 @@ class IdleWorker:
                 continue
             if not self.run_one():
                 rest_until = self.clock() + self.idle_seconds  # nothing to do: look again later
-
-
-class PendingCompression:
-    """A source of jobs: compress the oldest pending memory. `on_mem(fn)` runs fn where the library may
-    touch the store (the MCP server's one library thread); the compression itself (a request to a
-    server, a local model) runs in the worker's thread, so requests are not held up by it.
-
-    A memory that stays pending (the server was down, slow, or its circuit is open) is not tried again
-    before a pause that doubles with each try (from idle_seconds, up to 15 minutes)."""
-
-    def __init__(self, mem, on_mem: Callable[[Callable[[], Any]], Any], idle_seconds: float,
-                 clock: Callable[[], float] = time.monotonic):
-        self.mem = mem
-        self.on_mem = on_mem
-        self.idle_seconds = idle_seconds
-        self.clock = clock
-        self.tries: dict[str, tuple[int, float]] = {}  # id -> (tries, not before)
-
-    def __call__(self) -> Job | None:
-        now = self.clock()
-        candidates = self.on_mem(self._pending)
-        ready = [m for m in candidates if self.tries.get(m.id, (0, 0.0))[1] <= now]
-        if not ready:
-            return None
-        memory = ready[0]
-        return lambda: self._compress(memory)
-
-    def _pending(self) -> list:
-        from memcli.core.reading import pending_count, to_compress
-
-        if not self.mem.store.exists or not pending_count(self.mem):
-            return []
-        return to_compress(self.mem, pending=True)
-
-    def _compress(self, memory) -> None:
-        from memcli.core.compressing import CompressOptions, compression_of
-        from memcli.core.writing import save_compression
-
-        compressed, info = compression_of(self.mem, memory, CompressOptions())
-        status = self.on_mem(lambda: save_compression(self.mem, memory, compressed, info))
-        if status == "pending":
-            count = self.tries.get(memory.id, (0, 0.0))[0] + 1
-            wait = min(self.idle_seconds * 2 ** count, MAX_RETRY_WAIT_S)
-            self.tries[memory.id] = (count, self.clock() + wait)
-            log.info("memory %s stays pending (%s); next try in %.0fs", memory.id, info.get("reason"), wait)
-        else:
-            self.tries.pop(memory.id, None)

@@ -148,18 +148,17 @@ class Mem:
         """Whether this process has loaded the embedding model already (a long-lived one, or after a write)."""
         return self._embedder is not None
 
-    def embed_new(self, texts: list[str], *, whole: bool = False) -> tuple[list, list]:
-        """The vectors of new texts and, when `whole`, each text embedded whole (the near-duplicate check),
-        in one call to the model; Nones (with one warning per process) when no embedder can be had: the
-        write goes on and the next search embeds what is missing."""
+    def embed_new(self, texts: list[str]) -> list:
+        """The vectors of new texts, in one call to the model; Nones (with one warning per process) when no
+        embedder can be had: the write goes on and queues the vectors for later (memcli.core.write_jobs)."""
         if not self._embed_failed and texts:
             try:
-                vectors, wholes = self.embedder().embed_with_whole(texts, whole=whole)
-                return list(vectors), wholes
+                vectors, _ = self.embedder().embed_with_whole(texts, whole=False)
+                return list(vectors)
             except Exception as exc:  # a missing or broken model must not lose the write
                 self._embed_failed = True
                 log.warning("not indexed for meaning search yet: %s", describe(exc))
-        return [None] * len(texts), [None] * len(texts)
+        return [None] * len(texts)
 
     def index_vectors(self, progress=None):
         """Give a vector to whatever has none yet (from the vector cache, else embedded) and fold a large

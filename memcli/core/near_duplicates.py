@@ -55,16 +55,16 @@ def closeness(cosine: float, a: str, b: str) -> float:
     return COSINE_WEIGHT * cosine + (1 - COSINE_WEIGHT) * overlap(a, b)
 
 
-def similar(mem: Mem, memory: Memory, vector, whole, limit: int = SIMILAR_LIMIT) -> list[Similar]:
-    """Current memories close to this one, closest first, from the vectors its write made: `vector` (its
-    index vector) finds the candidates, `whole` (its text embedded whole) is compared with theirs.
+def similar(mem: Mem, memory: Memory, vector, limit: int = SIMILAR_LIMIT) -> list[Similar]:
+    """Current memories close to this one, closest first: `vector` (the index vector its write made)
+    finds the candidates, and its text embedded whole is compared with theirs (one call to the model).
     Looks among the memories that have a vector (a write does not wait to embed a backlog, e.g. after a
     big `git pull`); nothing when the embedding model could not run (the write already said so).
 
     The rule compares whole texts, as bench/near_dup.py measured it: a stored vector carries each
     sentence's label (memcli.index.sentence_vectors), which pulls any two texts of one speaker together
     (two of Melanie's turns, camping and painting: 0.30 whole, 0.69 by their sentences)."""
-    if vector is None or whole is None:
+    if vector is None:
         return []
     try:
         mine = {m.id for m in chain(mem.catalog, memory.id)}
@@ -73,7 +73,7 @@ def similar(mem: Mem, memory: Memory, vector, whole, limit: int = SIMILAR_LIMIT)
         others = [found[label] for label, _ in hits if label in found and found[label].id not in mine]
         if not others:
             return []
-        theirs = mem.embedder().model.embed([other.raw for other in others])
+        whole, *theirs = mem.embedder().model.embed([memory.raw] + [other.raw for other in others])
     except MemError as exc:
         log.debug("no near-duplicate check: %s", exc)
         return []

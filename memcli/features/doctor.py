@@ -72,6 +72,7 @@ def diagnose(mem, progress=None, *, fix: bool = False, sample: int = 0) -> list[
     findings += _models(mem.settings, mem.providers.locate_model)
     findings += _git(store.root)
     findings += _compression(mem)
+    findings += _parked(mem)
     return findings
 
 
@@ -304,3 +305,13 @@ def _compression(mem) -> list[Finding]:
                                                       f"(latest: {failed[-1].id}: {reason})",
                                 "mem compress --failed"))
     return findings or [Finding("compression", True, "nothing pending or failed")]
+
+
+def _parked(mem) -> list[Finding]:
+    """Jobs of the work queue that kept failing, each named with its reason (memcli.store.queue)."""
+    from memcli.store.queue import WorkQueue
+
+    parked = WorkQueue(mem.store.root).parked()
+    return [Finding("work queue", False, f"the {job.kind} job {job.name} was parked after {counted(job.tries, 'try', 'tries')}: "
+                                         f"{job.error or 'unknown reason'}",
+                    f"mem queue retry {job.name}  (or: mem queue drop {job.name})") for job in parked]

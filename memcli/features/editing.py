@@ -1,7 +1,8 @@
 """`mem edit`, the library side: the file's YAML to edit, and the edited text checked and saved.
 
 The edited text passes the same gate as every write (every field screened, an ignored source
-refused) and the same pipeline (memcli.core.writing.commit), and nothing is written before it is valid.
+refused) and is stored the way every write is (memcli.core.writing.store), and nothing is written before
+it is valid.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from memcli.core.compressing import CompressOptions
 from memcli.core.mem import Mem
 from memcli.core.reading import relpath_of
-from memcli.core.writing import check_size, commit
+from memcli.core.writing import Draft, check_size, finish_now, store
 from memcli.errors import InvalidMemory
 from memcli.index.versions import refuse_loop
 from memcli.store.comments import comments_of, with_comments
@@ -62,5 +63,6 @@ def save_edit(mem: Mem, memory: Memory, text: str) -> EditResult:
         if edited.compressed == memory.compressed:
             compressing = CompressOptions()  # the old short form describes the old text; make a new one
     edited.updated_at = now_utc()
-    commit(mem, [(edited, compressing)], dedupe=False, replaces=relpath_of(mem, memory.id))
-    return EditResult(edited, redacted)
+    stored = store(mem, [Draft(edited, compress=compressing, replaces=relpath_of(mem, memory.id))])
+    finish_now(mem, stored, compressing)
+    return EditResult(stored[0].memory, redacted)

@@ -1,4 +1,5 @@
-"""`mem status`: where compression runs and how its queue and worker are doing."""
+"""`mem status`: where compression runs, what the work queue holds (and what it parked, and why), how
+the server and capture are doing."""
 
 from __future__ import annotations
 
@@ -22,7 +23,19 @@ def status(mem) -> dict:
     capture = Spool(mem.store.root).summary()
     if capture is not None:
         out["capture"] = capture
+    out["work"] = work_queue(mem)
     if mem.providers.status is not None:
         out.update(mem.providers.status())
         out["fallback_model"] = settings.compress_model
     return out
+
+
+def work_queue(mem) -> dict:
+    """The jobs waiting and parked, by kind, and each parked job with its reason and what to do."""
+    from memcli.store.queue import WorkQueue
+
+    queue = WorkQueue(mem.store.root)
+    counts = queue.counts()
+    parked = [{"name": job.name, "kind": job.kind, "tries": job.tries, "reason": job.error or "unknown"}
+              for job in queue.parked()]
+    return {**counts, "parked_jobs": parked}

@@ -21,7 +21,7 @@ from memcli.errors import InputError, InvalidMemory, MemError, Refused
 from memcli.index.filters import Filters
 from memcli.index.versions import refuse_loop
 from memcli.store import ids
-from memcli.store.memory import Memory, clean_input, now_utc
+from memcli.store.memory import Memory, clean_input, content_key, now_utc
 from memcli.threads.storage import MESSAGE_RECORD, THREAD_RECORD, Threads
 from memcli.util.progress import Progress
 from memcli.util.textio import json_object
@@ -118,8 +118,8 @@ def import_lines(mem: Mem, lines: Iterable[str | bytes | MemError], compressing:
         needs = memory.compressed is None and memory.status != "skipped"
         batch.append((memory, compressing if needs else None))
         if len(batch) == WRITE_BATCH:
-            _commit(mem, batch, report, progress, len(lines), notes)
-    _commit(mem, batch, report, progress, len(lines), notes)
+            _commit(mem, batch, compressing, report, progress, len(lines), notes)
+    _commit(mem, batch, compressing, report, progress, len(lines), notes)
     mem.settle()
     if progress:
         progress("importing memories", len(lines), len(lines))
@@ -140,14 +140,21 @@ def _guard_short_form(memory: Memory, number: int) -> str | None:
     return f"line {number}: its compressed form was dropped ({problem}); the raw text is served until it is compressed again"
 
 
-def _commit(mem: Mem, batch: list, report: ImportReport, progress: Progress | None, total: int,
-            notes: dict[str, str]) -> None:
-    """Write a batch through the pipeline (one embedding call for all of it) and empty it."""
-    from memcli.core.writing import commit
+def _commit(mem: Mem, batch: list, compressing: CompressOptions, report: ImportReport, progress: Progress | None,
+            total: int, notes: dict[str, str]) -> None:
+    """Store a batch the way every write is stored (one embedding call for all of it), its compressions
+    done unless deferred, and empty it. A record whose id, or whose text as a memory not from this
+    import, the store holds already is skipped (a text twice in the file is stored twice)."""
+    from memcli.core.persist import already_stored
+    from memcli.core.writing import Draft, finish_now, store
 
-    mine = report.written | {memory.id for memory, _ in batch}  # a text twice in the file is stored twice
-    for (memory, _), existing in zip(batch, commit(mem, batch, dedupe=True, apart=mine)):
-        if existing:
+    mine = report.written | {memory.id for memory, _ in batch}
+    fresh = [(memory, options) for memory, options in batch
+             if already_stored(mem, memory.id, content_key(memory.raw), apart=mine) is None]
+    stored = {item.memory.id: item for item in store(mem, [Draft(m, compress=options) for m, options in fresh])}
+    finish_now(mem, list(stored.values()), compressing)
+    for memory, _ in batch:
+        if memory.id not in stored or stored[memory.id].existing:
             report.duplicates += 1
         else:
             report.imported += 1

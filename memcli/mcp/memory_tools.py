@@ -142,14 +142,13 @@ def register(box: Toolbox) -> None:
         writing the same text again stores nothing new and says so. Names current memories that say
         nearly the same (`similar`), so that one can be updated instead. Secrets are replaced by
         [REDACTED:<kind>] before storing; a private key is refused."""
-        from memcli.core.writing import write
+        from memcli.core.writing import Text, write
 
         written_by = client_name(ctx)
         # Slow compression (a server, a large local model) is left to the idle worker: stored now.
         return await box.run(lambda mem: written_reply(
-            write(mem, content, tags=tags, source=source, written_by=written_by, supersedes=supersedes,
-                  on_similar=mem.settings.on_similar, local_only=local_only,
-                  compressing=CompressOptions(defer=defers_writes(mem))),
+            write(mem, Text(content, tags or (), source, written_by, local_only=local_only), supersedes=supersedes,
+                  on_similar=mem.settings.on_similar, compressing=CompressOptions(defer=defers_writes(mem))),
             mem.catalog.short_id))
 
     @box.tool(Found, read_only=True)

@@ -50,24 +50,22 @@ When a fact changed, memory_update replaces the memory that says the old one."""
 class Worker:
     """Runs library calls one at a time on a dedicated thread, each after a fresh look at the files.
 
-    Between calls, background jobs (memcli.core.idle: pending compression, due thread folds) run once the server has been
+    Between calls, the store's work queue (memcli.features.work: compressions, vectors, due thread folds,
+    captured hook events) is run by memcli.core.idle once the server has been
     idle for `idle_seconds`: their library steps go through this same thread, their slow part (a
     request to a compression server, a local model) runs beside it, so a tool call is not held up.
     Looking for jobs goes through this thread too, and so catches up with the files: that idle
     catch-up is the one that makes the periodic look at every file (see REQUEST_PATIENCE)."""
 
     def __init__(self, mem: Mem):
-        from memcli.capture.drain import QueuedEvents
-        from memcli.core.idle import IdleWorker, PendingCompression
-        from memcli.threads.summarize import DueFolds
+        from memcli.core.idle import IdleWorker
+        from memcli.features.work import Work
 
         self.mem = mem
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem")
         self.idle = IdleWorker(mem.settings.provider.idle_seconds)
-        self.folds = DueFolds(mem, self.run_now)  # thread_append notes the threads with a fold due
-        self.idle.add_source(PendingCompression(mem, self.run_now, self.idle.idle_seconds))
-        self.idle.add_source(self.folds)
-        self.idle.add_source(QueuedEvents(mem, self.run_now))  # events captured from coding assistants' hooks
+        self.work = Work(mem, library=self.run_now)
+        self.idle.add_source(self.work.next_job)
 
     def start_background(self) -> None:
         self.idle.start()

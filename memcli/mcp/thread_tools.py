@@ -74,16 +74,16 @@ def register(box: Toolbox) -> None:
         thread_context uses and memory_search finds."""
         def append(mem):
             from memcli.threads.storage import Threads as Store
-            from memcli.threads.summarize import fold_due
+            from memcli.threads.summarize import fold_due, put_fold
 
             threads = Store(mem)
             thread_id = threads.resolve(thread) if thread else threads.create(title).id
             stored, redacted = threads.append(thread_id, [dict(m) for m in messages])
-            return thread_id, threads.short_ids()[thread_id], stored, redacted, fold_due(mem, thread_id)
+            if fold_due(mem, thread_id):
+                put_fold(mem, thread_id)  # the server's runner folds it when idle
+            return thread_id, threads.short_ids()[thread_id], stored, redacted
 
-        thread_id, short, stored, redacted, fold = await box.run(append)
-        if fold:
-            box.run.folds.note(thread_id)
+        thread_id, short, stored, redacted = await box.run(append)
         structured = {"thread": thread_id, "ids": [m.id for m in stored]}
         if redacted:
             structured["redacted"] = redacted

@@ -9,13 +9,15 @@ it under `trusted_providers`; until then texts are compressed here, and the writ
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from memcli.providers.openai_http import USER_CONFIG, read_user_config
 from memcli.providers.settings import ProviderSettings
-from memcli.util.paths import user_config_dir
+from memcli.util.paths import user_config_dir, work_tree_top
 
 TRUSTED = "trusted_providers"
+TRUSTED_PROMPT_CONTEXT = "trusted_prompt_context"
 _LOOPBACK = ("localhost", "::1")
 
 
@@ -34,6 +36,22 @@ def untrusted(settings: ProviderSettings) -> str | None:
     shown = ", ".join(f"{key}: {value}" for key, value in entry.items())
     return (f"the committed mem.yaml names the provider {what}; nothing is sent there until you agree: add "
             f"`{TRUSTED}: [{{{shown}}}]` to {path}")
+
+
+def untrusted_prompt_context(store_root: Path) -> str | None:
+    """Why a store's `capture.prompt_context` may not be used yet, or None. It answers every prompt of an
+    assistant with the store's memories: turned on by a committed mem.yaml (anyone who can push to the
+    repository), it needs the user's word, as a provider does; a store outside a git work tree (the user
+    store) is its owner's own."""
+    root = Path(store_root).resolve()
+    if work_tree_top(root) is None:
+        return None
+    path = user_config_dir() / USER_CONFIG
+    trusted = read_user_config(path).get(TRUSTED_PROMPT_CONTEXT) or []
+    if isinstance(trusted, list) and str(root) in {str(Path(str(item)).expanduser()) for item in trusted}:
+        return None
+    return (f"the committed mem.yaml turns on capture.prompt_context (every prompt answered with this "
+            f"repository's memories); not used until you agree: add `{TRUSTED_PROMPT_CONTEXT}: [{root}]` to {path}")
 
 
 def needs_consent(settings: ProviderSettings) -> bool:

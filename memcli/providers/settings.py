@@ -26,6 +26,7 @@ PRESETS: dict[str, dict] = {
     "openai-compatible": {"constrain": "none"},
 }
 CONSTRAINTS = ("grammar", "json_schema", "none")
+ON_WRITE = ("background", "wait")
 _POSITIVE = ("timeout_seconds", "max_per_minute", "max_concurrent", "circuit_threshold", "circuit_cooldown_seconds",
              "idle_seconds")
 _NOT_NEGATIVE = ("max_retries", "backoff_seconds", "max_backoff_seconds")
@@ -54,6 +55,10 @@ class ProviderSettings:
     circuit_cooldown_seconds: float = 30.0
     circuit_max_cooldown_seconds: float = 900.0
     idle_seconds: float = 5.0
+    # What a one-shot write (`mem add`, `mem update`) does with a compression for the server: `background`
+    # queues it for a detached runner and returns at once (a write never waits on a server); `wait` asks
+    # the server before returning (and still stores the memory first).
+    on_write: str = "background"
 
     @property
     def remote(self) -> bool:
@@ -111,6 +116,8 @@ class ProviderSettings:
             raise StoreError(f"{origin}: provider {self.name} needs a model (the name the server knows it by)")
         if self.constrain not in CONSTRAINTS:
             raise StoreError(f"{origin}: provider: constrain must be one of {', '.join(CONSTRAINTS)}")
+        if self.on_write not in ON_WRITE:
+            raise StoreError(f"{origin}: provider: on_write must be one of {', '.join(ON_WRITE)}")
         for name in _POSITIVE + _NOT_NEGATIVE:
             if getattr(self, name) < 0 or (name in _POSITIVE and getattr(self, name) == 0):
                 raise StoreError(f"{origin}: provider: {name} must be {'above' if name in _POSITIVE else 'at least'} 0")

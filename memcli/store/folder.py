@@ -126,8 +126,9 @@ class Store:
             if created:
                 body = yaml.safe_dump(Settings().to_yaml_dict(), sort_keys=False, allow_unicode=True)
                 atomic_write(self.settings_path, SETTINGS_HEADER + body, self.file_mode)
-            # The caches, and the temp files an interrupted atomic write may leave, are never shared.
-            _ensure_lines(self.root / ".gitignore", [".index/", ".*.tmp"], self.file_mode)
+            # The caches, this machine's work queue and capture state, and the temp files an interrupted
+            # atomic write may leave, are never shared.
+            _ensure_lines(self.root / ".gitignore", [".index/", ".queue/", ".capture/", ".*.tmp"], self.file_mode)
             if git:
                 # Memories are text with LF line ends on every machine, so a checkout on Windows does not
                 # rewrite every file and diffs stay line by line.

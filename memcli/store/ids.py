@@ -51,6 +51,15 @@ def new_id(now_ms: int | None = None) -> str:
     return _encode(millis, 10) + _encode(rand % (1 << 80), 16)
 
 
+def keyed_id(millis: int, key: str) -> str:
+    """An id fixed by what it stands for (a captured event's key) and when that happened: the same event
+    always gets the same id, so work done again after a kill stores it once."""
+    import hashlib
+
+    digest = int.from_bytes(hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()[:10], "big")
+    return _encode(max(0, millis) % (1 << 50), 10) + _encode(digest, 16)
+
+
 def created_ms(memory_id: str) -> int:
     """The creation time an id carries, in milliseconds since the epoch."""
     value = 0

@@ -58,9 +58,13 @@ class Threads:
         self._make(info.id, title, info.created_at)
         return info
 
-    def append(self, thread_id: str, messages: Iterable[dict]) -> tuple[list[Message], dict[str, int]]:
-        """Append messages ({role, content, name?, created_at?}) in order; every string is redacted first.
-        Returns the stored messages and the redaction counts. Nothing is written if any message is bad."""
+    def append(self, thread_id: str, messages: Iterable[dict], *, screened: bool = False,
+               fixed_ids: list[str] | None = None) -> tuple[list[Message], dict[str, int]]:
+        """Append messages ({role, content, name?, created_at?}) in order; every string is redacted first,
+        unless the caller did (`screened`: a captured hook event). Returns the stored messages and the
+        redaction counts. Nothing is written if any message is bad. `fixed_ids`: each message's id, chosen
+        by the caller (a captured turn's, from its event): one already in the thread is not added again,
+        so a capture run again after a kill adds each turn once."""
         drafts, counts = [], {}
         for number, data in enumerate(messages, 1):
             if not isinstance(data, dict):
@@ -74,8 +78,10 @@ class Threads:
                 raise InputError(f"message {number}: 'name' must be text")
             created = parse_time(data["created_at"], f"message {number}: created_at") if data.get("created_at") \
                 else None
-            screened, redacted = self.mem.gate.screen({"content": clean_input(content), "name": name or None})
-            content, name = screened["content"], screened["name"]
+            fields, redacted = {"content": clean_input(content), "name": name or None}, {}
+            if not screened:
+                fields, redacted = self.mem.gate.screen(fields)
+            content, name = fields["content"], fields["name"]
             for kind, n in redacted.items():
                 counts[kind] = counts.get(kind, 0) + n
             drafts.append((role, content, name, created))
@@ -83,11 +89,15 @@ class Threads:
             raise InputError("no messages to append")
         folder = self._folder(thread_id)
         stored = []
+        fixed = list(fixed_ids) if fixed_ids is not None else [None] * len(drafts)
         with self.mem.store.lock():
             last_seq, last_id = self._last(folder)
-            for role, content, name, created in drafts:
-                message_id = ids.new_id()
-                if last_id and message_id <= last_id:  # another process's clock may run ahead of ours
+            there = {name.split("-", 1)[1][:-5] for name in self._message_files(folder)} if fixed_ids else set()
+            for (role, content, name, created), given in zip(drafts, fixed):
+                if given in there:
+                    continue
+                message_id = given or ids.new_id()
+                if not given and last_id and message_id <= last_id:  # another process's clock may run ahead of ours
                     message_id = _after(last_id)
                 last_seq, last_id = last_seq + 1, message_id
                 message = Message(seq=last_seq, id=message_id, role=role, content=content,
@@ -162,6 +172,11 @@ class Threads:
             moment = dt.datetime.fromisoformat(message.created_at.replace("Z", "+00:00")).timestamp()
             os.utime(path, (moment, moment))
         return True, redacted
+
+    def ensure(self, thread_id: str, title: str | None) -> bool:
+        """A thread with an id the caller chose (a captured session's), made unless it exists (again,
+        after `mem thread rm`); whether it was made. The title is the caller's, screened already."""
+        return self._make(thread_id, title, now_utc())
 
     def _make(self, thread_id: str, title: str | None, created_at: str) -> bool:
         """The thread's folder and thread.json, unless it exists; whether it was made."""

@@ -22,7 +22,6 @@ Either way the summary is stored as an ordinary memory (tag `thread`, source
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import logging
 from typing import TYPE_CHECKING, Sequence
@@ -30,8 +29,6 @@ from typing import TYPE_CHECKING, Sequence
 from memcli.errors import describe
 from memcli.threads.kept_facts import ENDS, SENTENCE, facts, is_filler, words_of
 from memcli.threads.storage import Fold, Threads, summary_source
-from memcli.util.fsutil import open_lock
-from memcli.util.locks import flock_held
 from memcli.threads.records import Message
 
 if TYPE_CHECKING:
@@ -74,50 +71,58 @@ def fold_due(mem: Mem, thread_id: str) -> bool:
     return bool(due(tail, folds, settings.thread_summarize_every, settings.thread_window_tokens))
 
 
+FOLD = "fold"  # the kind of a due fold in the store's work queue
+
+
+def put_fold(mem: Mem, thread_id: str) -> None:
+    """Queue the fold of a thread that has one due (memcli.store.queue): a runner does it, one fold of a
+    thread at a time (the job's scope is the thread), `mem thread summarize` at once."""
+    from memcli.store.queue import WorkQueue
+
+    WorkQueue(mem.store.root).put(FOLD, thread_id, {"thread": thread_id}, scope=fold_scope(thread_id))
+
+
+def fold_scope(thread_id: str) -> str:
+    return f"thread-{thread_id}"
+
+
 def summarize(mem: Mem, thread_id: str, *, force: bool = False, wait: bool = False) -> Fold | None:
     """Fold what is due (with `force`, every unfolded turn but the newest). Returns the new fold, or
     None when nothing was due or another summariser holds this thread; with `wait`, it waits for that
     one to finish first, so what it folded is in place when this returns. Never touches the messages."""
+    from memcli.store.queue import WorkQueue
+
+    thread_id = Threads(mem).resolve(thread_id)
+    with WorkQueue(mem.store.root).scope(fold_scope(thread_id), wait=wait) as held:
+        return fold(mem, thread_id, force=force) if held else None
+
+
+def fold(mem: Mem, thread_id: str, *, force: bool = False) -> Fold | None:
+    """The fold itself, by a caller that holds the thread's scope (summarize, or a runner's FOLD job)."""
     threads = Threads(mem)
-    thread_id = threads.resolve(thread_id)
-    with _summarizer_lock(mem.store.index_dir / f"thread-{thread_id}.lock", wait) as held:
-        if not held:
-            return None
-        messages, folds = threads.messages(thread_id), threads.folds(thread_id)
-        settings = mem.settings
-        span = due(messages, folds, 1 if force else settings.thread_summarize_every,
-                   0 if force else settings.thread_window_tokens)
-        if not span:
-            return None
-        text = summary_text(mem, span)
-        from memcli.core.compressing import CompressOptions
-        from memcli.core.writing import write_each
+    messages, folds = threads.messages(thread_id), threads.folds(thread_id)
+    settings = mem.settings
+    span = due(messages, folds, 1 if force else settings.thread_summarize_every,
+               0 if force else settings.thread_window_tokens)
+    if not span:
+        return None
+    text = summary_text(mem, span)
+    from memcli.core.compressing import CompressOptions
+    from memcli.core.writing import write_each
 
-        [written] = write_each(mem, [(text, summary_source(thread_id, span[0].seq, span[-1].seq))], tags=["thread"],
-                               written_by="thread", compressing=CompressOptions(enabled=False), check_source=False)
-        return Fold(span[0].seq, span[-1].seq, written.memory)
+    [written] = write_each(mem, [(text, summary_source(thread_id, span[0].seq, span[-1].seq))], tags=["thread"],
+                           written_by="thread", compressing=CompressOptions(enabled=False), check_source=False)
+    return Fold(span[0].seq, span[-1].seq, written.memory)
 
 
-class DueFolds:
-    """A source of jobs for the idle worker of `mem mcp` (memcli.core.idle): fold the threads that had a
-    fold due after an append, once the server is quiet. `on_mem(fn)` runs fn on the server's library
-    thread, where the models and the catalog live. A failed fold leaves the turns unfolded; the next
-    append that finds it due asks again."""
+def fold_job(mem: Mem, job) -> None:
+    """A runner's FOLD job: the thread's due fold, if the thread is still there and one is still due."""
+    from memcli.errors import NotFound
 
-    def __init__(self, mem: Mem, on_mem):
-        self.mem = mem
-        self.on_mem = on_mem
-        self.waiting: dict[str, None] = {}  # thread ids; noted on the event loop, taken on the worker's thread
-
-    def note(self, thread_id: str) -> None:
-        self.waiting[thread_id] = None
-
-    def __call__(self):
-        try:
-            thread_id, _ = self.waiting.popitem()  # one step, so a note arriving meanwhile is not lost
-        except KeyError:
-            return None
-        return lambda: self.on_mem(lambda: summarize(self.mem, thread_id))
+    try:
+        fold(mem, job.data["thread"])
+    except NotFound:
+        return  # the thread was removed meanwhile
 
 
 def summary_text(mem: Mem, span: Sequence[Message]) -> str:
@@ -258,12 +263,3 @@ def _dates(span: Sequence[Message]) -> str:
 def _day(stamp: str) -> str:
     moment = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     return f"{moment.day} {moment:%B %Y}"
-
-
-@contextlib.contextmanager
-def _summarizer_lock(path, wait: bool):
-    """One summariser per thread; a second one gives way at once (the first folds what is due) unless
-    it was asked to wait."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open_lock(path) as handle, flock_held(handle, wait) as held:
-        yield held

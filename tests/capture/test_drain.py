@@ -8,9 +8,8 @@ import json
 from helpers import ok, open_mem
 from payloads import claude, claude_bash, claude_edit, claude_read
 
-from memcli.capture.drain import drain
+from work_helpers import drain, waiting_events
 from memcli.capture.hook import run
-from memcli.capture.spool import Spool
 
 
 def send(*payloads) -> None:
@@ -82,13 +81,15 @@ def test_a_session_becomes_a_thread_and_a_summary_that_later_stops_update(projec
     assert "Now update the docs" in latest["content"] and latest["id"] != summary["id"]
 
 
-def test_a_second_drain_waits_for_none_and_returns_none_while_one_runs(project):
-    spool = Spool(project / ".mem")
-    with spool.drain_lock() as held:
+def test_a_second_drain_gives_way_while_another_runner_works_on_the_capture(project):
+    from memcli.store.queue import WorkQueue
+
+    send(claude_bash(project, "make", "done"))
+    with WorkQueue(project / ".mem").scope("capture") as held:
         assert held
-        assert drain(open_mem()) is None
-        assert spool.drain_running()
-    assert not spool.drain_running()
+        assert drain(open_mem()) == {"busy": 1}
+        assert len(waiting_events(project / ".mem")) == 1
+    assert drain(open_mem())["stored"] == 1
 
 
 def test_injected_context_stays_within_its_budget(project):
@@ -107,15 +108,16 @@ def test_injected_context_stays_within_its_budget(project):
 
 
 def test_the_mcp_idle_worker_drains_waiting_events(project):
-    from memcli.capture.drain import QueuedEvents
     from memcli.core.idle import IdleWorker
+    from memcli.features.work import Work
 
     worker = IdleWorker(0)
-    worker.add_source(QueuedEvents(open_mem(), lambda fn: fn()))
+    worker.add_source(Work(open_mem()).next_job)
     assert worker.run_one() is False
     send(claude_bash(project, "make", "done"))
-    assert worker.run_one() is True
-    assert len(memories("observation")) == 1 and Spool(project / ".mem").waiting() == []
+    while worker.run_one():  # one job at a time: the event, then the observation it makes
+        pass
+    assert len(memories("observation")) == 1 and waiting_events(project / ".mem") == []
 
 
 def test_keys_of_events_used_a_week_ago_are_forgotten(project):
@@ -124,7 +126,7 @@ def test_keys_of_events_used_a_week_ago_are_forgotten(project):
 
     send(claude_bash(project, "ls", "old", tool_use_id="old"), claude_bash(project, "ls", "new", tool_use_id="new"))
     drain(open_mem())
-    done = project / ".mem/.capture/done"
+    done = project / ".mem/.queue/done"
     first = sorted(done.iterdir())[0]
     week_ago = time.time() - 8 * 24 * 3600
     os.utime(first, (week_ago, week_ago))

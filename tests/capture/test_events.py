@@ -110,3 +110,33 @@ def test_the_same_prompt_twice_in_a_session_is_two_events():
     once = normalise(RECORDED_CLAUDE_CODE[1])
     again = normalise(dict(RECORDED_CLAUDE_CODE[1], prompt_id="f0000000-0000-0000-0000-000000000000"))
     assert event_key(once) != event_key(again)
+
+
+def test_gemini_shell_output_and_exit_code_are_read_from_what_the_model_got():
+    record = normalise(gemini("AfterTool", "/p", tool_name="run_shell_command", tool_input={"command": "make"},
+                              tool_response={"llmContent": "<untrusted_context>\nOutput: boom\nError: x\nExit Code: 4\n"
+                                                           "Process Group PGID: 9\n</untrusted_context>",
+                                             "returnDisplay": "boom"}))
+    assert (record["output"], record["exit_code"], record["failed"]) == ("boom\nError: x", 4, True)
+
+
+def test_claude_code_edit_keeps_its_hunks_but_not_the_whole_original_file():
+    record = normalise(claude("PostToolUse", "/p", tool_name="Edit", tool_use_id="t", tool_input={"file_path": "/p/a"},
+                              tool_response={"filePath": "/p/a", "originalFile": "x" * 10_000,
+                                             "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1,
+                                                                  "newLines": 1, "lines": ["-a", "+b"]}]}))
+    assert "originalFile" not in record["output"] and record["output"]["structuredPatch"][0]["lines"] == ["-a", "+b"]
+
+
+def test_codex_apply_patch_keeps_the_patch_it_sends_as_its_command():
+    patch = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n"
+    record = normalise(codex("PostToolUse", "/p", turn_id="t", tool_name="apply_patch", tool_use_id="c",
+                             tool_input={"command": patch}, tool_response="Success."))
+    assert record["input"] == {"command": patch} and not record["failed"]
+
+
+def test_codex_apply_patch_answer_gives_its_exit_code_and_its_output():
+    record = normalise(codex("PostToolUse", "/p", turn_id="t", tool_name="apply_patch", tool_use_id="c",
+                             tool_input={"command": "*** Begin Patch\n*** End Patch\n"},
+                             tool_response="Exit code: 1\nWall time: 0 seconds\nOutput:\nverification failed\n"))
+    assert (record["exit_code"], record["failed"], record["output"]) == (1, True, "verification failed\n")

@@ -13,7 +13,7 @@ from fake_secrets import aws_access_key, github_token
 from helpers import ok, open_mem
 from payloads import claude, claude_bash
 
-from memcli.capture.drain import drain
+from work_helpers import drain, waiting_events
 from memcli.capture.spool import Spool
 
 
@@ -114,7 +114,7 @@ def test_capture_turned_off_by_the_environment_or_mem_yaml_stores_nothing(projec
     with open(project / ".mem" / "mem.yaml", "a") as settings:
         settings.write("capture:\n  enabled: false\n")
     assert hook(claude_bash(project, "ls", "b", tool_use_id="t2")).returncode == 0
-    assert Spool(project / ".mem").waiting() == []
+    assert waiting_events(project / ".mem") == []
 
 
 def test_events_go_to_the_store_of_the_payloads_cwd(project, tmp_path):
@@ -122,7 +122,7 @@ def test_events_go_to_the_store_of_the_payloads_cwd(project, tmp_path):
     other.mkdir()
     ok("--dir", other / ".mem", "init", other / ".mem")
     assert hook(claude_bash(other, "ls", "a")).returncode == 0
-    assert len(Spool(other / ".mem").waiting()) == 1 and Spool(project / ".mem").waiting() == []
+    assert len(waiting_events(other / ".mem")) == 1 and waiting_events(project / ".mem") == []
 
 
 def test_the_hook_through_the_cli_group_behaves_the_same(project):
@@ -142,7 +142,7 @@ def test_a_hook_imports_no_model_index_or_cli_code(project):
     done = subprocess.run([sys.executable, "-c", probe, json.dumps(claude_bash(project, "ls", "a"))],
                           capture_output=True, text=True, timeout=60)
     assert done.stdout == "" and json.loads(done.stderr) == []
-    assert len(Spool(project / ".mem").waiting()) == 1
+    assert len(waiting_events(project / ".mem")) == 1
 
 
 def test_one_pass_redaction_of_a_record_finds_what_the_gate_finds_field_by_field(project):

@@ -1,4 +1,4 @@
-"""While a drain serves the store, a hook hands it the payload: the same queue, the same answer."""
+"""While a hook server serves the store, a hook hands it the payload: the same queue, the same answer."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 from helpers import ok
 from payloads import claude, claude_bash
 from test_hook import hook
+from work_helpers import waiting_events
 
 from memcli.capture.serve import HookServer
 from memcli.capture.spool import Spool
@@ -26,20 +27,19 @@ def test_a_served_store_queues_relayed_events_once_and_answers_session_start(pro
         assert server.last_event > before
     finally:
         server.stop()
-    assert len(spool.waiting()) == 2  # the tool event once, the SessionStart
+    assert len(waiting_events(project / ".mem")) == 2  # the tool event once, the SessionStart
     assert not (project / ".mem/.capture/hook.sock").exists()
 
 
-def test_a_dead_drains_socket_makes_the_hook_do_the_work_itself(project):
-    spool = Spool(project / ".mem")
+def test_a_dead_servers_socket_makes_the_hook_do_the_work_itself(project):
     server = HookServer(project / ".mem")
     assert server.start()
     server._stop.set()
     server._thread.join(5)
-    server._sock.close()  # the socket file stays, nobody listens: a drain killed with -9
+    server._sock.close()  # the socket file stays, nobody listens: a server killed with -9
     result = hook(claude_bash(project, "ls", "b"))
     assert (result.returncode, result.stdout) == (0, "")
-    assert len(spool.waiting()) == 1
+    assert len(waiting_events(project / ".mem")) == 1
 
 
 def test_a_server_stops_after_its_linger_and_a_second_one_gives_way(project):
@@ -48,18 +48,18 @@ def test_a_server_stops_after_its_linger_and_a_second_one_gives_way(project):
     spool = Spool(project / ".mem")
     with spool.serve_lock() as held:
         assert held and spool.serving()
-        assert "running: hook server" in ok("status").stdout
+        assert "hook server running" in ok("status").stdout
         assert serve(project / ".mem", 0.1) is False
     assert serve(project / ".mem", 0.3) is True
     assert not spool.serving() and not (project / ".mem/.capture/hook.sock").exists()
 
 
-def test_the_server_starts_a_drain_once_it_has_answered(project, monkeypatch):
+def test_the_server_starts_a_runner_once_it_has_answered(project, monkeypatch):
     import memcli.capture.serve as serving
 
     started = []
     monkeypatch.delenv("MEM_CAPTURE_DRAIN")
-    monkeypatch.setattr(serving, "start_background", lambda spool, served: started.append(served))
+    monkeypatch.setattr(serving, "start_background", lambda root, served: started.append(served))
     server = HookServer(project / ".mem")
     assert server.start()
     try:
@@ -88,6 +88,28 @@ def test_prompt_context_when_turned_on_answers_a_prompt_with_the_memories_found(
         server.stop()
     out = answer["hookSpecificOutput"]
     assert out["hookEventName"] == "UserPromptSubmit" and "port 5433" in out["additionalContext"]
+
+
+def test_prompt_context_turned_on_by_a_committed_mem_yaml_waits_for_the_users_word(project, tmp_path):
+    import fakes
+
+    (project / ".git").mkdir()  # the store is committed with a repository: its mem.yaml is anyone's
+    ok("add", "The staging database runs on port 5433 behind pgbouncer")
+    with open(project / ".mem" / "mem.yaml", "a") as settings:
+        settings.write("capture:\n  prompt_context: true\n")
+    server = HookServer(project / ".mem", fakes.current)
+    assert server.start()
+    prompt = claude("UserPromptSubmit", project, prompt="which port does the staging database use")
+    try:
+        assert hook(prompt).stdout == ""
+        assert "trusted_prompt_context" in ok("status").stdout
+        config = tmp_path / "config" / "config.yaml"
+        config.write_text(f"trusted_prompt_context: [{(project / '.mem').resolve()}]\n")
+        config.chmod(0o600)
+        answered = hook(prompt).stdout
+    finally:
+        server.stop()
+    assert "port 5433" in json.loads(answered)["hookSpecificOutput"]["additionalContext"]
 
 
 def test_prompt_context_is_off_by_default(project):

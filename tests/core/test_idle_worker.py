@@ -1,15 +1,18 @@
-"""The background worker of a long-lived process: it works only when the process is idle, and it
-compresses pending memories through the provider, sparing a server that fails."""
+"""The background worker of a long-lived process: it works only when the process is idle, and it runs
+the store's work queue one job at a time: pending memories compressed through the provider, sparing a
+server that fails."""
 
 from __future__ import annotations
 
 import threading
 
-from helpers import add, open_mem
+from helpers import add, open_mem, store_root
 from provider_helpers import GOOD_LINE, NOTE, stored, use_server
 from script_server import ScriptServer
 
-from memcli.core.idle import IdleWorker, PendingCompression
+from memcli.core.idle import IdleWorker
+from memcli.features.work import Work
+from memcli.store.queue import WorkQueue
 
 
 class Clock:
@@ -57,11 +60,9 @@ def test_pending_memories_are_compressed_one_job_at_a_time():
         use_server(server.base_url)
         first = add(NOTE, "--defer")
         second = add(NOTE + " Also true.", "--defer")
-        mem = open_mem()
         clock = Clock()
-        source = PendingCompression(mem, lambda fn: fn(), idle_seconds=5, clock=clock)
         worker = IdleWorker(5, clock=clock)
-        worker.add_source(source)
+        worker.add_source(Work(open_mem()).next_job)
         assert worker.run_one() and len(server.requests) == 1
         assert stored(first)["compressed"] == GOOD_LINE
         assert stored(second)["compression"]["status"] == "pending"
@@ -75,15 +76,17 @@ def test_a_memory_left_pending_waits_longer_before_each_try():
         use_server(server.base_url, circuit_threshold=100)
         memory_id = add(NOTE, "--defer")
         clock = Clock()
-        source = PendingCompression(open_mem(), lambda fn: fn(), idle_seconds=5, clock=clock)
+        source = Work(open_mem(), clock=clock).next_job
+        queue = WorkQueue(store_root(), clock)
         waits = []
         for _ in range(3):
             job = source()
             assert job is not None
             job()
             assert source() is None  # not again right away
-            waits.append(source.tries[memory_id][1] - clock.now)
+            (waiting,) = queue.waiting()
+            waits.append(waiting.not_before - clock.now)
             clock.now += waits[-1]
-    assert waits == [10, 20, 40]
+    assert waits == [30, 60, 120]
     assert len(server.requests) == 3
     assert stored(memory_id)["compression"]["status"] == "pending"

@@ -186,17 +186,36 @@ def test_reads_of_a_read_only_store_work(small_disk):
     assert refused.exit_code == 5 and "read-only" in refused.stderr.lower()
 
 
-def test_add_killed_while_a_provider_never_answers_has_stored_the_memory():
+def silent_provider(server: socket.socket, **provider) -> None:
+    """mem.yaml names a server on 127.0.0.1 that accepts connections and never answers."""
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    settings_path = store_root() / "mem.yaml"
+    settings = yaml.safe_load(settings_path.read_text())
+    settings["provider"] = {"name": "openai-compatible", "base_url": f"http://127.0.0.1:{server.getsockname()[1]}/v1",
+                            "model": "any", "timeout_seconds": 60, "max_retries": 0, **provider}
+    settings_path.write_text(yaml.safe_dump(settings, sort_keys=False))
+
+
+def test_add_returns_at_once_while_a_provider_never_answers_and_its_compression_waits_in_the_queue():
     ok("init")
     with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen(4)
-        settings_path = store_root() / "mem.yaml"
-        settings = yaml.safe_load(settings_path.read_text())
-        base_url = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
-        settings["provider"] = {"name": "openai-compatible", "base_url": base_url, "model": "any",
-                                "timeout_seconds": 60, "max_retries": 0}
-        settings_path.write_text(yaml.safe_dump(settings, sort_keys=False))
+        silent_provider(server)
+        server.setblocking(False)
+        added = ok("add", LONG_NOTE, "-t", "billing")
+        with pytest.raises(BlockingIOError):
+            server.accept()  # the add asked the server nothing
+    assert "compression queued for" in added.stderr
+    assert [load_file(path)["compression"]["status"] for path in memory_files()] == ["pending"]
+    assert [row["kind"] for row in jsonl(ok("queue", "--jsonl").stdout)] == ["compress"]
+
+
+def test_add_killed_while_a_provider_never_answers_has_stored_the_memory():
+    """With `on_write: wait` the add asks the server before returning; killed meanwhile, it has stored the
+    memory first, and its compression waits in the queue."""
+    ok("init")
+    with socket.socket() as server:
+        silent_provider(server, on_write="wait")
         writer = subprocess.Popen([sys.executable, "-m", "memcli", "add", LONG_NOTE, "-t", "billing"],
                                   env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         server.settimeout(120)
@@ -207,6 +226,8 @@ def test_add_killed_while_a_provider_never_answers_has_stored_the_memory():
     stored = jsonl(ok("ls", "--jsonl", "--raw").stdout)
     assert [(m["content"], m["tags"]) for m in stored] == [(LONG_NOTE, ["billing"])]
     assert [load_file(path)["compression"]["status"] for path in memory_files()] == ["pending"]
+    # no model here: the vectors wait in the queue too
+    assert [row["kind"] for row in jsonl(ok("queue", "--jsonl").stdout)] == ["compress", "embed"]
 
 
 def test_a_long_lived_process_writes_its_index_to_disk_again_once_there_is_room(small_disk, caplog):

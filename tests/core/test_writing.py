@@ -1,6 +1,6 @@
-"""What one write costs the models: `mem add` embeds its own text in one pass, and the near-duplicate check
-reuses that pass (it embeds only the stored candidates it compares, whose index vectors carry sentence
-labels; memcli.core.near_duplicates)."""
+"""What one write costs the models: `mem add` embeds its text's sentences for the index in one call, and the
+near-duplicate check embeds the whole text once, in the call that embeds the stored candidates it compares
+(their index vectors carry sentence labels; memcli.core.near_duplicates)."""
 
 from __future__ import annotations
 
@@ -28,13 +28,13 @@ def test_mem_add_into_an_empty_store_asks_the_embedding_model_once(use_providers
     assert len(embedder.calls) == 1
 
 
-def test_mem_add_embeds_its_own_text_in_one_pass_near_duplicate_check_included(use_providers):
+def test_mem_add_asks_the_model_twice_and_embeds_its_whole_text_once_near_duplicate_check_included(use_providers):
     embedder = CountingEmbedder()
     use_providers(embedder=lambda ref: embedder)
     ok("add", FIRST)
     embedder.calls.clear()
     written = ok("add", SECOND)
-    passes_with_new_text = [call for call in embedder.calls if any("back off" in text for text in call)]
-    assert len(passes_with_new_text) == 1
+    assert len(embedder.calls) == 2  # the index's sentences; the whole text with the candidates it is compared to
     assert [text for call in embedder.calls for text in call].count(SECOND) == 1
+    assert FIRST in embedder.calls[1]
     assert "similar" in written.stderr or "close" in written.stderr

@@ -195,7 +195,7 @@ def test_doctor_names_a_fork_and_an_update_resolves_it():
     stamp = now_utc()
     fork = Memory(id=ids.new_id(), created_at=stamp, updated_at=stamp, raw="the staging cluster is called osprey",
                   supersedes=[base])
-    writing.commit(mem, [(fork, None)], dedupe=False)
+    writing.store(mem, [writing.Draft(fork, compress=None)])
     right = fork.id
     assert set(ids_of("ls")) == {left, right}
     report = run("doctor", "--json")

@@ -401,7 +401,7 @@ def test_a_long_lived_mem_survives_a_reindex_by_another_process(monkeypatch):
     mem.refresh()
     for text in texts[1:]:
         assert reading.search(mem, text, mode="vector", k=1)[0].memory.id == notes[text]
-    later = writing.write(mem, "a note written after the reindex").memory
+    later = writing.write(mem, writing.Text("a note written after the reindex")).memory
     assert later.id in ok("search", "written after the reindex", "--mode", "text", "--jsonl").stdout
 
 

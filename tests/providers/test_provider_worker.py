@@ -230,7 +230,7 @@ def test_the_key_comes_from_the_environment_or_the_user_config(tmp_path, monkeyp
         add(NOTE)
         monkeypatch.delenv("MEM_TEST_KEY")
         config = tmp_path / "config" / "config.yaml"
-        config.parent.mkdir()
+        config.parent.mkdir(exist_ok=True)
         config.write_text("api_keys:\n  MEM_TEST_KEY: from-file-456\n")
         config.chmod(0o600)
         add(NOTE + " Again.")

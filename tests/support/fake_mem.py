@@ -36,4 +36,32 @@ def load_embedder(ref):
     return EMBEDDER
 
 
+def kill_after(target: str) -> None:
+    """MEM_FAKE_KILL_AFTER=module:Class.method[:n]: the process kills itself (SIGKILL, as `kill -9` would)
+    right after the n-th call of that function returns (n=1 by default), so a test can stop a run between
+    any two of its steps."""
+    import importlib
+    import signal
+
+    where, _, count = target.partition("@")
+    module_name, _, attribute = where.partition(":")
+    owner = importlib.import_module(module_name)
+    *path, name = attribute.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    original, left = getattr(owner, name), [int(count or 1)]
+
+    def wrapped(*args, **kwargs):
+        result = original(*args, **kwargs)
+        left[0] -= 1
+        if left[0] == 0:
+            say(f"fake mem: killed after {attribute}")
+            os.kill(os.getpid(), signal.SIGKILL)
+        return result
+
+    setattr(owner, name, wrapped)
+
+
+if os.environ.get("MEM_FAKE_KILL_AFTER"):
+    kill_after(os.environ["MEM_FAKE_KILL_AFTER"])
 main(obj=dataclasses.replace(providers(), embedder=load_embedder))

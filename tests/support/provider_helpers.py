@@ -28,7 +28,7 @@ def use_server(base_url: str, store: dict | None = None, **provider) -> dict:
     settings = yaml.safe_load(path.read_text()) | (store or {})
     settings["provider"] = {"name": "openai-compatible", "base_url": base_url, "model": "scripted",
                             "timeout_seconds": 2, "max_retries": 0, "backoff_seconds": 0.05,
-                            "max_backoff_seconds": 0.2, **provider}
+                            "max_backoff_seconds": 0.2, "on_write": "wait", **provider}
     path.write_text(yaml.safe_dump(settings, sort_keys=False))
     return settings
 

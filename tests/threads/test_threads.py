@@ -11,7 +11,7 @@ import sys
 import time
 
 import pytest
-from helpers import jsonl, ok, run, store_root
+from helpers import jsonl, load_file, memory_files, ok, run, store_root
 from locations import FAKE_MEM, ROOT
 from thread_helpers import chat, new_thread, replay
 
@@ -168,29 +168,33 @@ def test_a_failing_summariser_leaves_the_thread_whole(use_providers):
     assert len(messages) == 12
 
 
-def test_a_killed_summariser_leaves_no_half_fold():
+def test_a_summariser_killed_while_embedding_leaves_the_fold_whole_and_the_next_search_embeds_it():
+    """A fold is one atomic file, the summary memory, stored before its vector is made: a kill at the
+    model leaves that whole summary (and the turns), and the vector is made by whatever runs next."""
     ok("init")
     settings = store_root() / "mem.yaml"
     settings.write_text(settings.read_text().replace("thread_summarize_every: 10", "thread_summarize_every: 50"))
     thread_id = new_thread()
     replay(thread_id, chat(12))  # not due yet with 50: the fold happens in a process we kill
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MEM_FAKE_HANG_EMBED": "1"}
-    before = sorted(p.name for p in store_root().rglob("*") if p.is_file() and ".index" not in p.parts)
+    before = set(memory_files())
     summarizer = subprocess.Popen([sys.executable, FAKE_MEM, "thread", "summarize", thread_id, "--force"], env=env,
                                   stderr=subprocess.PIPE, text=True)
     assert summarizer.stderr.readline().startswith("fake embedder: hanging"), "it reached the model"
     summarizer.send_signal(signal.SIGKILL)
     summarizer.wait(timeout=30)
-    after = sorted(p.name for p in store_root().rglob("*") if p.is_file() and ".index" not in p.parts)
-    assert after == before, "nothing written, nothing half written"
-    done = ok("thread", "summarize", thread_id, "--force")
-    assert done.stdout.strip() and "folded messages 1-11" in done.stderr
+    (summary,) = set(memory_files()) - before
+    assert load_file(summary)["source"] == f"thread/{thread_id}#1-11"
+    assert "nothing due to fold" in ok("thread", "summarize", thread_id, "--force").stderr
+    found = jsonl(ok("search", "Sintra pastel de nata", "--mode", "vector", "--jsonl").stdout)
+    assert summary.stem in [row["id"] for row in found]
 
 
 def test_summarize_waits_for_a_fold_already_running_so_the_context_then_holds_it():
     """`append` folds in a detached process; a user who then types `mem thread summarize` must get the fold,
-    not a silent exit 0 while it is still running. The test holds the thread's lock as that fold would."""
-    import fcntl
+    not a silent exit 0 while it is still running. The test holds the thread's scope in the work queue as
+    that fold would."""
+    from memcli.store.queue import WorkQueue
 
     ok("init")
     settings = store_root() / "mem.yaml"
@@ -198,8 +202,8 @@ def test_summarize_waits_for_a_fold_already_running_so_the_context_then_holds_it
     thread_id = new_thread()
     replay(thread_id, chat(12))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with open(store_root() / ".index" / f"thread-{thread_id}.lock", "a+") as running:
-        fcntl.flock(running, fcntl.LOCK_EX)
+    with WorkQueue(store_root()).scope(f"thread-{thread_id}") as running:
+        assert running
         summarizer = subprocess.Popen([sys.executable, FAKE_MEM, "thread", "summarize", thread_id, "--force"], env=env,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for _ in range(3000):  # until the kernel lists it as waiting for the lock, or it has given up

@@ -1,0 +1,327 @@
+"""What a captured hook event becomes, as jobs of the store's work queue (memcli.store.queue).
+
+The hook queues each event, redacted, as an `event` job (memcli.capture.events.queue_event). Its handler folds the event into
+the session's state (prompts, commands, files changed, what was read) and queues what it makes: an
+`observe` job (a tool event as an observation; consecutive edits of one file merge into the job still
+waiting, up to MERGE_CHARS), a `turn` job (a prompt or the assistant's last message, for the session's
+thread) and, at Stop, PreCompact and SessionEnd, a `summary` job. Routine tools, paths the denylist
+ignores and repeated reads of an unchanged file are skipped with their reason counted.
+
+Every capture job shares one scope, so one runner at a time works on a store's capture, in the order the
+events happened; and each is made to be run again after a kill at any instant: an event already folded
+into its session's state (its key is there) adds nothing; an observation has an id fixed by its event,
+so it is stored once; a turn has a message id fixed by its event; a summary is compared with the
+session's current one (found by its source) and written only when it says something new. A job that
+fails is retried and then parked with its reason (`mem status`), and the others go on. Texts are
+redacted once, by the hook: nothing here runs the gate again.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections import Counter
+from typing import TYPE_CHECKING, Any, Callable
+
+from memcli.capture import sessions
+from memcli.capture.briefing import digest
+from memcli.capture.events import CAPTURE_SCOPE, EVENT_JOB
+from memcli.capture.observe import EDIT, READ, SEARCH, SHELL, _output_text, observe, paths_of, read_digest
+from memcli.capture.options import CaptureOptions
+from memcli.capture.spool import Spool
+from memcli.store import ids
+from memcli.store.queue import Job, WorkQueue
+
+if TYPE_CHECKING:
+    from memcli.core.mem import Mem
+
+EVENT, OBSERVE, TURN, SUMMARY = EVENT_JOB, "observe", "turn", "summary"
+KINDS = (EVENT, OBSERVE, TURN, SUMMARY)
+SCOPE = CAPTURE_SCOPE
+SUMMARY_EVENTS = ("stop", "compact", "session_end")
+MERGE_CHARS = 12_000  # consecutive edits of one file merge into one observation up to about this size
+KEEP_APPLIED = 4000  # event keys a session's state remembers (a session of more events forgets the oldest)
+
+
+class CaptureJobs:
+    """The handlers of the capture kinds for one run; `counts` is what they did, which `close` records
+    in the capture state (`mem status`) with the new SessionStart digest."""
+
+    def __init__(self, mem: Mem, library: Callable[[Callable[[], Any]], Any] = lambda step: step()):
+        self.mem, self.library = mem, library
+        self.queue = WorkQueue(mem.store.root)
+        self.spool = Spool(mem.store.root)
+        adopt_older_queue(self.spool, self.queue)
+        self.options = CaptureOptions.from_settings(mem.settings.capture)
+        self.counts: Counter = Counter()
+        self._rules = None
+
+    @property
+    def handlers(self) -> dict[str, Callable[[Job], None]]:
+        def on_library(handler):
+            return lambda job: self.library(lambda: handler(job))
+
+        return {EVENT: on_library(self._event), OBSERVE: on_library(self._observe), TURN: on_library(self._turn),
+                SUMMARY: on_library(self._summary)}
+
+    def close(self) -> None:
+        """Record what this run did and write the digest a new session is handed, when it did anything."""
+        if not self.counts:
+            return
+        totals = dict(self.counts)
+
+        def change(state: dict) -> None:
+            counts = state.setdefault("counts", {})
+            for key, value in totals.items():
+                counts[key] = counts.get(key, 0) + value
+            state["last_drain"] = time.time()
+
+        self.spool.update_state(change)
+        self.spool.save_context(digest(self.spool.all_sessions(), self.options.inject_tokens, self._counter()))
+        self.counts.clear()
+
+    # -- an event into the session's state ------------------------------------------------------------
+
+    def _event(self, job: Job) -> None:
+        record = job.data
+        state = self.spool.session(record["session"]) or sessions.new_state(record)
+        applied = state.setdefault("applied", [])
+        if job.key in applied:
+            return  # folded in before a kill: what it queued is queued
+        self.counts["events"] += 1
+        state["seq"] += 1
+        state["last"] = max(state.get("last", 0), record.get("at", 0))
+        if record.get("cwd"):
+            state["cwd"] = record["cwd"]
+        if record.get("private"):
+            self.counts["private spans removed"] += record["private"]
+        kind, at = record.get("event"), record.get("at")
+        if kind == "prompt" and record.get("prompt", "").strip():
+            sessions.note_prompt(state, record["prompt"])
+            self._put_turn(state, job, "user", record["prompt"])
+        elif kind == "stop" and record.get("message", "").strip():
+            sessions.note_message(state, record["message"])
+            self._put_turn(state, job, "assistant", record["message"])
+        elif kind == "tool":
+            self._tool(record, state, job)
+        if kind in SUMMARY_EVENTS:
+            self.queue.put(SUMMARY, state["id"], {"session": state["id"]}, scope=SCOPE, at=at, replace=True)
+        applied.append(job.key)
+        del applied[:-KEEP_APPLIED]
+        self.spool.save_session(state["id"], state)
+
+    def _put_turn(self, state: dict, job: Job, role: str, content: str) -> None:
+        self.queue.put(TURN, job.key, {"session": state["id"], "role": role, "content": content,
+                                       "id": ids.keyed_id(_ms(job.at), job.key)}, scope=SCOPE, at=job.at)
+
+    def _tool(self, record: dict, state: dict, job: Job) -> None:
+        tool = record.get("tool", "unknown")
+        if tool in self.options.skip_tools:
+            self.counts["skipped: routine tool"] += 1
+            return
+        paths, cwd = paths_of(record), record.get("cwd") or state["cwd"]
+        if any(self._ignored(path, cwd) for path in [*paths, *named_paths(record)]):
+            self.counts["skipped: ignored path"] += 1
+            return
+        if tool in SEARCH or (tool in SHELL and _searches(record)):
+            kept, dropped = self._lines_of_kept_files(_output_text(record.get("output")), cwd)
+            if dropped:
+                record = {**record, "output": kept}
+                self.counts["removed: lines of ignored files"] += dropped
+        if tool in READ and paths and not record.get("failed"):
+            seen = read_digest(record)
+            if all(state["read"].get(p) == seen for p in paths):
+                self.counts["skipped: unchanged read"] += 1
+                return
+            state["read"].update(dict.fromkeys(paths, seen))
+        found = observe(record, self.options.max_output_chars)
+        if tool in SHELL and found.command:
+            sessions.note_command(state, found.command, found.failed,
+                                  record.get("error") or _output_text(record.get("output")))
+        if tool in EDIT:
+            sessions.note_changed(state, found.files_changed)
+            if self._merged(state, job, found):
+                return
+        data = {"session": state["id"], "client": state["client"], "tool": found.tool, "text": found.text,
+                "files": found.files_changed, "seq": state["seq"], "id": ids.keyed_id(_ms(job.at), job.key),
+                "events": [job.key]}
+        self.queue.put(OBSERVE, job.key, data, scope=SCOPE, at=job.at)
+        state["last_observe"] = job.key
+
+    def _merged(self, state: dict, job: Job, found) -> bool:
+        """Add an edit to the observation still waiting for the previous edit of the same file(s)."""
+        waiting = self.queue.get(OBSERVE, state.get("last_observe") or "")
+        if waiting is None or waiting.data["tool"] != found.tool or waiting.data["files"] != found.files_changed:
+            return False
+        if job.key in waiting.data["events"]:
+            return True
+        body = found.text.split("\n", 1)[1] if "\n" in found.text else ""
+        if len(waiting.data["text"]) + len(body) > MERGE_CHARS:
+            return False
+        waiting.data["text"] = f"{waiting.data['text']}\n{body}" if body else waiting.data["text"]
+        waiting.data["events"].append(job.key)
+        self.queue.put(OBSERVE, waiting.key, waiting.data, scope=SCOPE, at=waiting.at, replace=True)
+        self.counts["merged"] += 1
+        return True
+
+    def _lines_of_kept_files(self, output: str, cwd: str) -> tuple[str, int]:
+        """A search's output less the lines it found in files the denylist excludes (`.env:3:KEY=...`)."""
+        kept, dropped = [], 0
+        for line in output.split("\n"):
+            found = MATCH_LINE.match(line)
+            if found and self._ignored(found.group(1), cwd):
+                dropped += 1
+            else:
+                kept.append(line)
+        return "\n".join(kept), dropped
+
+    def _ignored(self, path: str, cwd: str) -> bool:
+        if self._rules is None:
+            self._rules = self.mem.gate.ignore_rules()
+        target = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
+        found = self._rules.match(target)
+        return found is not None and found.ignored
+
+    # -- what the events make -----------------------------------------------------------------------
+
+    def _observe(self, job: Job) -> None:
+        from memcli.core.writing import Text, write
+
+        data = job.data
+        text = Text(data["text"], ["observation", data["tool"]], f"session/{data['session']}#{data['seq']}",
+                    data["client"], check_source=False, screened=True, memory_id=data["id"])
+        written = write(self.mem, text)
+        self.counts["merged" if written.duplicate else "stored"] += 1
+
+    def _turn(self, job: Job) -> None:
+        from memcli.threads.storage import Threads
+
+        data = job.data
+        state = self.spool.session(data["session"]) or {"id": data["session"], "client": "hook", "started": job.at}
+        threads = Threads(self.mem)
+        thread_id = sessions.thread_id(state)
+        threads.ensure(thread_id, f"{state['client']} session {state['id'][:8]}")
+        content = data["content"].encode("utf-8", "replace")[:self.mem.settings.max_input_bytes]
+        threads.append(thread_id, [{"role": data["role"], "content": content.decode("utf-8", "ignore")}],
+                       screened=True, fixed_ids=[data["id"]])
+
+    def _summary(self, job: Job) -> None:
+        from memcli.core.writing import Text, write
+
+        state = self.spool.session(job.data["session"])
+        if not state:
+            return
+        source = f"session/{state['id']}"
+        text = sessions.summary_text(state)
+        now = _current(self.mem, source)
+        if any(memory.raw == text for memory in now):
+            return
+        written = write(self.mem, Text(text, ["session", state["client"]], source, state["client"],
+                                       check_source=False, screened=True),
+                        allow_duplicate=True, supersedes=now[0].id if now else None)
+        self.counts["summaries"] += 0 if written.unchanged else 1
+
+    def _counter(self) -> Callable[[str], int]:
+        """The compression model's token count (loaded anyway to compress); without it, a cautious estimate
+        of three characters a token."""
+        count = self.mem.cheap_counter(batch=True)
+        return count or (lambda text: -(-len(text) // 3))
+
+
+MATCH_LINE = re.compile(r"^([^\s:][^:\n]{0,300}?)[:-]\d+[:-]")  # grep -n, rg -n: path:line:text
+SEARCHERS = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "git"}
+READERS = {"cat", "tac", "less", "more", "head", "tail", "bat", "nl", "sed", "awk", "cut", "sort", "uniq", "wc",
+           "grep", "egrep", "fgrep", "rg", "ag", "ack", "xxd", "od", "hexdump", "strings", "base64", "source", ".",
+           "cp", "mv", "diff", "cmp", "jq", "yq", "openssl", "gpg", "docker", "env", "dotenv", "scp", "rsync", "tar",
+           "zip", "curl"}
+
+
+def named_paths(record: dict) -> list[str]:
+    """Files an event names beyond its input's path fields: the words of a shell command (`cat .env`,
+    `--env-file=.env`), a `file://` URL (a web fetch of a local file), an apply_patch's move target. Each
+    is decided by the denylist like any path: text read from an excluded file is not kept."""
+    found: list[str] = []
+    tool_input = record.get("input")
+    values = list(tool_input.values()) if isinstance(tool_input, dict) else [tool_input]
+    for value in values:
+        if not isinstance(value, str):
+            continue
+        if value.startswith("file://"):
+            from urllib.parse import unquote, urlsplit
+
+            found.append(unquote(urlsplit(value).path))
+        found += re.findall(r"(?m)^\*\*\* Move to: (.+)$", value)
+    if record.get("tool") in SHELL:
+        found += _files_read(_command(record))
+    return found
+
+
+def _files_read(command: str) -> list[str]:
+    """The files a shell command reads: the arguments of a reading command (`cat .env`, `grep KEY .env`,
+    `source .env`, `--env-file=.env`) in any part of a pipeline or list, and a redirect's (`< .env`)."""
+    files: list[str] = []
+    for part in re.split(r"\|\|?|&&|;|\n", command):
+        words = _words(part)
+        files += [word for before, word in zip(["", *words], words) if before == "<" and word]
+        files += [word[1:] for word in words if word.startswith("<") and len(word) > 1]
+        if not words or os.path.basename(words[0]) not in READERS:
+            continue
+        for word in words[1:]:
+            word = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+            if word and not word.startswith("-") and len(word) < 4096:
+                files.append(word)
+    return files
+
+
+def _command(record: dict) -> str:
+    tool_input = record.get("input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else tool_input
+    return " ".join(map(str, command)) if isinstance(command, list) else command if isinstance(command, str) else ""
+
+
+def _words(command: str) -> list[str]:
+    import shlex
+
+    try:
+        return shlex.split(command, comments=True)
+    except ValueError:  # an unclosed quote: the plain words
+        return command.split()
+
+
+def _searches(record: dict) -> bool:
+    """Whether a shell command runs a search tool (its output lines name the files they come from)."""
+    return any(os.path.basename(word) in SEARCHERS for word in _words(_command(record))[:3])
+
+
+def adopt_older_queue(spool: Spool, queue: WorkQueue) -> int:
+    """Events an older mem queued in `.capture/queue/` (before the store had one work queue) moved into the
+    work queue, so an upgrade loses none of them; how many."""
+    import json
+
+    moved = 0
+    older = spool.root / "queue"
+    for path in sorted(older.glob("*.json")) if older.is_dir() else []:
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict) and isinstance(record.get("session"), str):
+            from memcli.capture.events import queue_event
+
+            moved += queue_event(queue, record)
+        path.unlink(missing_ok=True)
+    return moved
+
+
+def _current(mem: Mem, source: str) -> list:
+    """The current memories whose source is exactly `source` (a session's summary)."""
+    from memcli.core.reading import listing
+    from memcli.index.filters import Filters
+
+    exact = "".join(f"[{c}]" if c in "*?[" else c for c in source)
+    return [m for m in listing(mem, Filters(tags=("session",), source=exact)) if m.source == source]
+
+
+def _ms(at: float) -> int:
+    return int(at * 1000)
