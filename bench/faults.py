@@ -39,6 +39,8 @@ session makes must be stored exactly once (missing: lost; twice: wrong), whateve
   capture: kill -9 of the drain      killed at a random moment, then run again (--kills runs)
 
     .venv/bin/python bench/faults.py --only capture --code /path/to/other/checkout   # mem of another checkout
+
+The kinds of issue 53 (a teammate's commit: hostile store files, 1,200 tag filters): bench/hostile_files.py.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hostile_files import BOMB, HEAD, MERGE_BOMB, hostile_kinds, new_file  # noqa: E402  (files a commit brings)
 from store import make_store  # noqa: E402  (bench/store.py: the same synthetic memories)
 
 TIME_LIMIT_S = 300
@@ -145,16 +148,6 @@ def files_of(root: Path) -> list[Path]:
     return sorted(root.glob("memories/*/*/*.yaml"))
 
 
-def new_file(content: str | bytes):
-    """A hand-made file beside the others (no memory of the base store is replaced)."""
-    def damage(root: Path, rng: random.Random) -> set[str]:
-        path = root / "memories" / "2026" / "11" / "01JDQ4R8ZK3M5N7P9Q1S3T5V7X.yaml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content if isinstance(content, bytes) else content.encode())
-        return set()
-    return damage
-
-
 def moved_copy(root: Path, rng: random.Random) -> set[str]:
     original = rng.choice(files_of(root))
     copy = root / "memories" / "1999" / "01" / original.name
@@ -230,12 +223,6 @@ def bad_import(root: Path, rng: random.Random) -> set[str]:
     mem(root, "import", "-", "--no-compress", stdin=b"\n".join(lines))
     return set()
 
-
-BOMB = "id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7X\nraw: lol\na: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n" + "".join(
-    f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
-MERGE_BOMB = "id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7X\nraw: lol\nk0: &k0 {a0: 1, b0: 2}\n" + "".join(
-    f"k{i}: &k{i} {{<<: [*k{i - 1}], x{i}: 1, y{i}: {{<<: *k{i - 1}}}}}\n" for i in range(1, 40))
-HEAD = "id: 01JDQ4R8ZK3M5N7P9Q1S3T5V7X\nraw: a hand-made memory\n"
 
 KINDS = {
     "1 moved copy, original deleted": moved_copy,
@@ -551,6 +538,7 @@ def main() -> None:
     kinds.update(CAPTURE_KINDS)
     for run in range(args.kills):
         kinds[f"capture: kill -9 of the drain (run {run + 1})"] = capture_killed_drain
+    kinds.update(hostile_kinds(CRASHES, mem))
     kinds = {name: damage for name, damage in kinds.items() if args.only in name}
 
     work = Path(tempfile.mkdtemp(prefix="mem-faults-"))

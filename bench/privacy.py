@@ -65,6 +65,12 @@ ADVERSARIAL = {
     "long --flag": "--" + "-" * 480_000,
     "machine login repeated": "machine a login b " * 30_000,
     "curl -u repeated": "-u a:" * 100_000,
+    "lower-case words": "word " * 100_000,
+    "key body lines, END far below": ("A" * 64 + "\n") * 7_000 + "-----END RSA " + "PRIVATE KEY-----",
+    "base64 lines of 76": ("QUtJ" * 19 + "\n") * 6_500,
+    "name: without value": "- name: DB_PASSWORD\n  note: x\n" * 15_000,
+    "commands without values": "docker login -u a redis-cli -h b openssl rsa net use \\\\x htpasswd -b " * 8_000,
+    "code= repeated": "?code=" * 80_000,
 }
 
 

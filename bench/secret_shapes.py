@@ -121,7 +121,88 @@ def positives() -> dict[str, list[tuple[str, str]]]:
         groups["key-named generated values"].append((line.format(s=secret), secret))
     groups["issue 42: values and credential files"] = issue42_values()
     groups["issue 42: families stored before"] = issue42_families()
+    groups.update(issue53_shapes())
     return groups
+
+
+def _uuid() -> str:
+    return f"{r(8, HEX)}-{r(4, HEX)}-{r(4, HEX)}-{r(4, HEX)}-{r(12, HEX)}"
+
+
+def _mnemonic(words: int) -> str:
+    from importlib.resources import files
+
+    wordlist = (files("mnemonic") / "wordlist" / "english.txt").read_text().split()
+    return " ".join(rng.choice(wordlist) for _ in range(words))
+
+
+def issue53_shapes() -> dict[str, list[tuple[str, str]]]:
+    """Issue 53 item 6: the 47 new shapes (names and values apart, passwords in commands, vendor shapes)
+    and the previous round's 9 still stored, each written here from the tools' and vendors' documented
+    forms. The `held out` groups were written before the detectors and never looked at while tuning."""
+    pw = lambda: r(6) + "-" + r(5)  # noqa: E731 - a chosen-looking password
+    named = [
+        ("env:\n  - name: DB_PASSWORD\n    value: {s}\n  - name: LOG_LEVEL\n    value: debug", pw()),
+        ('        - name: API_TOKEN\n          value: "{s}"', r(32)),
+        ('"environment": [{{"name": "DB_PASSWORD", "value": "{s}"}}]', pw()),
+        ('{{\n  "name": "STRIPE_SECRET_KEY",\n  "value": "{s}"\n}}', r(32)),
+        ('variable "db_password" {{\n  type    = string\n  default = "{s}"\n}}', pw()),
+        ("pass: {s}", pw()), ("PW={s}", pw()), ('db_pw = "{s}"', pw()),
+    ]
+    commands = [
+        ("docker login -u ci -p {s} registry.example.com", pw()), ("redis-cli -h cache -a {s} ping", pw()),
+        ('mongosh "mongodb://db:27017/app" -u admin -p {s}', pw()), ('sqlcmd -S db -U sa -P {s} -Q "select 1"', pw()),
+        ('ldapsearch -x -D "cn=admin,dc=example,dc=com" -w {s} -b dc=example', pw()),
+        ("openssl pkcs12 -export -in c.pem -out c.p12 -passout pass:{s}", pw()),
+        ("openssl rsa -in k.pem -passin pass:{s}", pw()), ("keytool -importcert -keystore ks.jks -storepass {s}", pw()),
+        ("zip -P {s} backup.zip notes.txt", pw()), ("smbclient //fs/share -U alice%{s}", pw()),
+        (r"net use Z: \\fs\share {s} /user:corp\alice", pw()), ("htpasswd -b -c .htpasswd alice {s}", pw()),
+        ("ssh-keygen -t ed25519 -N {s} -f deploy_key", pw()), ("vault operator unseal {s}", r(44, B64)),
+    ]
+    vendor = [
+        ("my wallet seed: {s}", _mnemonic(12)), ("{s}", _mnemonic(24)),
+        ("Authorization: SSWS {s}", "00" + r(40, URLSAFE)),
+        ("post to https://discord.com/api/webhooks/{s}", r(19, string.digits) + "/" + r(68, URLSAFE)),
+        ("https://contoso.webhook.office.com/webhookb2/{s}", f"{_uuid()}@{_uuid()}/IncomingWebhook/{r(32, HEX)}/{_uuid()}"),
+        ("curl https://app.azurewebsites.net/api/Ingest?code={s}", r(54, URLSAFE) + "=="),
+        ("GROQ_API_KEY {s}", "gsk_" + r(52)), ("the token {s}", "r8_" + r(37)), ("- {s}", "xai-" + r(80)),
+        ("tailscale up --authkey {s}", "tskey-auth-k" + r(10) + "CNTRL-" + r(33)), ("use {s}", "dckr_pat_" + r(27, URLSAFE)),
+        ("netlify {s}", "nfp_" + r(36)), ("OPENAI {s}", "sk-None-" + r(48)),
+        ("slack {s}", f"xoxc-{r(12, string.digits)}-{r(12, string.digits)}-{r(13, string.digits)}-{r(64, HEX)}"),
+        ("cookie d={s}", "xoxd-" + r(120, ALNUM + "%")),
+        ("jira {s}", "ATATT3xFfGF0" + r(174, URLSAFE) + "=" + r(8, HEX.upper())), ("bitbucket {s}", "ATBB" + r(32)),
+        ("mapbox {s}", "sk.eyJ1Ijoi" + r(40) + "In0." + r(22)),
+    ]
+    older = [
+        ("the AWS secret for the ci user is {s}", r(40, B64)), ("the ADO token is https://{s}@dev.azure.com/org/_git/repo", r(52, "abcdefghijklmnopqrstuvwxyz234567")),
+        ("echo 'db-primary:5432:app:alice:{s}' >> ~/.pgpass", pw()), ('ENV MYSQL_ROOT_PASSWORD "{s}"', pw()),
+        ("set --export API_TOKEN {s}", r(32)), ("key {s}", "".join(chr(ord(c) + 0xFEE0) for c in "ghp_" + r(36))),
+        ('<property name="password" value="{s}"/>', pw()), ("{s}", "age-secret-key-1" + r(58, BECH32.lower())),
+        ("echo {s}", _wrapped_b64("AKIA" + r(16, UPPER) + ":" + r(40, B64))),
+    ]
+    held_out = [
+        ("containers:\n- env:\n  - name: REDIS_PASSWORD\n    value: '{s}'", pw()),
+        ('{{"name":"GITHUB_TOKEN","value":"{s}"}}', r(40)), ('  default     = "{s}" # admin_password', pw()),
+        ('pass = "{s}"', pw()), ("docker login --username ci --password {s}", pw()), ("redis-cli -a '{s}' info", pw()),
+        ("sqlcmd -U sa -P '{s}'", pw()), ("openssl enc -aes-256-cbc -k pass:{s}", pw()), ("zip -r -P {s} a.zip dir", pw()),
+        ("smbclient -L fs -U 'corp\\bob%{s}'", pw()), ("ssh-keygen -p -N '{s}' -f id", pw()),
+        ("recovery phrase:\n{s}", _mnemonic(12).replace(" ", "\n", 3)), ("xoxd={s}", "xoxd-" + r(100, ALNUM + "%")),
+        ("GROQ {s}", "gsk_" + r(52)), ("export TS_AUTHKEY={s}", "tskey-client-k" + r(10) + "CNTRL-" + r(33)),
+        ("https://discordapp.com/api/webhooks/{s}", r(18, string.digits) + "/" + r(68, URLSAFE)),
+        ("set -Ux DB_PASSWORD '{s}'", pw()), ('<add key="DbPassword" value="{s}" />', pw()),
+    ]
+    rows = {"issue 53: names and values apart": named, "issue 53: passwords in commands": commands,
+            "issue 53: vendor shapes": vendor, "issue 53: the previous round's still stored": older,
+            "issue 53: held out (never tuned on)": held_out}
+    return {group: [(line.format(s=secret), secret) for line, secret in lines] for group, lines in rows.items()}
+
+
+def _wrapped_b64(text: str) -> str:
+    """`base64` of a text as the command prints it: 76 characters a line."""
+    import base64
+
+    data = base64.b64encode(text.encode()).decode()
+    return "\n".join(data[i:i + 76] for i in range(0, len(data), 76))
 
 
 def issue42_values() -> list[tuple[str, str]]:
@@ -196,6 +277,22 @@ def look_alikes() -> dict[str, list[str]]:
             "build:2:deps:cache:ok", "fe80:0:0:0:1", "Bearer authentication is described in RFC 6750",
             "client-key-data: see the kubeconfig docs",
         ],
+        "issue 53 look-alikes": [
+            "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef: {name: db, key: password}",
+            '{"name": "LOG_LEVEL", "value": "debug"}', "- name: PASSWORD_MIN_LENGTH\n  value: \"12\"",
+            'variable "db_password" {\n  type      = string\n  sensitive = true\n  default   = null\n}',
+            "docker login -u ci --password-stdin < token.txt", "redis-cli -a $REDIS_PASSWORD ping",
+            "ssh-keygen -t ed25519 -N '' -f deploy_key", "openssl rsa -in k.pem -passin env:KEY_PASS",
+            "openssl req -passout file:pw.txt", "vault operator unseal -reset", "htpasswd -B .htpasswd alice",
+            "if ok:\n    pass\nelse:\n    raise", "tests: 12 pass, 0 fail", "bypass: true", "compass = north",
+            "please review the draft before friday and update the roadmap with the new dates",
+            "webhooks go to https://discord.com/api/webhooks/<id>/<token>",
+            "https://app.azurewebsites.net/api/Ingest?code=<your-function-key>", "gsk_ and r8_ are key prefixes",
+            "xoxc- and xoxd- are Slack client tokens", "the public token pk.eyJ1IjoiZXhhbXBsZSJ9 is fine to ship",
+            f"integrity: sha512-{r(86, B64)}==", f"trace {_uuid()} in span {r(16, HEX)}",
+            'def test_login(client):\n    client.login(username="alice", password="password")',
+            "fixtures/password.txt holds the fixture", "login(user, password)", "zip -P is weak encryption",
+        ],
         "prefix-like words": [
             "the key-value store is Redis", "dapi is the Databricks CLI prefix", "SKU SK-1234 ships Monday",
             "ico-files live in assets/", "sha256~ is how OpenShift marks tokens", "pnu_ and pplx- are prefixes",
@@ -214,14 +311,17 @@ def found(line: str, secret: str) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("-v", "--verbose", action="store_true", help="List every miss and false positive.")
+    parser.add_argument("--tuning", action="store_true", help="Leave the held-out group out (while tuning).")
     args = parser.parse_args()
     total_pos = total_fn = total_neg = total_fp = 0
     print(f"{'positives':40} {'n':>4} {'FN':>4}")
     for group, rows in positives().items():
+        if args.tuning and "held out" in group:
+            continue
         missed = [line for line, secret in rows if not found(line, secret)]
         total_pos, total_fn = total_pos + len(rows), total_fn + len(missed)
         print(f"{group:40} {len(rows):4} {len(missed):4}")
-        if args.verbose:
+        if args.verbose and "held out" not in group:
             for line in missed:
                 print("    missed:", line.splitlines()[0][:100])
     print(f"\n{'look-alikes':40} {'n':>4} {'FP':>4}")

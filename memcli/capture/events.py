@@ -27,7 +27,7 @@ EXIT = re.compile(r"(?:Error: )?Exit code (\d+)")
 CODEX_EXEC = re.compile(r"Exit code: (\d+)\nWall time: [^\n]*\n(?:[^\n]*\n){0,3}?Output:\n")
 GEMINI_EXIT = re.compile(r"Command exited with code:? (\d+)\.?")
 GEMINI_TRAILER = re.compile(r"(Exit Code|Signal|Background PIDs|Process Group PGID): (\S.*)")
-PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.DOTALL | re.IGNORECASE)
+PRIVATE_TAG = re.compile(r"<[ \t]*(/?)[ \t]*private[ \t]*>", re.IGNORECASE)
 
 EVENT_JOB = "event"  # the kind of a captured event in the work queue
 CAPTURE_SCOPE = "capture"  # every capture job shares it: one runner at a time, in the order of the events
@@ -148,25 +148,81 @@ def _text(value) -> str:
 
 
 def strip_private(value) -> tuple[object, int]:
-    """Every `<private>…</private>` span removed from every string (an unclosed one runs to the end), and
-    how many there were: what the user marked private is never written anywhere."""
+    """The record as it may be written: every `<private>…</private>` span removed, and how many there
+    were (what the user marked private is never written anywhere), every string well-formed.
+
+    Strings are read in the record's order, values after their keys, and a span runs on from one string
+    into the next until it closes: a span opened in one field and closed in a later one takes the fields
+    between too, and one never closed takes the rest of the record. A `</private>` with no opening
+    before it means the text began inside a span (a tool output cut at its start), so all before it in
+    its string goes. A mapping key loses only the spans in it, never the record's structure: a span it
+    leaves open takes its value."""
     count = 0
 
-    def walk(item):
+    def text(item: str, depth: int) -> tuple[str, int]:
         nonlocal count
-        if isinstance(item, str):
-            if "<private>" not in item.lower():
-                return item
-            cleaned, n = PRIVATE.subn("", item)
-            count += n
-            return cleaned
-        if isinstance(item, dict):
-            return {k: walk(v) for k, v in item.items()}
-        if isinstance(item, list):
-            return [walk(v) for v in item]
-        return item
+        item = well_formed(item)
+        if not depth and "private" not in item.lower():
+            return item, depth
+        cleaned, spans, depth = _without_private(item, depth)
+        count += spans
+        return cleaned, depth
 
-    return walk(value), count
+    def walk(item, depth: int):
+        if isinstance(item, str):
+            return text(item, depth)
+        if isinstance(item, dict):
+            out = {}
+            for key, value in item.items():
+                if isinstance(key, str):
+                    key, opened = text(key, 0)
+                    depth = max(depth, opened)
+                out[key], depth = walk(value, depth)
+            return out, depth
+        if isinstance(item, list):
+            out = []
+            for value in item:
+                value, depth = walk(value, depth)
+                out.append(value)
+            return out, depth
+        return item, depth
+
+    return walk(value, 0)[0], count
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(text: str) -> str:
+    """Text that can be written as UTF-8: a lone surrogate (an emoji cut in half by a client's truncation,
+    sent as a `\\ud83d` escape) or a byte that was not UTF-8 (read with surrogateescape) becomes U+FFFD,
+    a surrogate pair the character it stands for, so one bad character never loses a whole event."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _without_private(text: str, depth: int = 0) -> tuple[str, int, int]:
+    """The text outside private spans (nested ones close with their outermost tag), given the depth of
+    spans open at its start: (text, spans met, depth open at its end)."""
+    kept: list[str] = []
+    pos = spans = 0
+    for tag in PRIVATE_TAG.finditer(text):
+        if not tag.group(1):
+            if depth == 0:
+                kept.append(text[pos:tag.start()])
+                spans += 1
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                pos = tag.end()
+        else:
+            kept, pos = [], tag.end()
+            spans += 1
+    if depth == 0:
+        kept.append(text[pos:])
+    return "".join(kept), spans, depth
 
 
 def queue_event(queue, record: dict) -> bool:

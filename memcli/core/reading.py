@@ -47,6 +47,8 @@ def get(mem: Mem, prefix: str) -> Memory:
 def resolve(mem: Mem, prefixes: Iterable[str]) -> list[Memory]:
     """All or nothing: every prefix must name exactly one memory."""
     prefixes = list(prefixes)
+    if not prefixes:
+        raise InputError("no memory id given")
     if not mem.readable():
         raise NotFound(f"no memory with id {prefixes[0]!r} (the store at {mem.store.root} is empty)")
     found, seen = [], set()

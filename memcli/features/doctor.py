@@ -119,17 +119,25 @@ def _duplicates(root: Path, duplicates: list[tuple[str, str]]) -> list[Finding]:
 
 
 def _forks(mem) -> list[Finding]:
-    from memcli.index.versions import forks, loops
+    from memcli.index.versions import forks, loops, unrelated
 
     found = forks(mem.catalog)
     looped = [_loop(mem.catalog, loop) for loop in loops(mem.catalog)]
-    if not found and not looped:
+    hiding = [Finding("versions", False, f"{new} replaces {len(olds)} separate memories ({_some(olds)}): an update "
+                                         "replaces one memory, so ls and search no longer show the others",
+                      f"mem edit {new}   (take the ones it should not replace out of its supersedes: list)")
+              for new, olds in unrelated(mem.catalog)]
+    if not found and not looped and not hiding:
         return [Finding("versions", True, "every updated memory has one current version")]
     return [Finding("versions", False, f"{fork.base} was updated twice (a fork, e.g. from a git merge): "
                                        f"{' and '.join(m.id for m in fork.heads)} are both current",
                     f"mem update {fork.heads[0].id} TEXT   (replaces both; `mem show {fork.base} --history` "
                     f"shows them)")
-            for fork in found] + looped
+            for fork in found] + looped + hiding
+
+
+def _some(ids: list[str], shown: int = 3) -> str:
+    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
 
 
 def _loop(catalog, loop: list[str]) -> Finding:
@@ -207,6 +215,9 @@ def _vector_cache(mem, sample: int) -> list[Finding]:
     findings += [Finding("cache", False, f"ignored: {problem}",
                          "delete the file and commit the deletion; its vectors are embedded again when needed")
                  for problem in report.problems]
+    findings += [Finding("cache", False, f"{forged} (a damaged or forged file: meaning search is misled by it)",
+                         "delete the file and commit the deletion, then: mem reindex")
+                 for forged in report.forged]
     if sample:
         findings.append(Finding("cache", not report.mismatched,
                                 f"{report.checked} cached vectors checked against fresh embeddings: "

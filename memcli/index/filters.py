@@ -6,6 +6,7 @@ One value object shared by listing, search (both sides) and export, turned into 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,9 +45,16 @@ class Filters:
 
     def sql(self, alias: str = "m") -> tuple[str, list]:
         clauses, params = [], []
-        for tag in self.tags:
+        tags = list(dict.fromkeys(self.tags))
+        if len(tags) == 1:
             clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
-            params.append(tag)
+            params.append(tags[0])
+        elif tags:
+            # Every one of several tags in one clause with one parameter: a clause per tag would hit
+            # SQLite's limits on expression depth and parameters past a thousand tags.
+            clauses.append(f"(SELECT COUNT(DISTINCT value) FROM json_each({alias}.tags) "
+                           "WHERE value IN (SELECT value FROM json_each(?))) = ?")
+            params += [json.dumps(tags), len(tags)]
         if self.since:
             clauses.append(f"{alias}.created_at >= ?")
             params.append(self.since)

@@ -17,6 +17,12 @@ the text embedded, the vector as float16 (half the bytes; cosines move by ~1e-3 
 the record. A record whose CRC fails, a truncated tail, a header of another model or dimension, or a
 vector that is not unit length is never used; the file is reported (doctor) and what is intact in it
 still serves. The cache is only ever a cache: without it everything works, it only costs embedding time.
+
+The files come from git, so whoever can commit writes them. Only regular files in real folders are
+read (a committed link to /dev/zero, a FIFO or a device is reported, never opened), each up to
+MAX_FILE_BYTES. A text whose vector differs between two files is taken from neither (it is embedded
+afresh), so a forged file cannot outvote the real one by sorting last; `mem doctor` names both files
+and checks a few vectors of every file against fresh embeddings, which finds a file forged whole.
 """
 
 from __future__ import annotations
@@ -41,6 +47,9 @@ HEADER_SIZE = HEADER.size + 4
 KEY_BYTES = 16
 APPENDING_FILE = "vectors-appending"  # in .index/: the cache file this clone appends to, and its stat
 UNIT_TOLERANCE = 1e-2  # a stored vector's norm must be 1 within this (float16 rounding stays far below)
+AGREE = 0.99  # two vectors of one text agree above this cosine (float16 rounding moves it by far less)
+MAX_FILE_BYTES = 256 << 20  # a day's file of one clone: some 300,000 vectors of 384 dimensions
+CHECKED_PER_FILE = 2  # vectors of each file that doctor embeds afresh to compare
 
 
 def text_key(text: str) -> bytes:
@@ -68,6 +77,7 @@ class Loaded:
     files: int = 0
     records: int = 0
     problems: list[str] = field(default_factory=list)  # "<file>: what is wrong", one per damaged file
+    rows_of: dict[str, list[tuple[bytes, int]]] = field(default_factory=dict)  # file -> its (text key, row)s
 
     def get(self, key: bytes):
         row = self.rows.get(key)
@@ -86,33 +96,74 @@ class VectorCache:
     # -- reading ------------------------------------------------------------------------------------
 
     def load(self) -> Loaded:
-        """Every intact record of this model's files (the last one wins when a text is there twice)."""
+        """Every intact record of this model's files; a text two files give different vectors is left out."""
         import numpy as np
 
         loaded = Loaded()
-        parts = []
-        for path in sorted(self.folder.glob(f"*{SUFFIX}")) if self.folder.is_dir() else []:
-            keys, vectors, problem = self._read(path)
+        parts: list[tuple[str, list[bytes], object]] = []
+        for path, problem in self._files():
+            name = str(path.relative_to(self.store.root))
+            keys, vectors = [], None
+            if problem is None:
+                keys, vectors, problem = self._read(path)
             loaded.files += 1
             if problem:
-                loaded.problems.append(f"{path.relative_to(self.store.root)}: {problem}")
+                loaded.problems.append(f"{name}: {problem}")
                 log.warning("ignored part of the vector cache %s: %s", path, problem)
             if keys:
-                parts.append(vectors)
-                base = loaded.records
-                loaded.rows.update((key, base + n) for n, key in enumerate(keys))
-                loaded.records += len(keys)
-        loaded.matrix = np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
+                parts.append((name, keys, vectors))
+        loaded.matrix = (np.concatenate([vectors for _, _, vectors in parts]) if parts
+                         else np.zeros((0, self.dim), dtype=np.float32))
+        owner: dict[bytes, str] = {}
+        disputed: dict[tuple[str, str], int] = {}
+        for name, keys, _ in parts:
+            for key in keys:
+                row = loaded.records
+                loaded.records += 1
+                loaded.rows_of.setdefault(name, []).append((key, row))
+                earlier = loaded.rows.get(key)
+                if earlier == -1:
+                    continue
+                if earlier is not None and float(loaded.matrix[earlier] @ loaded.matrix[row]) < AGREE:
+                    pair = (owner[key], name)
+                    disputed[pair] = disputed.get(pair, 0) + 1
+                    loaded.rows[key] = -1  # neither: embedded afresh
+                else:
+                    loaded.rows[key], owner[key] = row, name
+        loaded.rows = {key: row for key, row in loaded.rows.items() if row >= 0}
+        for (first, second), count in disputed.items():
+            problem = f"{second}: {count} vectors differ from {first}'s for the same texts (neither is used)"
+            loaded.problems.append(problem)
+            log.warning("ignored part of the vector cache: %s", problem)
         return loaded
+
+    def _files(self) -> list[tuple[Path, str | None]]:
+        """This model's cache files, each with what stops it being read (None: nothing). Links, FIFOs and
+        devices are named, never opened: a link to /dev/zero would be read for ever, a FIFO never ends."""
+        root = Path(self.store.root)
+        for folder in (root / FOLDER, self.folder):
+            if folder.is_symlink():
+                return [(folder, "a link, not a folder: not read")]
+            if os.path.lexists(folder) and not folder.is_dir():
+                return [(folder, "not a folder (a file, a FIFO or a device): not read")]
+        try:
+            entries = sorted(os.scandir(self.folder), key=lambda entry: entry.name)
+        except OSError:
+            return []
+        return [(Path(entry.path), None if entry.is_file(follow_symlinks=False)
+                 else "not a regular file (a link, a FIFO or a device): not read")
+                for entry in entries if entry.name.endswith(SUFFIX)]
 
     def _read(self, path: Path) -> tuple[list[bytes], object, str | None]:
         """(text keys, their vectors, what is wrong or None) of one file; only what passes every check."""
         import numpy as np
 
         try:
-            data = path.read_bytes()
+            data = _regular_bytes(path)
         except OSError as exc:
             return [], None, f"unreadable ({exc.strerror or exc})"
+        except ValueError as exc:
+            return [], None, str(exc)
         if len(data) < HEADER_SIZE:
             return [], None, "shorter than its header"
         magic, key, dim = HEADER.unpack_from(data)
@@ -154,6 +205,9 @@ class VectorCache:
         for text, vector in zip(texts, vectors):
             record = text_key(text) + vector.astype("<f2").tobytes()
             records += record + zlib.crc32(record).to_bytes(4, "little")
+        if any(folder.is_symlink() for folder in (Path(self.store.root) / FOLDER, self.folder)):
+            log.warning("the vector cache was not updated (its folder is a link, which mem does not follow)")
+            return
         try:
             path = self._own_file()
             if path is None:
@@ -161,7 +215,8 @@ class VectorCache:
                 path = self.folder / f"{_today()}-{secrets.token_hex(4)}{SUFFIX}"
                 header = HEADER.pack(MAGIC, self.key, self.dim)
                 records[:0] = header + zlib.crc32(header).to_bytes(4, "little")
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, self.store.file_mode or 0o666)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0),
+                         self.store.file_mode or 0o666)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(records)
             self._appended(path)
@@ -194,14 +249,30 @@ class VectorCache:
         self.store.protect(record)
 
 
+def _regular_bytes(path: Path) -> bytes:
+    """The bytes of a regular file, opened without following a link and without waiting on a FIFO put in
+    its place meanwhile; ValueError when it is not one or is larger than MAX_FILE_BYTES."""
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    with os.fdopen(os.open(path, flags), "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("not a regular file (a link, a FIFO or a device): not read")
+        if info.st_size > MAX_FILE_BYTES:
+            raise ValueError(f"larger than {MAX_FILE_BYTES >> 20} MB: not read")
+        return handle.read(info.st_size)
+
+
 def _today() -> str:
     return time.strftime("%Y-%m-%d", time.gmtime())
 
 
 @dataclass
 class Report:
-    """`mem doctor`'s view of the cache: how many memories it covers, its size, what it ignored, and the
-    sample checked against fresh embeddings (ids whose cached vector differs)."""
+    """`mem doctor`'s view of the cache: how many memories it covers, its size, what it ignored, the files
+    whose vectors differ from fresh embeddings of their texts, and the sample checked (ids whose cached
+    vector differs)."""
 
     total: int = 0
     hits: int = 0
@@ -209,6 +280,7 @@ class Report:
     bytes: int = 0
     unused: int = 0
     problems: list[str] = field(default_factory=list)
+    forged: list[str] = field(default_factory=list)  # "<file>: how many of its checked vectors differ"
     checked: int = 0
     mismatched: list[str] = field(default_factory=list)
 
@@ -217,10 +289,11 @@ class Report:
         return self.hits / self.total if self.total else 1.0
 
 
-def check(catalog, embedder, sample: int = 0, *, agree: float = 0.99) -> Report:
+def check(catalog, embedder, sample: int = 0, *, agree: float = AGREE) -> Report:
     """Read every cache file of the embedder's model and count the memories it has a vector for; embed
-    `sample` of those afresh and name the ones whose cached vector's cosine to the fresh one is below
-    `agree` (float16 rounding moves it by far less)."""
+    afresh CHECKED_PER_FILE vectors of every file (named in `forged` when one differs) and `sample` more
+    at random (their memories named in `mismatched`): a vector differs when its cosine to the fresh one
+    is below `agree` (float16 rounding moves it by far less)."""
     import random
 
     import numpy as np
@@ -233,12 +306,22 @@ def check(catalog, embedder, sample: int = 0, *, agree: float = 0.99) -> Report:
     covered = [(memory_id, text, key) for memory_id, text, key in memories if key in loaded.rows]
     report = Report(total=len(memories), hits=len(covered), files=loaded.files, problems=loaded.problems,
                     unused=len(set(loaded.rows) - {key for _, _, key in memories}))
-    report.bytes = sum(path.stat().st_size for path in cache.folder.glob(f"*{SUFFIX}")) if cache.folder.is_dir() else 0
+    report.bytes = sum(path.lstat().st_size for path, problem in cache._files() if problem is None)
+    text_of = {key: text for _, text, key in memories}
+    pools = {name: [(key, row) for key, row in rows if key in text_of] for name, rows in loaded.rows_of.items()}
+    per_file = [(name, key, row) for name, pool in pools.items()
+                for key, row in random.sample(pool, min(CHECKED_PER_FILE, len(pool)))]
     chosen = random.sample(covered, min(sample, len(covered)))
-    if chosen:
-        fresh = np.asarray(embedder.embed([text for _, text, _ in chosen]), dtype=np.float32)
-        for (memory_id, _, key), vector in zip(chosen, fresh):
-            if float(loaded.get(key) @ vector) < agree:
-                report.mismatched.append(memory_id)
-        report.checked = len(chosen)
+    checks = [(key, row) for _, key, row in per_file] + [(key, loaded.rows[key]) for _, _, key in chosen]
+    if not checks:
+        return report
+    fresh = np.asarray(embedder.embed([text_of[key] for key, _ in checks]), dtype=np.float32)
+    differs = [float(loaded.matrix[row] @ vector) < agree for (_, row), vector in zip(checks, fresh)]
+    for name in dict.fromkeys(name for name, _, _ in per_file):
+        results = [wrong for (file, _, _), wrong in zip(per_file, differs) if file == name]
+        if any(results):
+            report.forged.append(f"{name}: {sum(results)} of {len(results)} vectors checked differ from fresh "
+                                 "embeddings of their texts")
+    report.mismatched = [memory_id for (memory_id, _, _), wrong in zip(chosen, differs[len(per_file):]) if wrong]
+    report.checked = len(chosen)
     return report

@@ -92,6 +92,35 @@ def loops(catalog: Catalog) -> list[list[str]]:
     return found
 
 
+def unrelated(catalog: Catalog) -> list[tuple[str, list[str]]]:
+    """Memories that replace versions of separate memories, with those versions: an update replaces the
+    current versions of one memory, so a file naming several memories (a teammate's commit, a hand edit)
+    hides memories that were never its earlier versions. Versions are of one memory when plain updates
+    (a version replacing exactly one other) join them, as the two heads of a fork are joined through
+    the version both replace; links of versions that replace several never vouch for each other, so two
+    hostile files naming the same memories are both named."""
+    replaced: dict[str, list[str]] = {}
+    for old, new in catalog.all_links():
+        replaced.setdefault(new, []).append(old)
+    linked: dict[str, set[str]] = {}
+    for new, olds in replaced.items():
+        if len(olds) == 1:
+            linked.setdefault(olds[0], set()).add(new)
+            linked.setdefault(new, set()).add(olds[0])
+    found = []
+    for new, olds in sorted(replaced.items()):
+        if len(olds) < 2:
+            continue
+        reached, todo = {olds[0]}, [olds[0]]
+        while todo:
+            for other in linked.get(todo.pop(), set()) - reached:
+                reached.add(other)
+                todo.append(other)
+        if not set(olds) <= reached:
+            found.append((new, sorted(olds)))
+    return found
+
+
 def heads(versions: Iterable[Memory]) -> list[Memory]:
     """The current ones among versions of one chain (two or more: a fork), newest first."""
     versions = list(versions)

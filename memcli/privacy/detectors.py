@@ -12,8 +12,10 @@ huggingface-token, anthropic-key, openai-key, slack-token, slack-webhook, stripe
 jwt, bearer-token, basic-auth, url-password, password (assignments, flags and command lines whose name
 says password/passwd/pwd/pass, and a value of several words under such a name), secret (any other
 secret-named assignment: token, api_key, ...; and a generated-looking value under a name like *_KEY,
-auth, credentials), password-hash (crypt(3), htpasswd), gcp-private-key-id, azure-sas, azure-devops-pat,
-and the vendor kinds of memcli/privacy/vendors.py. Private keys are PEM, OpenSSH,
+auth, credentials; and a name and its value given apart: Kubernetes, ECS, XML, Terraform), password-hash
+(crypt(3), htpasswd), gcp-private-key-id, azure-sas, azure-devops-pat, discord-webhook, teams-webhook,
+function-key, the passwords given to commands (memcli/privacy/command_secrets.py), seed-phrase
+(memcli/privacy/seed_phrases.py), and the vendor kinds of memcli/privacy/vendors.py. Private keys are PEM, OpenSSH,
 PGP and SSH2 blocks and PuTTY files.
 
 memcli.privacy.redact runs these detectors over a text and replaces what they accept.
@@ -23,18 +25,23 @@ from __future__ import annotations
 
 import re
 
+from memcli.privacy.command_secrets import COMMANDS
+from memcli.privacy.seed_phrases import SEED_PHRASE
 from memcli.privacy.named_secrets import (
     ASSIGNMENT,
     AssignmentDetector,
     FLAG,
     KEYED,
     LINE_PASSWORD,
+    NAME_VALUE,
     PHRASE,
     PROSE,
     PhraseDetector,
     ProseDetector,
     SAID,
     SPACED,
+    TERRAFORM,
+    VALUE_NAME,
     XML,
     assignment_accept,
     keyed_accept,
@@ -73,6 +80,29 @@ def _vendor_detectors() -> tuple[Detector, ...]:
                  for kind, keywords, token in VENDOR_TOKENS)
 
 
+# A line of a key block's body (base64), of its headers (`Proc-Type: 4,ENCRYPTED`, `Comment: ...`), or blank.
+_BODY_LINE = re.compile(r"[ \t>]*(?:[A-Za-z0-9+/=]+|[A-Za-z][\w-]*:[^\n]*|)[ \t]*\r?")  # `>`: quoted in a mail
+_KEY_LINE = re.compile(r"^[ \t>]*[A-Za-z0-9+/]{16,}", re.MULTILINE)
+
+
+class KeyTailDetector(Detector):
+    """An END line and the body lines above it, found from the END line up, one line at a time (a pattern
+    that tried every line start for a body would be quadratic in a long run of base64 lines)."""
+
+    @staticmethod
+    def body_start(m: re.Match) -> int:
+        text, start = m.string, m.start()
+        while start > 0:
+            above = text.rfind("\n", 0, start - 1) + 1
+            if not _BODY_LINE.fullmatch(text, above, start - 1):
+                break
+            start = above
+        return start
+
+    def span(self, m: re.Match) -> tuple[int, int]:
+        return self.body_start(m), m.end()
+
+
 BUILTIN: tuple[Detector, ...] = (
     Detector(  # PEM, OpenSSH and PGP blocks (5 dashes), and SSH2/SECSH blocks (`---- BEGIN SSH2 ... ----`)
         "private-key",
@@ -85,6 +115,12 @@ BUILTIN: tuple[Detector, ...] = (
     Detector(  # the same blocks with their dashes lost (a paste, a chat message): a base64 body between the lines
         "private-key",
         _c(r"(?<![\w-])BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?\s+[A-Za-z0-9+/=:,\s-]{40,20000}?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?"),
+    ),
+    KeyTailDetector(  # the tail of a block whose BEGIN line was cut off (a paste or an output that starts mid-key)
+        "private-key",
+        _c(r"^[ \t>]*(?:-{4,5} ?)?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?(?: ?-{4,5})?", re.MULTILINE),
+        lambda m: _KEY_LINE.search(m.string, KeyTailDetector.body_start(m), m.start()) is not None,
+        keywords=("PRIVATE KEY",),
     ),
     Detector(  # a PEM private key in base64 (a kubeconfig's `client-key-data`, a Kubernetes secret, an env var)
         "private-key",
@@ -103,11 +139,11 @@ BUILTIN: tuple[Detector, ...] = (
         "aws-access-key",
         _c(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
     ),
-    Detector(
+    Detector(  # `aws_secret_access_key = ...`, `Secret access key: ...`, aws configure's `AWS Secret Access Key [None]: ...`
         "aws-secret-key",
         _c(
-            r"""(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?[ \t]*(?:=>|:=|[:=]|[ \t])[ \t]*["']?"""
-            r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+            r"""(?i:aws[ _.-]?secret[ _.-]?(?:access[ _.-]?)?key|secret[ _.-]?access[ _.-]?key)["']?(?:[ \t]*\[[^\]\n]*\])?"""
+            r"""[ \t]*(?:=>|:=|[:=]|[ \t])[ \t]*["']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"""
         ),
     ),
     Detector("github-token", _c(rf"(?<![{TOKEN_CHARS}])(?:gh[pousr]_[A-Za-z0-9]{{36,255}}|github_pat_[A-Za-z0-9_]{{50,255}})(?![{TOKEN_CHARS}])")),
@@ -117,7 +153,7 @@ BUILTIN: tuple[Detector, ...] = (
     Detector("anthropic-key", _c(rf"(?<![{TOKEN_CHARS}])sk-ant-[{TOKEN_CHARS}]{{20,}}"), lambda m: looks_random(m.group())),
     Detector(
         "openai-key",
-        _c(rf"(?<![{TOKEN_CHARS}])sk-(?:(?:proj|svcacct|admin)-[{TOKEN_CHARS}]{{20,}}|[A-Za-z0-9]{{32,}}(?![{TOKEN_CHARS}]))"),
+        _c(rf"(?<![{TOKEN_CHARS}])sk-(?:(?:proj|svcacct|admin|None)-[{TOKEN_CHARS}]{{20,}}|[A-Za-z0-9]{{32,}}(?![{TOKEN_CHARS}]))"),
         lambda m: looks_random(m.group()),
     ),
     Detector("slack-token", _c(rf"(?<![{TOKEN_CHARS}])(?:xox[baprs]|xapp)-[A-Za-z0-9-]{{10,}}"), lambda m: looks_random(m.group())),
@@ -125,14 +161,33 @@ BUILTIN: tuple[Detector, ...] = (
         "slack-webhook",
         _c(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/-]{20,})"),
     ),
+    Detector(  # Discord and Microsoft Teams incoming webhooks: whoever has the URL posts as the channel
+        "discord-webhook",
+        _c(r"discord(?:app)?\.com/api/(?:v\d+/)?webhooks/(?P<secret>\d{17,20}/[A-Za-z0-9_-]{60,80})"),
+        keywords=("webhooks/",),
+    ),
+    Detector(
+        "teams-webhook",
+        _c(r"(?i)\.webhook\.office\.com/webhookb2/(?P<secret>[0-9a-f-]{36}@[0-9a-f-]{36}/IncomingWebhook/[0-9a-f]{32}"
+           r"/[0-9a-f-]{36}(?:/[A-Za-z0-9_-]+)?)"),
+        keywords=("webhookb2",),
+    ),
+    Detector(  # an Azure Function's key in its URL (`?code=`), or any long generated `code=` parameter
+        "function-key",
+        _c(r"[?&]code=(?P<secret>[A-Za-z0-9_%-]{30,}(?:={1,2}|(?:%3D){1,2})?)(?![A-Za-z0-9_%=-])"),
+        lambda m: looks_random(m.group("secret")),
+        keywords=("code=",),
+    ),
     Detector("stripe-key", _c(rf"(?<![{TOKEN_CHARS}])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{{20,}}(?![{TOKEN_CHARS}])")),
     Detector("google-api-key", _c(rf"(?<![{TOKEN_CHARS}])AIza[0-9A-Za-z_-]{{35}}(?![{TOKEN_CHARS}])")),
     *_vendor_detectors(),
-    Detector(  # an AWS secret key without its label, beside its key id (a credentials CSV, a pasted pair)
+    SEED_PHRASE,
+    Detector(  # an AWS secret key without its label, beside its key id (a credentials CSV, a pasted pair) or
+        # after the word AWS on its line (`the AWS secret for ci is ...`)
         "aws-secret-key",
         _c(r"(?<![A-Za-z0-9/+=])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
         lambda m: mixed(m.group("secret")) and near_aws_key_id(m),
-        keywords=("AKIA", "ASIA", "REDACTED:aws-access-key"),
+        keywords=("AKIA", "ASIA", "REDACTED:aws-access-key", "AWS", "aws", "Aws"),
     ),
     Detector(  # a GCP service account's key id
         "gcp-private-key-id",
@@ -140,7 +195,7 @@ BUILTIN: tuple[Detector, ...] = (
     ),
     Detector(  # an Azure SAS signature in a URL or connection string
         "azure-sas",
-        _c(r"(?<![\w-])sig=(?P<secret>[A-Za-z0-9%+/]{20,}={0,2}(?:%3D){0,2})"),
+        _c(r"(?<![\w-])sig=(?P<secret>[A-Za-z0-9%+/_-]{20,}={0,2}(?:%3D){0,2})"),
         keywords=("sig=",),
     ),
     Detector(  # an Azure DevOps personal access token of the 52-character form (base32, lower case)
@@ -157,13 +212,14 @@ BUILTIN: tuple[Detector, ...] = (
     Detector(
         "bearer-token",
         _c(
-            r"""(?i:authorization)["']?[ \t]*[:=][ \t]*["']?[ \t]*(?i:bearer|token)[ \t]+(?P<secret>[A-Za-z0-9_.~+/=-]{8,})"""
+            r"""(?i:authorization)["']?[ \t]*[:=][ \t]*["']?[ \t]*(?i:bearer|token|ssws)[ \t]+(?P<secret>[A-Za-z0-9_.~+/=-]{8,})"""
         ),
         real_secret,
     ),
-    Detector(  # a bearer token outside an Authorization header: `token: Bearer ...`, `-H "Bearer ..."` in prose
+    Detector(  # a bearer token outside an Authorization header: `token: Bearer ...`, `-H "Bearer ..."` in prose;
+        # Okta's API tokens go as `SSWS <token>`
         "bearer-token",
-        _c(r"(?<![\w-])(?i:bearer)[ \t]+(?P<secret>[A-Za-z0-9_.~+/=-]{16,})"),
+        _c(r"(?<![\w-])(?i:bearer|ssws)[ \t]+(?P<secret>[A-Za-z0-9_.~+/=-]{16,})"),
         lambda m: real_secret(m) and looks_random(m.group("secret")),
     ),
     Detector(
@@ -193,9 +249,10 @@ BUILTIN: tuple[Detector, ...] = (
            r"(?P<login>\s+login\s)?"),
         lambda m: real_secret(m) and bool(m.group("tokens") or m.group("login")),  # not "machine learning password"
     ),
-    Detector(  # ~/.pgpass: hostname:port:database:username:password, one entry a line
+    Detector(  # ~/.pgpass: hostname:port:database:username:password, one entry a line (or quoted: `echo '...' >> ~/.pgpass`)
         "password",
-        _c(r"^[ \t]*(?P<host>[^\s:#]+):(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(?P<secret>\S+?)[ \t]*$", re.MULTILINE),
+        _c(r"""(?:^[ \t]*|["'])(?P<host>[^\s:#"']+):(?:\d{1,5}|\*):[^\s:"']+:[^\s:"']+:(?P<secret>[^\s"']+?)[ \t]*(?:$|["'])""",
+           re.MULTILINE),
         lambda m: (real_secret(m) and not re.fullmatch(r"[0-9a-fA-F]{1,4}", m.group("secret"))  # not IPv6
                    and (generated(m.group("secret")) or m.group("host") in ("*", "localhost") or "." in m.group("host"))),
     ),
@@ -205,9 +262,13 @@ BUILTIN: tuple[Detector, ...] = (
         lambda m: real_secret(m) and (generated(m.group("secret"))
                                        or re.match(r"[ \t]+(?:ssh|scp|sftp|rsync|git|-)", m.group("then") or "") is not None),
     ),
+    *COMMANDS,
     Detector("password", LINE_PASSWORD, line_password_accept),
     Detector("password", SAID, said_accept),  # "the ssh password is ..."
     AssignmentDetector("secret", SPACED, assignment_accept),  # Dockerfile ENV, fish set -x
+    AssignmentDetector("secret", NAME_VALUE, assignment_accept),  # Kubernetes, ECS, .NET and Spring XML
+    AssignmentDetector("secret", VALUE_NAME, assignment_accept),
+    AssignmentDetector("secret", TERRAFORM, assignment_accept),
     AssignmentDetector("secret", XML, xml_accept),
     PhraseDetector("password", PHRASE, phrase_accept),
     AssignmentDetector("secret", FLAG, assignment_accept),

@@ -4,7 +4,7 @@ Every path is decided the same way, whichever command reads it (`mem add --file`
 `source`, `mem ignore check`). Rules come from, later ones overriding earlier ones as in git (the
 last matching pattern decides, and `!pattern` re-includes):
 
-1. built-in defaults (secrets and caches: `.git/`, `.env*`, `*.pem`, `id_rsa*`, `.index/`, ...);
+1. built-in defaults (secrets and caches: `.git/`, `.env*`, `*.pem`, `id_rsa*`, `.index/`, ...), in any case;
 2. the user's file `~/.config/mem/ignore` (`$MEM_CONFIG_DIR/ignore`);
 3. the store's `.memignore` (at the store's home: the project folder around a `.mem/` store), for
    paths outside that folder too;
@@ -85,7 +85,7 @@ class IgnoreRules:
         self.gitignore = gitignore
         self.follow_links = follow_links
         self._home = _absolute(Path.home())
-        self._builtin = parse_rules(list(DEFAULTS), None) + read_rules(user_config_dir() / "ignore")
+        self._builtin = parse_rules(list(DEFAULTS), None, ignore_case=True) + read_rules(user_config_dir() / "ignore")
         self._store_rules = read_rules(Path(self.store_root) / IGNORE_FILE) if self.store_root else []
         self._files: dict[tuple[str, str], list[Rule]] = {}
         self._chains: dict[tuple, list[tuple[Rule, str]]] = {}

@@ -40,7 +40,9 @@ def _assignment(words: str) -> re.Pattern:
     )
 
 
-ASSIGNMENT = _assignment(rf"{SECRET_WORDS}|(?<=[\w])[_.-]pass")
+# `pass` and `pw` only as a whole name or after a separator (`db_pw`), never inside a word (`compass`).
+_SHORT_PASS = r"(?<=[\w])[_.-](?:pass|pw)|(?<![\w.-])(?:pass|pw)"
+ASSIGNMENT = _assignment(rf"{SECRET_WORDS}|{_SHORT_PASS}")
 # Names that hold a secret only sometimes (`STRIPE_KEY`, `cache_key`, `auth`): the value must look generated.
 KEYED = _assignment(r"key|keys|auth|credentials?|creds|cookie|session[_-]?(?:id|key)|sid")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
@@ -77,6 +79,8 @@ def assignment_accept(m: re.Match) -> bool:
     value = m.group(group).strip()
     if is_placeholder(value) or REFERENCE.match(value):
         return False
+    if m.group("key").lower() in ("pass", "pw") and (value.isdigit() or len(value) < 4):
+        return False  # `pass: 12` counts tests that passed
     if group.startswith("bare"):
         if CODE.match(value):
             return False
@@ -132,11 +136,39 @@ def line_password_accept(m: re.Match) -> bool:
 
 
 # A secret-named variable given its value after a space: a Dockerfile's `ENV API_TOKEN value`, fish's
-# `set -x DB_PASSWORD value`. The value is one word at the end of the line.
+# `set -x DB_PASSWORD value` (`set -Ux`, `set --export`). The value is one word or one quoted string at
+# the end of the line.
 SPACED = re.compile(
-    rf"""^[ \t]*(?:ENV|set(?:[ \t]+-[A-Za-z]+)+)[ \t]+(?P<key>[\w.-]*?(?:{SECRET_WORDS}|(?<=\w)[_.-]pass))[ \t]+"""
-    r"""(?P<bare1>[^\s"'`$<#=][^\s]*)[ \t]*$""",
+    rf"""^[ \t]*(?:ENV|set(?:[ \t]+--?[A-Za-z]+)+)[ \t]+(?P<key>[\w.-]*?(?:{SECRET_WORDS}|(?<=\w)[_.-]pass))[ \t]+"""
+    r"""(?:"(?P<q1>[^"\n]*)"|'(?P<q2>[^'\n]*)'|(?P<bare1>[^\s"'`$<#=][^\s]*))[ \t]*$""",
     re.IGNORECASE | re.MULTILINE,
+)
+_NAMED = rf"[\w.-]*?(?:{SECRET_WORDS}|(?<=\w)[_.-](?:pass|pw))"
+# A secret-named name and its value given apart, in one object: Kubernetes and ECS environment entries
+# (`- name: DB_PASSWORD` then `value: ...`, `{"name": "DB_PASSWORD", "value": "..."}`), .NET and Spring
+# XML (`<add key="DbPassword" value="..."/>`, `<property name="password" value="..."/>`). Between the
+# two: no other name, no bracket (`valueFrom: {secretKeyRef: ...}` is a reference, not a value).
+NAME_VALUE = re.compile(
+    rf"""(?<![\w-])["']?(?:name|key)["']?[ \t]*[:=][ \t]*["']?(?P<key>{_NAMED})["']?(?![\w.-])
+    (?:(?!["']?(?:name|key)["']?[ \t]*[:=])[^{{}}\[\]<>]){{0,160}}?
+    (?<![\w-])["']?value["']?[ \t]*[:=][ \t]*
+    (?:"(?P<q1>[^"\\\n]*(?:\\.[^"\\\n]*)*)"|'(?P<q2>[^'\n]*)'|(?P<bare1>[^\s"'`,;&|>{{\[\]}}]+))""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# The same entry with its value first (`- value: ...` then `name: DB_PASSWORD`).
+VALUE_NAME = re.compile(
+    rf"""(?<![\w-])["']?value["']?[ \t]*[:=][ \t]*
+    (?:"(?P<q1>[^"\\\n]*(?:\\.[^"\\\n]*)*)"|'(?P<q2>[^'\n]*)'|(?P<bare1>[^\s"'`,;&|>{{\[\]}}]+))
+    (?:(?!["']?(?:name|key|value)["']?[ \t]*[:=])[^{{}}\[\]<>]){{0,160}}?
+    (?<![\w-])["']?(?:name|key)["']?[ \t]*[:=][ \t]*["']?(?P<key>{_NAMED})["']?(?![\w.-])""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# A Terraform variable named like a secret, with a default: `variable "db_password" { default = "..." }`.
+TERRAFORM = re.compile(
+    rf"""\bvariable[ \t]+"(?P<key>{_NAMED})"[ \t]*\{{(?:(?!\bvariable\b)[^{{}}]){{0,400}}?\bdefault[ \t]*=[ \t]*"""
+    r"""(?:"(?P<q1>[^"\\\n]*(?:\\.[^"\\\n]*)*)"|<<-?(?P<tag>[A-Za-z_]+)[ \t]*\r?\n(?P<q2>[\s\S]{0,4000}?)\r?\n[ \t]*(?P=tag)\b"""
+    r"""|(?P<bare1>[^\s"<{}\[\]][^\s"{}\[\]]*))""",
+    re.IGNORECASE,
 )
 # An XML element named like a secret (`<password>...</password>` in Maven's settings.xml).
 XML = re.compile(rf"""<(?P<key>[\w:.-]*?(?:{SECRET_WORDS}))>(?P<bare1>[^<>\s][^<>\n]*?)</(?P=key)>""", re.IGNORECASE)
@@ -162,8 +194,11 @@ def mixed(value: str) -> bool:
 
 
 def near_aws_key_id(m: re.Match) -> bool:
+    """An AWS key id within 200 characters, or the word AWS earlier on the value's line."""
     window = m.string[max(0, m.start() - 200) : m.end() + 200]
-    return bool(re.search(r"(?:AKIA|ASIA)[A-Z0-9]{16}|\[REDACTED:aws-access-key\]", window))
+    line = m.string[m.string.rfind("\n", 0, m.start()) + 1 : m.start()]
+    return bool(re.search(r"(?:AKIA|ASIA)[A-Z0-9]{16}|\[REDACTED:aws-access-key\]", window)
+                or re.search(r"(?<![A-Za-z])(?i:aws)(?![a-z])", line))
 
 
 def phrase_accept(m: re.Match) -> bool:

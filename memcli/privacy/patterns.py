@@ -17,6 +17,8 @@ IGNORE_FILE = ".memignore"
 GIT_IGNORE_FILE = ".gitignore"
 RULE_FILES = (IGNORE_FILE, GIT_IGNORE_FILE)  # rules, not content: a walk does not yield them
 BUILTIN_SOURCE = "built-in defaults"
+# Matched whatever the case of the name: `.ENV` is `.env` on macOS and Windows, and a file named so is
+# as secret on a file system that minds case.
 DEFAULTS = (
     ".git/",
     ".env*",
@@ -28,8 +30,6 @@ DEFAULTS = (
     "id_dsa*",
     "id_ecdsa*",
     "id_ed25519*",
-    "*.PEM",  # the same files named on systems that do not mind case
-    "*.KEY",
     # credential files: passwords in formats of their own, and shell histories full of typed ones
     ".pgpass",
     ".netrc",
@@ -83,15 +83,16 @@ class Rule:
     line: int
 
 
-def _element_regex(pattern, text: str) -> re.Pattern:
+def _element_regex(pattern, text: str, ignore_case: bool) -> re.Pattern:
     """pathspec's regex also matches everything below a matching folder. mem decides each folder on the
     way down itself (git's own algorithm), so a rule must match the path it is asked about exactly."""
     source = _without_backtracking(pattern.regex.pattern)
+    flags = re.IGNORECASE if ignore_case else 0
     if source == ".":  # `*`, `**`, `/**`: everything
         return re.compile(".")
     if text.endswith("/**"):  # what is inside the folder, not the folder itself
-        return re.compile(f"(?:{source}).+\\Z")
-    return re.compile(f"(?:{source})\\Z")
+        return re.compile(f"(?:{source}).+\\Z", flags)
+    return re.compile(f"(?:{source})\\Z", flags)
 
 
 _STAR = "[^/]*"  # a `*` in pathspec's regex
@@ -114,7 +115,7 @@ def _without_backtracking(source: str) -> str:
     return "".join(out)
 
 
-def parse_rules(lines: list[str], source: Path | None) -> list[Rule]:
+def parse_rules(lines: list[str], source: Path | None, *, ignore_case: bool = False) -> list[Rule]:
     from pathspec import GitIgnoreSpec
 
     numbered = [(no, line) for no, line in enumerate(lines, 1) if line.strip() and not line.startswith("#")]
@@ -129,7 +130,7 @@ def parse_rules(lines: list[str], source: Path | None) -> list[Rule]:
                 raise StoreError(f"{where}:{no}: invalid ignore pattern {line.strip()!r} ({exc})") from None
         raise
     return [
-        Rule(_element_regex(pattern, line.strip()), pattern.include, line.strip(), source, no)
+        Rule(_element_regex(pattern, line.strip(), ignore_case), pattern.include, line.strip(), source, no)
         for (no, line), pattern in zip(numbered, patterns)
         if pattern.include is not None
     ]
@@ -140,7 +141,8 @@ MAX_IGNORE_FILE = 1 << 20
 
 def read_rules(file: Path) -> list[Rule]:
     """The rules of one ignore file; none when it is not there. A file that is there but cannot be read
-    as a regular text file is a StoreError: a denylist must not be skipped."""
+    as a regular text file is a StoreError: a denylist must not be skipped. On a file system that does
+    not mind case the rules do not either (as git's core.ignorecase there): `secrets.txt` is `Secrets.txt`."""
     if not os.path.lexists(file):
         return []
     try:
@@ -154,4 +156,16 @@ def read_rules(file: Path) -> list[Rule]:
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise StoreError(f"cannot read ignore file {file}: {getattr(exc, 'strerror', None) or exc}") from None
-    return parse_rules(text.splitlines(), file)
+    return parse_rules(text.splitlines(), file, ignore_case=case_blind(file))
+
+
+def case_blind(file: Path) -> bool:
+    """Whether the file system holding `file` (which exists) finds it under its name in other case."""
+    other = file.with_name(file.name.swapcase())
+    if other.name == file.name:
+        return False
+    try:
+        mine, theirs = os.stat(file), os.stat(other)
+    except OSError:
+        return False
+    return (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)

@@ -43,6 +43,7 @@ def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
     text = _wrapped_shapes(_plain_tokens(text), counts)
     for detector in BUILTIN + store_detectors(extra):
         text = _apply(detector, text, counts)
+    text = _BASE64_LINES.sub(lambda m: _replaced(m, _decoded_lines(m.group()), counts), text)
     text = _BASE64.sub(lambda m: _replaced(m, _decoded(m.group()), counts), text)
     return Redaction(text, dict(counts))
 
@@ -51,20 +52,26 @@ def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
 # a key; shapes would not see the key through them.
 _DISGUISE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff\uff01-\uff5e]")
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
-_DISGUISED_RUN = re.compile("[A-Za-z0-9_+/=.:~-][A-Za-z0-9_+/=.:~\u00ad\u200b-\u200d\u2060\ufeff\uff01-\uff5e-]{11,}")
+_DISGUISED_RUN = re.compile("[A-Za-z0-9_+/=.:~\u00ad\u200b-\u200d\u2060\ufeff\uff01-\uff5e-]{12,}")
 
 
 def _plain_tokens(text: str) -> str:
     """Token-like runs written plainly: zero-width characters dropped, full-width letters and digits as
-    ASCII. Only runs that start in ASCII change, so text written in full-width forms stays as it is."""
+    ASCII. A run that starts in ASCII changes whenever it holds such characters; one written in
+    full-width forms from its start changes only when its plain form is a known key shape, so text
+    written in full-width forms stays as it is."""
     if not _DISGUISE.search(text):
         return text
+    from memcli.privacy.detectors import SHAPES
 
     def plain(m: re.Match) -> str:
         run = m.group()
         if not _DISGUISE.search(run):
             return run
-        return "".join(chr(ord(c) - 0xFEE0) if "\uff01" <= c <= "\uff5e" else c for c in run.translate(_INVISIBLE))
+        plain_run = "".join(chr(ord(c) - 0xFEE0) if "\uff01" <= c <= "\uff5e" else c for c in run.translate(_INVISIBLE))
+        if run[0].isascii() or any(detector.pattern.search(plain_run) for detector in SHAPES):
+            return plain_run
+        return run
 
     return _DISGUISED_RUN.sub(plain, text)
 
@@ -73,6 +80,8 @@ def _plain_tokens(text: str) -> str:
 # by an e-mail client or a terminal), and a run that may be base64 (of a key, written as an env value).
 _WRAPPED = re.compile(r"(?<![\w+/=.-])([\w+/=.-]{8,})[ \t]*\r?\n[ \t]*([\w+/=.-]{4,})(?![\w+/=.-])")
 _BASE64 = re.compile(r"(?<![\w+/-])[A-Za-z0-9+/]{24,4096}={0,2}(?![\w+/=-])")
+# base64 as `base64` and PEM write it: lines of one length (76, 64) and a shorter last one.
+_BASE64_LINES = re.compile(r"(?<![\w+/=-])(?:[A-Za-z0-9+/]{40,100}\r?\n){1,60}[A-Za-z0-9+/]{4,100}={0,2}(?![\w+/=-])")
 
 
 def _wrapped_shapes(text: str, counts: Counter) -> str:
@@ -102,6 +111,7 @@ def _replaced(m: re.Match, whole: str | None, counts: Counter, split: int | None
 
 
 def _decoded(run: str) -> str | None:
+    """What a base64 run stands for, when that is text (lines of it: a credentials file)."""
     import base64
     import binascii
 
@@ -110,7 +120,15 @@ def _decoded(run: str) -> str | None:
     except (binascii.Error, ValueError):
         return None
     text = data.decode("ascii", "replace")
-    return text if text.isprintable() else None
+    return text if text.replace("\n", "").replace("\r", "").replace("\t", "").isprintable() else None
+
+
+def _decoded_lines(block: str) -> str | None:
+    """What a block of wrapped base64 lines stands for, when every line but the last has one length."""
+    lines = block.split()
+    if len({len(line) for line in lines[:-1]}) != 1 or len(lines[0]) % 4 or len(lines[-1]) > len(lines[0]):
+        return None
+    return _decoded("".join(lines))
 
 
 def store_detectors(extra: Iterable[dict]) -> tuple[Detector, ...]:
@@ -163,10 +181,10 @@ def _compile(rules: tuple[tuple[str, str], ...]) -> tuple[Detector, ...]:
     return tuple(Detector(name, compile_pattern(name, regex)) for name, regex in rules)
 
 
-# What still marks a private key after redaction: a BEGIN line without its END, or the private part of
-# a PuTTY key without its header or MAC.
-PRIVATE_KEY_TRACE = re.compile(r"-{4,5} ?BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?(?: ?-{4,5})?|PuTTY-User-Key-File-\d+:|^Private-Lines:[ \t]*\d+",
-                               re.MULTILINE)
+# What still marks a private key after redaction: a BEGIN line without its END, an END line without its
+# BEGIN, or the private part of a PuTTY key without its header or MAC.
+PRIVATE_KEY_TRACE = re.compile(r"-{4,5} ?(?:BEGIN|END)[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?(?: ?-{4,5})?|PuTTY-User-Key-File-\d+:"
+                               r"|^Private-Lines:[ \t]*\d+", re.MULTILINE)
 
 
 def check_no_private_key(text: str) -> None:

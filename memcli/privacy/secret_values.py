@@ -56,7 +56,7 @@ SECRET_WORDS = (
     r"|account[_-]?key|secret[_-]?key[_-]?base"
 )
 SECRET_WORD = re.compile(SECRET_WORDS, re.IGNORECASE)
-PASSWORD_WORD = re.compile(r"pass|pwd", re.IGNORECASE)
+PASSWORD_WORD = re.compile(r"pass|pw", re.IGNORECASE)
 
 
 def generated(value: str) -> bool:

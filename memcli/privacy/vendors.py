@@ -7,7 +7,8 @@
 # does: a substring test costs far less than a regex scan), and matches only where no token character
 # is glued before or after it.
 VENDOR_TOKENS = (
-    ("age-secret-key", ('AGE-SECRET-KEY-1',), r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    ("age-secret-key", ('AGE-SECRET-KEY-1', 'age-secret-key-1'),  # bech32 is read in either case
+     r"(?i:AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})"),
     ("1password-token", ('ops_eyJ',), r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}"),
     ("artifactory-token", ('AKCp', 'cmVmd'), r"AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59}"),
     ("azure-client-secret", ('Q~',), r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}"),
@@ -60,4 +61,19 @@ VENDOR_TOKENS = (
     ("azure-devops-pat", ('AZDO',), r"[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}"),
     ("discord-bot-token", ('.',), r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}"),
     ("cloudflare-ca-key", ('v1.0-',), r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
+    # Shapes gitleaks' rule set (b58d3f1, Jul 2026) lacks, from trufflehog's detectors (3ab759f, Aug 2026:
+    # pkg/detectors/<vendor>) and the vendors' documentation: Groq, Replicate, xAI, Tailscale, Docker Hub
+    # (personal and organisation tokens), Netlify, Atlassian API tokens (ATATT3, also in gitleaks) and
+    # Bitbucket app passwords, Mapbox secret tokens (sk., never the public pk.), Slack's browser-session
+    # client token and cookie (xoxc-, xoxd-).
+    ("groq-key", ('gsk_',), r"gsk_[A-Za-z0-9]{52}"),
+    ("replicate-token", ('r8_',), r"r8_[A-Za-z0-9_-]{37}"),
+    ("xai-key", ('xai-',), r"xai-[A-Za-z0-9_]{80}"),
+    ("tailscale-key", ('tskey-',), r"tskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"),
+    ("docker-token", ('dckr_',), r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,32}"),
+    ("netlify-token", ('nfp_',), r"nfp_[A-Za-z0-9_]{36}"),
+    ("atlassian-token", ('ATATT3', 'ATCTT3'), r"AT[AC]TT3[A-Za-z0-9_=-]{150,250}"),
+    ("bitbucket-app-password", ('ATBB',), r"ATBB[A-Za-z0-9_=.-]{28,}"),
+    ("mapbox-token", ('sk.eyJ',), r"sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
+    ("slack-token", ('xoxc-', 'xoxd-'), r"xoxc-\d{6,}-\d{6,}-\d{6,}-[a-f0-9]{32,}|xoxd-[A-Za-z0-9%/+=_-]{40,}"),
 )

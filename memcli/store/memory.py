@@ -21,6 +21,9 @@ from dataclasses import dataclass, field
 from memcli.errors import InputError, InvalidMemory
 from memcli.store import ids, yamlfile
 
+# What one file may replace: the current versions of one memory (two or three after a fork). A file from
+# git that named every id would hide the whole store from ls and search.
+MAX_REPLACED = 16
 KEY_ORDER = ("id", "created_at", "updated_at", "tags", "source", "written_by", "supersedes", "raw", "compressed",
              "compression")
 COMPRESSION_ORDER = ("method", "kind", "kinds", "model", "raw_tokens", "tokens", "status", "reason")
@@ -242,6 +245,9 @@ class Memory:
             supersedes = [supersedes]
         if not isinstance(supersedes, list) or not all(isinstance(v, str) and ids.is_valid(v) for v in supersedes):
             raise InvalidMemory(f"{origin}: 'supersedes' must be a list of memory ids")
+        if len(set(supersedes)) > MAX_REPLACED:
+            raise InvalidMemory(f"{origin}: 'supersedes' names {len(set(supersedes))} versions; a memory replaces "
+                                f"at most {MAX_REPLACED} (the current versions of one memory)")
         return cls(
             id=memory_id,
             created_at=created,

@@ -64,6 +64,29 @@ def test_private_spans_are_removed_even_unclosed():
     assert cleaned == {"a": "keep  this", "b": ["x "]} and count == 2
 
 
+def test_private_text_in_a_mapping_key_is_removed_too():
+    cleaned, count = strip_private({"input": {"<private>db root pw Xk3-lamp</private>": 1, "cmd": "ls"}})
+    assert cleaned == {"input": {"": 1, "cmd": "ls"}} and count == 1
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("Xk3-lamp is the root password</private> and the build passed", " and the build passed"),
+    ("a <private>x</private> b </private> c", " c"),  # a lone closer: all before it may have been inside
+    ("a <private>x <private>y</private> z</private> b", "a  b"),  # nested: closed by the outermost tag
+    ("a < PRIVATE >x</ private > b", "a  b"),
+    ("no spans, only the word private", "no spans, only the word private"),
+])
+def test_text_that_starts_inside_a_private_span_loses_what_was_inside(text, kept):
+    assert strip_private({"output": text})[0] == {"output": kept}
+
+
+def test_a_span_opened_in_one_field_takes_the_fields_up_to_where_it_closes():
+    cleaned, count = strip_private({"a": "x <private>s1", "b": "s2", "c": ["s3</private> kept"], "d": "after"})
+    assert cleaned == {"a": "x ", "b": "", "c": [" kept"], "d": "after"} and count == 1
+    cleaned, _ = strip_private({"input": {"<private>token": "s9", "cmd": "ls"}, "output": "done"})
+    assert cleaned == {"input": {"": "", "cmd": ""}, "output": ""}  # never closed: the rest of the record
+
+
 def test_the_same_tool_call_has_one_key_whatever_else_differs(tmp_path):
     one = normalise(claude_bash(tmp_path, "ls", "a"))
     two = dict(normalise(claude_bash(tmp_path, "ls", "a")), at=5)

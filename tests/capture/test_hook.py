@@ -55,6 +55,31 @@ def test_a_secret_in_tool_input_or_output_never_reaches_the_disk(project):
     assert "[REDACTED:" in text
 
 
+def test_private_text_in_a_key_or_before_a_lone_closing_tag_never_reaches_the_disk(project):
+    payload = claude("PostToolUse", project, tool_name="Bash", tool_use_id="toolu_09",
+                     tool_input={"command": "make deploy", "<private>vault root Xk3-lamp-77</private>": True},
+                     tool_response={"stdout": "hunter2-Qz9 is the staging pw</private>\ndeploy finished"})
+    assert hook(payload).returncode == 0
+    drain(open_mem())
+    text = every_file_text(project / ".mem")
+    assert "deploy finished" in text
+    assert "Xk3-lamp-77" not in text and "hunter2-Qz9" not in text
+
+
+def test_a_cut_emoji_or_a_byte_that_is_not_utf8_loses_one_character_not_the_event(project):
+    cut = json.dumps(claude("UserPromptSubmit", project, prompt="deploy the api \ud83d"))  # a lone surrogate escape
+    assert "\\ud83d" in cut
+    assert hook(cut).returncode == 0
+    raw = json.dumps(claude("UserPromptSubmit", project, prompt="rotate the keys \xff tonight")).replace("\\u00ff", "\xff")
+    done = subprocess.run([sys.executable, "-m", "memcli", "hook"], input=raw.encode("latin-1"), capture_output=True,
+                          timeout=60)  # one byte that is not UTF-8, as a client's truncation leaves it
+    assert done.returncode == 0 and done.stdout == b""
+    assert Spool(project / ".mem").state().get("errors") is None
+    drain(open_mem())
+    text = every_file_text(project / ".mem")
+    assert "deploy the api \ufffd" in text and "rotate the keys \ufffd tonight" in text
+
+
 def test_two_hooks_delivering_the_same_event_at_once_store_one_observation(project):
     payload = json.dumps(claude_bash(project, "pytest -q", "FAILED tests/test_a.py::test_b - AssertionError"))
     runs = [subprocess.Popen([sys.executable, "-m", "memcli", "hook"], stdin=subprocess.PIPE,

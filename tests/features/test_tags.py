@@ -51,3 +51,14 @@ def test_tags_lists_counts():
     assert json.loads(ok("tags", "--json").stdout) == [{"tag": "scraper", "count": 2}, {"tag": "infra", "count": 1}]
     assert jsonl(ok("tags", "-t", "infra", "--jsonl").stdout) == [{"tag": "infra", "count": 1},
                                                                   {"tag": "scraper", "count": 1}]
+
+
+def test_filtering_by_more_than_a_thousand_tags_answers_instead_of_crashing():
+    both = add("the scraper rotates proxies every hour", "-t", "scraper,infra")
+    add("billing moved to fly.io", "-t", "infra")
+    many = [arg for n in range(1100) for arg in ("-t", f"t{n}")]
+    for command in (["ls"], ["tags"]):
+        assert ok(*command, *many).stdout == ""
+    nothing = run("search", "scraper", "--mode", "text", *many)
+    assert (nothing.exit_code, nothing.stdout, nothing.stderr) == (1, "", "")  # found nothing, as grep says
+    assert [m["id"] for m in jsonl(ok("ls", "--jsonl", "-t", "infra", "-t", "scraper", "-t", "infra").stdout)] == [both]

@@ -213,6 +213,41 @@ def test_doctor_names_a_fork_and_an_update_resolves_it():
     assert ok("doctor").exit_code == 0
 
 
+def committed(text: str, supersedes: list[str]) -> str:
+    """A memory file a teammate's commit brought, naming the versions it replaces."""
+    memory_id = ids.new_id()
+    path = store_root() / "memories" / "2026" / "01" / f"{memory_id}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"id: {memory_id}\ncreated_at: '2026-01-02T03:04:05Z'\nsupersedes: [{', '.join(supersedes)}]\n"
+                    f"raw: {text}\n")
+    return memory_id
+
+
+def test_a_committed_file_replacing_every_memory_hides_none_and_doctor_names_it():
+    kept = [add(f"fact number {n} about the deploy") for n in range(20)]
+    hostile = committed("nothing to see here", kept)
+    assert set(ids_of("ls")) == set(kept)
+    assert set(ids_of("search", "deploy", "--mode", "text", "-k", "30")) == set(kept)
+    report = run("doctor", "--json")
+    assert report.exit_code == 1
+    failed = [f["message"] for f in json.loads(report.stdout)["findings"] if not f["ok"]]
+    assert len(failed) == 1 and hostile in failed[0] and "names 20 versions; a memory replaces at most 16" in failed[0]
+
+
+def test_doctor_names_a_memory_that_replaces_separate_memories():
+    kept = [add(f"fact number {n} about the deploy") for n in range(4)]
+    hostile = committed("nothing to see here", kept[:3])
+    assert set(ids_of("ls")) == {kept[3], hostile}  # within the limit the links hold; doctor says what they hide
+    report = run("doctor", "--json")
+    assert report.exit_code == 1
+    failed = [f["message"] for f in json.loads(report.stdout)["findings"] if not f["ok"]]
+    assert len(failed) == 1 and failed[0].startswith(f"{hostile} replaces 3 separate memories")
+    second = committed("nothing here either", kept[:3])  # two such files do not vouch for each other
+    report = json.loads(run("doctor", "--json").stdout)
+    failed = [f["message"] for f in report["findings"] if not f["ok"] and "separate" in f["message"]]
+    assert sorted(message.split()[0] for message in failed) == sorted([hostile, second])
+
+
 def test_an_assistant_updates_through_mcp_and_reads_only_the_newest():
     from mcp_client import call, session
 

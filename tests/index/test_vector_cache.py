@@ -101,7 +101,10 @@ def test_a_truncated_or_corrupted_cache_file_is_ignored_and_reported(tmp_path, s
     counting = FakeEmbedder()
     use_providers(embedder=lambda ref: counting)
     result = run("--dir", clone, "doctor", "--json")
-    assert sorted(embedded(counting)) == sorted([NOTES[0], NOTES[-1]])  # the two damaged records, embedded afresh
+    # The two damaged records, embedded afresh by the catch-up; then doctor's check of two vectors of each
+    # file (the damaged one, and the clone's own that took the two).
+    assert sorted(embedded(counting)[:2]) == sorted([NOTES[0], NOTES[-1]])
+    assert len(embedded(counting)) == 2 + 2 * len(cache_files(clone)) == 6
     assert result.exit_code == 1
     ignored = [f["message"] for f in json.loads(result.stdout)["findings"] if f["check"] == "cache" and not f["ok"]]
     assert len(ignored) == 1 and "1 of 3 records damaged" in ignored[0] and f"truncated ({size - 10} bytes" in ignored[0]
@@ -122,6 +125,69 @@ def test_a_file_of_another_dimension_in_the_models_folder_is_never_used(tmp_path
     assert "made by another model or of another dimension" in run("--dir", clone, "doctor").stdout
 
 
+def forged_copy(path) -> bytes:
+    """The file with each record given the next record's vector: valid CRCs, unit vectors, wrong texts."""
+    data = path.read_bytes()
+    size, dim = vector_cache.record_size(FakeEmbedder.dim), FakeEmbedder.dim
+    records = [data[n:n + size] for n in range(vector_cache.HEADER_SIZE, len(data), size)]
+    vectors = [record[vector_cache.KEY_BYTES:vector_cache.KEY_BYTES + 2 * dim] for record in records]
+    out = bytearray(data[:vector_cache.HEADER_SIZE])
+    for n, record in enumerate(records):
+        body = record[:vector_cache.KEY_BYTES] + vectors[(n + 1) % len(records)]
+        out += body + zlib.crc32(body).to_bytes(4, "little")
+    return bytes(out)
+
+
+def test_a_forged_file_that_sorts_last_cannot_redirect_meaning_search_and_doctor_names_it(
+        tmp_path, stored, use_providers):
+    (real,) = cache_files(store_root())
+    clone = cloned(tmp_path)
+    forged = clone / real.relative_to(store_root()).parent / "9999-12-31-zzzz.vec"
+    forged.write_bytes(forged_copy(real))
+    counting = FakeEmbedder()
+    use_providers(embedder=lambda ref: counting)
+    hits = jsonl(ok("--dir", clone, "search", QUERY, "--mode", "vector", "--jsonl").stdout)
+    assert hits[0]["id"] == stored[1]
+    assert sorted(embedded(counting)) == sorted(NOTES)  # taken from neither file: embedded afresh
+    report = json.loads(run("--dir", clone, "doctor", "--json").stdout)
+    failed = [f["message"] for f in report["findings"] if f["check"] == "cache" and not f["ok"]]
+    assert any(f"{len(NOTES)} vectors differ from" in m and "9999-12-31-zzzz.vec" in m for m in failed)
+    assert any(m.startswith(str(forged.relative_to(clone))) and "differ from fresh embeddings" in m for m in failed)
+    assert not report["healthy"]
+
+
+def test_a_cache_file_that_is_a_link_or_a_fifo_is_named_never_read(tmp_path, stored, use_providers):
+    import os
+
+    (real,) = cache_files(store_root())
+    clone = cloned(tmp_path)
+    folder = clone / real.relative_to(store_root()).parent
+    (folder / "9999-01-01-zero.vec").symlink_to("/dev/zero")
+    (folder / "9999-01-02-stdin.vec").symlink_to("/dev/stdin")
+    os.mkfifo(folder / "9999-01-03-fifo.vec")
+    counting = FakeEmbedder()
+    use_providers(embedder=lambda ref: counting)
+    assert jsonl(ok("--dir", clone, "search", QUERY, "--jsonl").stdout)[0]["id"] == stored[1]
+    assert embedded(counting) == []  # the real file still serves
+    report = json.loads(run("--dir", clone, "doctor", "--json").stdout)
+    failed = [f["message"] for f in report["findings"] if f["check"] == "cache" and not f["ok"]]
+    assert len(failed) == 3 and all("not a regular file" in message for message in failed)
+
+
+def test_a_vectors_folder_that_is_a_link_is_neither_read_nor_written(tmp_path, stored, use_providers):
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(store_root() / vector_cache.FOLDER, elsewhere)
+    (store_root() / vector_cache.FOLDER).symlink_to(elsewhere)
+    before = sorted(elsewhere.rglob("*"))
+    sizes = [p.stat().st_size for p in before]
+    counting = FakeEmbedder()
+    use_providers(embedder=lambda ref: counting)
+    ok("reindex")
+    assert sorted(embedded(counting)) == sorted(NOTES)  # none taken from the folder the link leads to
+    add("One more note about the release train")
+    assert sorted(elsewhere.rglob("*")) == before and [p.stat().st_size for p in before] == sizes
+
+
 def test_doctor_reports_how_much_the_cache_covers_and_checks_a_sample(tmp_path, stored):
     for path in cache_files(store_root()):
         path.unlink()
@@ -139,8 +205,9 @@ def test_doctor_reports_how_much_the_cache_covers_and_checks_a_sample(tmp_path, 
     data[end:end + 4] = zlib.crc32(bytes(data[vector_cache.HEADER_SIZE:end])).to_bytes(4, "little")
     path.write_bytes(bytes(data))
     report = json.loads(run("doctor", "--json", "--check-vectors", "5").stdout)
-    failed = [f for f in report["findings"] if f["check"] == "cache" and not f["ok"]]
-    assert len(failed) == 1 and "1 differ" in failed[0]["message"] and not report["healthy"]
+    failed = [f["message"] for f in report["findings"] if f["check"] == "cache" and not f["ok"]]
+    assert failed[0].startswith(f"{path.relative_to(store_root())}: 1 of 1 vectors checked differ")
+    assert "1 differ" in failed[1] and len(failed) == 2 and not report["healthy"]
 
 
 def test_init_of_a_store_in_a_repository_says_to_commit_the_vector_cache(tmp_path):

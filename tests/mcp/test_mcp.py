@@ -435,3 +435,17 @@ def test_the_server_looks_at_every_file_when_idle_not_while_answering(monkeypatc
         assert read() == "the cache expires after an hour", "a server never idle still sees it, later"
     finally:
         worker.close()
+
+
+def test_a_thousand_tag_filters_and_an_empty_delete_get_plain_answers():
+    kept = add("deploy notes one", "-t", "ops")
+    many = [f"t{n}" for n in range(1200)]
+
+    async def scenario(client):
+        assert (await call(client, "memory_list", tags=many))["memories"] == []
+        assert (await call(client, "memory_search", query="deploy notes", tags=many))["memories"] == []
+        assert [m["id"] for m in (await call(client, "memory_list", tags=["ops", "ops"]))["memories"]] == [kept]
+        assert "no memory id given" in await error(client, "memory_delete", ids=[])
+
+    session(scenario)
+    assert [p.stem for p in memory_files()] == [kept]

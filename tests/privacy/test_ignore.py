@@ -41,6 +41,36 @@ def test_builtin_defaults_apply_without_any_file(store):
     assert rules.match("notes.md") is None
 
 
+def test_builtin_defaults_ignore_names_in_any_case(store):
+    """`.ENV` is `.env` on macOS and Windows; on Linux a file so named holds the same kind of secrets."""
+    names = (".ENV", ".Env", ".Env.Local", "KEYS/SERVER.PEM", "ID_RSA", "Id_Ed25519.pub", ".GIT/config", "TLS.Key",
+             ".PGPASS", ".Bash_History", "Home/.AWS/Credentials")
+    make(store, {name: "" for name in names} | {"ENVIRONMENT.md": ""})
+    rules = IgnoreRules.load(store)
+    for name in names:
+        assert rules.is_ignored(name), name
+    assert not rules.is_ignored("ENVIRONMENT.md")
+
+
+def test_a_memignore_minds_case_where_the_file_system_does(store, monkeypatch):
+    from memcli.privacy import patterns
+
+    make(store, {".memignore": "secrets.txt\n", "Secrets.txt": "", "secrets.txt": ""})
+    assert IgnoreRules.load(store).is_ignored("secrets.txt")
+    assert not IgnoreRules.load(store).is_ignored("Secrets.txt")  # as git does on Linux
+    monkeypatch.setattr(patterns, "case_blind", lambda file: True)  # macOS, Windows: the same file
+    assert IgnoreRules.load(store).is_ignored("Secrets.txt")
+
+
+def test_case_blindness_is_read_from_the_file_system(store):
+    from memcli.privacy.patterns import case_blind
+
+    make(store, {".memignore": ""})
+    assert case_blind(store / ".memignore") is False  # this file system (tmp on Linux) minds case
+    make(store, {".MEMIGNORE": ""})
+    assert case_blind(store / ".memignore") is False  # two files, not one under two names
+
+
 def test_match_explains_the_builtin_rule(store):
     make(store, {".env": ""})
     found = IgnoreRules.load(store).match(".env")

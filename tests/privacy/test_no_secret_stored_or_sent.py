@@ -45,6 +45,40 @@ def test_compress_never_sends_an_ssh2_key_block_cut_before_its_end_line():
     assert info["status"] == "quarantined" and "private-key" in info["reason"]
 
 
+def key_tail() -> tuple[str, list[str]]:
+    """The end of an RSA key as a paste that started mid-key leaves it: body lines and the END line."""
+    body = fs.key_body(6)
+    return "\n".join(fs.pem(body).splitlines()[3:]), body[2:]
+
+
+def test_the_tail_of_a_private_key_is_neither_stored_nor_sent():
+    tail, body = key_tail()
+    with ScriptServer(default=("ok", GOOD_LINE)) as server:
+        use_server(server.base_url)
+        add(f"{NOTE}\n\nthe rest of the deploy key:\n{tail}\nthat is all of it")
+    assert "[REDACTED:private-key]" in ok("export").stdout and "that is all of it" in stored_text()
+    assert not any(line in stored_text() for line in body)
+    assert "END RSA PRIVATE KEY" not in stored_text()
+    assert all(line not in sent for sent in server.sent_texts() for line in body)
+
+
+def test_compress_never_sends_a_key_tail_a_hand_edit_put_in_a_memory_file():
+    tail, _ = key_tail()
+    with ScriptServer(default=("ok", GOOD_LINE)) as server:
+        use_server(server.base_url)
+        memory_id = add(NOTE, "--defer")
+        edit_raw(memory_id, "\n" + tail)
+        ok("compress", "--pending")
+    assert server.requests == []
+    assert stored(memory_id)["compression"]["status"] == "quarantined"
+
+
+def test_an_end_line_left_alone_stops_the_write():
+    refused = run("add", "the key ended here\n" + "-" * 5 + "END OPENSSH PRIVATE KEY" + "-" * 5)
+    assert refused.exit_code == 7 and "private key" in refused.stderr
+    assert memory_files() == []
+
+
 # -- a setting of the wrong type is refused by name, never coerced -------
 
 def test_quoted_send_to_remote_false_is_refused_by_name_and_nothing_is_sent():
