@@ -87,6 +87,49 @@ def _contains(haystack: str, needle: str) -> bool:
     return re.search(before + re.escape(needle) + after, haystack) is not None
 
 
+# -- an extractive prose form: the raw text less only words safe to drop -------------------------------
+
+_PIECE = re.compile(r"[^\W_]+")
+
+
+def drifted(raw: str, form: str) -> str | None:
+    """None when the form is the raw text with only words safe to drop left out (memcli.compress.meaning),
+    in the raw's order, whatever the case, spacing and punctuation; else where it departs. A `prune`
+    form is made so; one edited by hand or reversed by a merge ("DuckDB over SQLite" for "SQLite over
+    DuckDB"), or made by an older method that dropped verbs, is not."""
+    from memcli.compress.meaning import safe_drops
+    from memcli.compress.units import split_units
+
+    units = split_units(raw)
+    safe = safe_drops(units)
+    pieces: list[str] = []
+    droppable: list[bool] = []
+    for i, unit in enumerate(units):
+        for piece in _PIECE.findall(unit.text.lower()):
+            pieces.append(piece)
+            droppable.append(i in safe)
+    wanted = _PIECE.findall(form.lower())
+    states = {0}  # how far into the raw's pieces the form's pieces so far can reach
+    for piece in wanted:
+        reached, blocked = set(), None
+        for at in sorted(states):
+            while at < len(pieces):
+                if pieces[at] == piece:
+                    reached.add(at + 1)
+                if not droppable[at]:
+                    blocked = blocked or pieces[at]
+                    break
+                at += 1
+        if not reached:
+            return f"departs from the raw text at {piece!r}" + (f" (the raw has {blocked!r} there)" if blocked else "")
+        states = reached
+    for at in sorted(states):
+        rest = [p for p, d in zip(pieces[at:], droppable[at:]) if not d]
+        if not rest:
+            return None
+    return f"lost {rest[0]!r}"
+
+
 # -- the guard of a part compressed by its kind -------------------------------------------------------
 
 _TOKEN = re.compile(r"[\w.~/-]*[/\w][\w.~/-]*")

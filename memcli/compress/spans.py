@@ -52,7 +52,7 @@ _COMPARATOR = (
     r"|within)\s+"
 )
 _NUMBER = (
-    r"(?:[$€£¥₹]\s?)?[-+±~≈−]?\d+(?:[.,:]\d+)*"
+    r"(?:[$€£¥₹]\s?)?[-+±~≈−]?\d+(?:[.,:]\d+)*(?:[-–]\d+(?:[.,:]\d+)*)?"  # a range is one value: 0.27-0.30
     r"(?:[A-Za-zµ°%‰]+(?:/[A-Za-z]+)?|\s?(?:%|‰|°[CF]?)|(?:-[^\W\d_]+)+)?"  # 5km, 30%, 3-D, 24-hour
 )
 
@@ -86,6 +86,7 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
         r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b(?:\(\))?"  # camelCase, iPhone
         r"|\b[A-Za-z]+\d\w*(?:[.-]\w+)*"  # v2, v2.4.0, py311, H100, x86_64
         r"|\b[A-Za-z][\w]*(?:-[\w]+)*-\d[\w.]*\b"  # UTF-8, Windows-1250, GPT-4
+        r"|\b(?=[\w.-]*\d)[A-Za-z]\w*(?:-\w+)+(?:\.\w+)*"  # hyphenated names with a digit: all-MiniLM-L6-v2
         r"|\b\w+\(\)"  # call()
         r"|(?<![\w#+])[A-Za-z][\w.]*(?:\+\+|#)(?![\w#+])"  # C++, C#, g++
         r"|\b[A-Z]{2,}\+(?!\w)"  # LGBTQ+

@@ -1,7 +1,8 @@
 """`mem edit`, the library side: the file's YAML to edit, and the edited text checked and saved.
 
 The edited text passes the same gate as every write (every field screened, an ignored source
-refused) and the same pipeline (memcli.core.writing.commit), and nothing is written before it is valid.
+refused) and the same pipeline (memcli.core.writing.commit), and nothing is written before it is valid;
+a compressed form changed by hand passes the guard of a form mem makes.
 """
 
 from __future__ import annotations
@@ -61,6 +62,20 @@ def save_edit(mem: Mem, memory: Memory, text: str) -> EditResult:
         check_size(mem, edited.raw)
         if edited.compressed == memory.compressed:
             compressing = CompressOptions()  # the old short form describes the old text; make a new one
+    if compressing is None and edited.compressed is not None and edited.compressed != memory.compressed:
+        _check_form(edited)
     edited.updated_at = now_utc()
     commit(mem, [(edited, compressing)], dedupe=False, replaces=relpath_of(mem, memory.id))
     return EditResult(edited, redacted)
+
+
+def _check_form(edited: Memory) -> None:
+    """A compressed form written by hand is read instead of the raw text, so it passes the guard a form
+    mem makes passes: one that says what the raw does not ("Always force-push" over "Never force-push")
+    is refused."""
+    from memcli.compress.pipeline import check_given
+
+    problem = check_given(edited.raw, edited.compressed, (edited.compression or {}).get("method"))
+    if problem:
+        raise InvalidMemory(f"the compressed form does not say what the raw text says ({problem}): correct it, "
+                            "or set `compressed: null` to have the raw text read (`mem compress ID` makes a new form)")

@@ -133,14 +133,17 @@ class Memory:
     superseded_by: str | None = field(default=None, compare=False)
     # The comments its next file gets (memcli.store.comments); None keeps those of the file it replaces.
     comments: list | None = field(default=None, compare=False, repr=False)
+    # Not in the file: why the catalog found the compressed form failing the guard when it took the file in
+    # (a hand edit, a merge; memcli.compress.pipeline.check_given). Such a form is never served: the raw is.
+    served_raw: str | None = field(default=None, compare=False)
 
     @property
     def optimized(self) -> bool:
-        return self.compressed is not None
+        return self.compressed is not None and self.served_raw is None
 
     @property
     def content(self) -> str:
-        return self.compressed if self.compressed is not None else self.raw
+        return self.compressed if self.optimized else self.raw
 
     @property
     def status(self) -> str | None:

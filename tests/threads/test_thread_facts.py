@@ -36,7 +36,7 @@ def test_after_the_fold_a_small_context_holds_the_city_dates_budget_and_diet():
     thread_id = new_thread("--title", "Lisbon trip")
     replay(thread_id, trip())
     ok("thread", "summarize", thread_id, "--force")
-    result = ok("thread", "context", thread_id, "--budget", "90", "--json")  # the fake tokenizer counts words
+    result = ok("thread", "context", thread_id, "--budget", "110", "--json")  # the fake tokenizer counts words
     messages = json.loads(result.stdout)
     assert messages[0]["content"].startswith("Earlier in this conversation:")
     holds_the_trip(messages[0]["content"])
