@@ -17,9 +17,11 @@ place, where its loss changes no claim:
   event), nor "was" before an adjective ("was down" is not "down");
 - "that" after a verb of saying or thinking and before its clause's subject ("decided that the cache")
   and "in order" before "to";
+- a verb that only frames what someone said (mentioned, expressed, emphasised, remarked, stated) once
+  the text has framed a statement so: "Jon mentioned ..., Gina mentioned ..." keeps the first;
 - in chat, interjections ("oh", "wow", "hmm"), the intensifiers very, really, totally, literally, truly,
-  basically, an opening "well," "so," "anyway," "ok,", and a clause that is only a greeting or thanks
-  ("Hey", "Thanks so much!", "Good to see you!"), never the name said with it.
+  basically, super, an opening "well," "so," "anyway," "ok,", and a clause that is only a greeting or
+  thanks ("Hey", "Thanks so much!", "Good to see you!"), never the name said with it.
 Never dropped whatever they are: protected spans (numbers, dates, names, identifiers, paths, flags,
 negations: memcli.compress.spans), punctuation (a comma or a full stop between two clauses is what
 keeps them two claims; memcli.compress.units renders a full stop as the next sentence's capital), and
@@ -36,6 +38,7 @@ from memcli.compress.units import Unit, neighbour, neighbour_at
 from memcli.compress.wordlists import (
     ARTICLES,
     FILLERS,
+    FRAMING_VERBS,
     GREETINGS,
     INTENSIFIERS,
     MODALS,
@@ -62,6 +65,7 @@ def safe_drops(units: Sequence[Unit]) -> set[int]:
     text = "".join(u.text for u in units)
     headings = [(m.start(), m.end()) for m in _HEADING.finditer(text)]
     safe: set[int] = set(_greetings(units))
+    framed = False
     for i, unit in enumerate(units):
         if unit.kind != "word" or i in safe:
             continue
@@ -71,9 +75,12 @@ def safe_drops(units: Sequence[Unit]) -> set[int]:
         if (word in ARTICLES and _plain_article(units, i) or word in _BE | _HAVE and _auxiliary(units, i)
                 or word == "that" and _complementiser(units, i) or word in ("in", "order") and _in_order_to(units, i)
                 or word in FILLERS or word in INTENSIFIERS and _intensifies(units, i)
-                or word in OPENING_FILLERS and _opens_with_comma(units, i)):
+                or word in OPENING_FILLERS and _opens_with_comma(units, i)
+                or word in FRAMING_VERBS and framed):
             safe.add(i)
+        framed = framed or word in FRAMING_VERBS
     return safe
+
 
 
 def _plain_article(units: Sequence[Unit], index: int) -> bool:

@@ -102,7 +102,17 @@ MODALS = frozenset("would could might may shall must should can will cannot".spl
 # Interjections of chat: no claim hangs on them anywhere.
 FILLERS = frozenset("oh ah aw aww wow whoa ooh hmm um umm uh haha hahaha lol omg yay".split())
 # Degree words that colour a statement without changing it ("so" only before an adjective).
-INTENSIFIERS = frozenset("very really totally literally truly basically so".split())
+INTENSIFIERS = frozenset("very really totally literally truly basically super so".split())
+# Verbs that only frame what someone said: after the first one, a reader knows the frame, and a repeat
+# ("Jon mentioned ..., Gina mentioned ...") goes; a verb that says what was done ("told", "shared a
+# photo", "noted the number") is not here.
+FRAMING_VERBS = frozenset(
+    """
+    mention mentions mentioned mentioning express expresses expressed expressing emphasize emphasizes
+    emphasized emphasizing emphasise emphasises emphasised emphasising remark remarks remarked remarking
+    state states stated stating
+    """.split()
+)
 # Openers of a spoken sentence, when a comma follows: "Well, ...", "Anyway, ...".
 OPENING_FILLERS = frozenset("well so anyway ok okay alright".split())
 # A clause that says only one of these (its words lower-cased, names left out) is a pleasantry.

@@ -4,7 +4,9 @@ Reading 10k YAML files for every `mem ls` would be slow, so each file's record i
 its stat and hash, plus a full-text index over the raw text and tags. Before every read the catalog
 compares the files on disk with what it knows (a stat per file, no parsing) and takes in only what
 changed: new files, edited files, deleted files, whatever git or an editor did behind mem's back.
-Anything here can be thrown away; `rebuild()` makes it again from the files alone. The reads over
+Each file taken in with a compressed form gets the guard's verdict on that form (memcli.index.db.verdict),
+recorded beside it: a form a merge reversed or a hand edit broke is then never served, at no cost to a
+read. Anything here can be thrown away; `rebuild()` makes it again from the files alone. The reads over
 the cache are memcli.index.queries.
 """
 

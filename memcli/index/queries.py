@@ -70,7 +70,8 @@ class CatalogQueries:
         return memory_id[-length:]
 
     def get(self, memory_id: str) -> Memory:
-        row = self.db.execute("SELECT record, superseded_by, served_raw FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        row = self.db.execute("SELECT record, superseded_by, served_raw FROM memories WHERE id = ?",
+                              (memory_id,)).fetchone()
         if not row:
             raise NotFound(f"no memory with id {memory_id!r}")
         return _from_record(*row)
@@ -219,7 +220,8 @@ class CatalogQueries:
 
     def served_raw(self) -> list[tuple[str, str]]:
         """(id, why) of the memories whose compressed form failed the guard when its file was taken in."""
-        return self.db.execute("SELECT id, served_raw FROM memories WHERE served_raw IS NOT NULL ORDER BY id").fetchall()
+        return self.db.execute("SELECT id, served_raw FROM memories WHERE served_raw IS NOT NULL"
+                               " ORDER BY id").fetchall()
 
     def broken_files(self) -> list[tuple[str, str]]:
         return self.db.execute("SELECT path, error FROM broken ORDER BY path").fetchall()

@@ -172,7 +172,8 @@ def test_edit_refuses_a_compressed_form_changed_into_the_opposite(tmp_path):
     memory_id = add(NEVER)
     before = json.loads(ok("show", memory_id, "--json").stdout)["content"]
     assert before == "Never force-push to main, it rewrites history that everyone else has pulled."
-    result = run("edit", memory_id, env={"EDITOR": form_editor(tmp_path, "Always force-push main, it rewrites history")})
+    opposite = form_editor(tmp_path, "Always force-push main, it rewrites history")
+    result = run("edit", memory_id, env={"EDITOR": opposite})
     assert result.exit_code == 5
     assert "the compressed form does not say what the raw text says (lost 'Never'" in result.stderr
     assert "the edit was not saved, nor kept" in result.stderr

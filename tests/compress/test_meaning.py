@@ -53,3 +53,9 @@ def test_an_article_that_is_a_name_or_ends_its_clause_stays():
 
 def test_in_order_to_keeps_its_to():
     assert safe("We cache it in order to save a call.") == ["in", "order", "a"]
+
+
+def test_a_framing_verb_goes_once_the_text_has_framed_a_statement():
+    assert safe("Jon mentioned his studio. Gina mentioned her boutique and expressed hope.") == [
+        "mentioned", "expressed"]
+    assert safe("Jon told Gina about it and shared a photo of the studio.") == ["a", "the"]

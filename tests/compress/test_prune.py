@@ -146,7 +146,8 @@ def test_an_auxiliary_before_a_participle_or_an_adjective_goes():
 
 def test_that_after_a_verb_of_saying_goes_and_that_naming_a_thing_stays():
     raw = "We decided that the cache stays, and Priya said that way is slower than that one."
-    assert prune(raw, FakeModel(), ratio=0.6) == "We decided cache stays, and Priya said that way is slower than that one"
+    expected = "We decided cache stays, and Priya said that way is slower than that one"
+    assert prune(raw, FakeModel(), ratio=0.6) == expected
 
 
 def test_a_value_of_several_parts_stays_one_value():

@@ -367,6 +367,26 @@ def test_a_catalog_of_the_schema_before_dates_keeps_its_vectors_and_gains_them()
     db.close()
 
 
+def test_a_catalog_from_before_the_guard_checked_every_form_checks_each_once_when_opened():
+    """A store whose catalog predates the check (schema 8) gets each form's verdict once, from its own rows:
+    a form that a merge reversed before the upgrade is not served after it."""
+    import sqlite3
+
+    raw = "We chose SQLite over DuckDB for the catalog because it ships with Python."
+    memory_id = add(raw)
+    ok("search", "catalog")
+    path = store_root() / ".index" / "catalog.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("ALTER TABLE memories DROP COLUMN served_raw; UPDATE meta SET value = '8' WHERE key = 'schema';"
+                     "UPDATE memories SET record = json_set(record, '$.compressed',"
+                     " 'We chose DuckDB over SQLite for catalog because it ships with Python.');")
+    db.close()
+    upgraded = ok("show", memory_id, "--json")
+    assert "checking every compressed form against its raw text (once): 1 memories" in upgraded.stderr
+    assert json.loads(upgraded.stdout)["content"] == raw
+    assert "checking" not in ok("show", memory_id, "--json").stderr
+
+
 def test_a_date_alone_does_not_make_a_match():
     """Date words never carry a query over the cut-off: a year is in half a store, a month in a twelfth,
     and "13" must find the 13 in a text before every memory of a 13th. Words alone (text mode, no cut)
