@@ -17,6 +17,7 @@ protects (a test run's summary, an exception's line, ...) present. A part it rej
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Callable, Iterable
 
@@ -85,6 +86,20 @@ def _contains(haystack: str, needle: str) -> bool:
     before = r"(?<!\w)" if needle[0].isalnum() else ""
     after = r"(?!\w)" if needle[-1].isalnum() else ""
     return re.search(before + re.escape(needle) + after, haystack) is not None
+
+
+# -- the guard's stamp on a form it passed ------------------------------------------------------------
+
+# Changes whenever the guard learns to reject something it let through: older stamps are checked again.
+GUARD_VERSION = "2"
+
+
+def seal(raw: str, form: str, method: str | None) -> str:
+    """The stamp a form gets when it passes the guard (`compression.guarded` in its file): a form whose
+    raw text, wording and method are still those stamped needs no second look when the catalog takes its
+    file in; one a merge or a hand edit changed, or an older mem made, does not match and is checked."""
+    digest = hashlib.sha256("\0".join((GUARD_VERSION, method or "", raw, form)).encode("utf-8"))
+    return digest.hexdigest()[:16]
 
 
 # -- an extractive prose form: the raw text less only words safe to drop -------------------------------

@@ -147,12 +147,14 @@ def _opens_sentence(units: Sequence[Unit], index: int) -> bool:
 
 
 def _greetings(units: Sequence[Unit]):
-    """The words of each clause that is only a greeting, thanks or a goodbye (names said with it stay)."""
+    """The words of each clause that is only a greeting, thanks or a goodbye (names said with it stay;
+    one with a date or a number says more: "see you tomorrow")."""
     clause: list[int] = []
     for i, unit in enumerate(units + [Unit(".", "punct", -1)]):
         if unit.kind == "punct" and unit.text[0] in ",.!?;:\n…" or unit.kind == "space" and "\n" in unit.text:
             said = " ".join(units[j].lower for j in clause if units[j].kind == "word")
-            if said in GREETINGS:
+            dated = any(units[j].kind == "protected" and units[j].span_kind != "name" for j in clause)
+            if said in GREETINGS and not dated:  # "see you tomorrow" is a plan
                 yield from (j for j in clause if units[j].kind == "word")
             clause = []
         elif unit.kind != "space":

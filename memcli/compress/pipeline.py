@@ -123,12 +123,12 @@ def _compress(raw, method, ratio, model, lm, deadline, state) -> Compression:
         text, reason = _try_facts(raw, ops, raw_tokens, Deadline(deadline.remaining() * FACTS_SHARE))
         deadline.check()
         if reason is None:
-            return _done("facts", ops, raw_tokens, text, state)
+            return _done("facts", ops, raw, raw_tokens, text, state)
         log.info("facts line rejected (%s); falling back to prune", reason)
     text = prune(raw, ops, ratio=ratio, deadline=deadline)
     reason = _prose_guard(raw, text, ops)
     if reason is None:
-        return _done("prune", ops, raw_tokens, text, state)
+        return _done("prune", ops, raw, raw_tokens, text, state)
     log.info("pruned form rejected (%s); memory stays raw", reason)
     return _raw(method, state, reason, status="skipped" if reason == "not smaller" else "failed")
 
@@ -151,7 +151,8 @@ def _by_kind(raw, segments, ops, ratio, raw_tokens, deadline, state) -> Compress
     tokens = ops.count_tokens(result.text)
     if len(result.text.encode()) >= len(raw.encode()) or tokens >= raw_tokens:
         return _raw("prune", state, "not smaller", status="skipped")
-    return Compression(result.text, _info("prune", ops.name, raw_tokens, tokens, "done", kind=state))
+    info = _info("prune", ops.name, raw_tokens, tokens, "done", kind=state)
+    return Compression(result.text, {**info, "guarded": guard.seal(raw, result.text, "prune")})
 
 
 def _prose_guard(raw: str, text: str, ops) -> str | None:
@@ -207,8 +208,9 @@ def _try_facts(raw, ops, raw_tokens, deadline) -> tuple[str | None, str | None]:
     return text, guard.check(raw, text, ops.count_tokens, allowed=FACT_KEYS)
 
 
-def _done(method: str, ops, raw_tokens: int, text: str, state: dict) -> Compression:
-    return Compression(text, _info(method, ops.name, raw_tokens, ops.count_tokens(text), "done", kind=state))
+def _done(method: str, ops, raw: str, raw_tokens: int, text: str, state: dict) -> Compression:
+    info = _info(method, ops.name, raw_tokens, ops.count_tokens(text), "done", kind=state)
+    return Compression(text, {**info, "guarded": guard.seal(raw, text, method)})
 
 
 def _raw(method: str, state: dict, reason: str, status: str = "failed") -> Compression:

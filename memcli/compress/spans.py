@@ -11,6 +11,7 @@ is neither ("Caroline said ...") is kept as a name, since guessing wrong the oth
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -119,6 +120,13 @@ _GLUED_UNIT = re.compile(r"\d(?:-?[^\W\d_]+)+$|[%‰]$|°[CF]?$")
 
 def find_spans(text: str) -> list[Span]:
     """The protected spans of text, sorted and non-overlapping (overlaps are merged)."""
+    return list(_spans_of(text))
+
+
+@functools.lru_cache(maxsize=32)
+def _spans_of(text: str) -> tuple[Span, ...]:
+    """Kept for the last few texts: the guard asks for the spans of one raw text three times over (its
+    spans, their anchors, its units), and finding them is most of its cost."""
     found: list[tuple[int, int, int, str]] = []
     for priority, (kind, pattern) in enumerate(_PATTERNS):
         for m in pattern.finditer(text):
@@ -130,7 +138,7 @@ def find_spans(text: str) -> list[Span]:
             found.append((start, end, priority, kind))
     for start, end in _names(text):
         found.append((start, end, len(_PATTERNS), "name"))
-    return _merge(text, found)
+    return tuple(_merge(text, found))
 
 
 def _trim(text: str, start: int, end: int, kind: str) -> int:

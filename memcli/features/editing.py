@@ -73,9 +73,12 @@ def _check_form(edited: Memory) -> None:
     """A compressed form written by hand is read instead of the raw text, so it passes the guard a form
     mem makes passes: one that says what the raw does not ("Always force-push" over "Never force-push")
     is refused."""
+    from memcli.compress.guard import seal
     from memcli.compress.pipeline import check_given
 
-    problem = check_given(edited.raw, edited.compressed, (edited.compression or {}).get("method"))
+    method = (edited.compression or {}).get("method")
+    problem = check_given(edited.raw, edited.compressed, method)
     if problem:
         raise InvalidMemory(f"the compressed form does not say what the raw text says ({problem}): correct it, "
                             "or set `compressed: null` to have the raw text read (`mem compress ID` makes a new form)")
+    edited.compression = {**(edited.compression or {}), "guarded": seal(edited.raw, edited.compressed, method)}

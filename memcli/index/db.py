@@ -220,12 +220,18 @@ def _form_of(record: str) -> dict:
 
 def verdict(raw: str, form: str | None, compression: dict | None) -> str | None:
     """Why a memory's compressed form may not be served (it fails the guard: memcli.compress.pipeline.
-    check_given), or None, as for a memory without one."""
+    check_given), or None, as for a memory without one. A form still as the guard stamped it
+    (memcli.compress.guard.seal) costs a hash, not a check."""
     if form is None:
         return None
+    from memcli.compress.guard import seal
+
+    method = (compression or {}).get("method")
+    if (compression or {}).get("guarded") == seal(raw, form, method):
+        return None  # the form the guard passed and stamped, unchanged since
     from memcli.compress.pipeline import check_given
 
-    return check_given(raw, form, (compression or {}).get("method"))
+    return check_given(raw, form, method)
 
 
 def _add_index(db: sqlite3.Connection) -> None:

@@ -23,7 +23,7 @@ from memcli.store import ids, yamlfile
 
 KEY_ORDER = ("id", "created_at", "updated_at", "tags", "source", "written_by", "supersedes", "raw", "compressed",
              "compression")
-COMPRESSION_ORDER = ("method", "kind", "kinds", "model", "raw_tokens", "tokens", "status", "reason")
+COMPRESSION_ORDER = ("method", "kind", "kinds", "model", "raw_tokens", "tokens", "status", "reason", "guarded")
 STATUSES = ("done", "skipped", "pending", "failed", "quarantined")
 TAG_RE = re.compile(r"^[^\s,]+$")
 
@@ -290,7 +290,8 @@ def _optional_text(value, what: str) -> str | None:
     return check_text(value, what)
 
 
-COMPRESSION_TYPES = {"method": str, "kind": str, "kinds": list, "model": str, "raw_tokens": int, "tokens": int, "status": str, "reason": str}
+COMPRESSION_TYPES = {"method": str, "kind": str, "kinds": list, "model": str, "raw_tokens": int, "tokens": int, "status": str,
+                     "reason": str, "guarded": str}
 
 
 def _compression(value) -> dict | None:

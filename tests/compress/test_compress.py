@@ -13,7 +13,7 @@ from compress_fakes import (
 )
 
 from memcli.compress.keyvalues import GRAMMAR, clean, facts
-from memcli.compress.guard import check, drifted
+from memcli.compress.guard import check, drifted, seal
 from memcli.compress.pipeline import compress
 from memcli.errors import InputError, ModelError
 from memcli.providers.protocols import Deadline
@@ -38,7 +38,8 @@ def test_a_long_memory_is_pruned_and_passes_the_guard():
     model = FakeModel()
     result = compress(RAW, lm=model)
     assert result.info["status"] == "done"
-    assert list(result.info) == ["method", "kind", "model", "raw_tokens", "tokens", "status"]
+    assert list(result.info) == ["method", "kind", "model", "raw_tokens", "tokens", "status", "guarded"]
+    assert result.info["guarded"] == seal(RAW, result.text, "prune")  # the catalog needs no second look
     assert result.info["method"] == "prune" and result.info["model"] == "fake-model"
     # Only the words safe to drop go: a note stays above the 0.6 target, but shrinks.
     assert result.info["tokens"] == model.count_tokens(result.text) < result.info["raw_tokens"]

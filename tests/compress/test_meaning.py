@@ -59,3 +59,7 @@ def test_a_framing_verb_goes_once_the_text_has_framed_a_statement():
     assert safe("Jon mentioned his studio. Gina mentioned her boutique and expressed hope.") == [
         "mentioned", "expressed"]
     assert safe("Jon told Gina about it and shared a photo of the studio.") == ["a", "the"]
+
+
+def test_a_goodbye_with_a_date_is_a_plan_and_stays():
+    assert safe("Bye, Mel! See you tomorrow.") == ["Bye"]

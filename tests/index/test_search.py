@@ -418,3 +418,16 @@ def test_a_date_is_searched_by_the_day_mem_shows(monkeypatch):
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+def test_a_form_still_as_the_guard_stamped_it_is_served_and_a_changed_one_is_checked():
+    from memcli.compress.guard import seal
+    from memcli.index.db import verdict
+
+    raw = "We chose SQLite over DuckDB for the catalog because it ships with Python."
+    form = "We chose SQLite over DuckDB for catalog because it ships with Python."
+    reversed_form = form.replace("SQLite over DuckDB", "DuckDB over SQLite")
+    stamped = {"method": "prune", "status": "done", "guarded": seal(raw, form, "prune")}
+    assert verdict(raw, form, stamped) is None
+    assert verdict(raw, reversed_form, stamped).startswith("departs from the raw text at 'duckdb'")
+    assert verdict(raw, form, {"method": "prune", "status": "done"}) is None  # no stamp: checked, and it passes
