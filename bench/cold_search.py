@@ -11,7 +11,8 @@ printed. With --due, each `mem search` waits until the periodic look at every fi
 a while after the last command does (the checkouts share the store's catalog and its record of that look).
 --other-store: the other checkout searches its own copy of the store (needed when the two catalogs'
 schemas differ: each would make the other's anew). --changed N: before each search, N memory files of the
-store that search reads are changed on disk (a comment line appended, as a `git pull` that touched them),
+store that search reads are changed on disk (a comment line appended, renamed over the old file as a
+`git pull` writes it),
 so the search pays for taking them in: reading, parsing and, from schema 9 on, the guard's verdict on
 each compressed form.
 Compile both checkouts' .pyc files first (python -m compileall memcli), as an install does.
@@ -65,12 +66,14 @@ def main() -> None:
 
 
 def pull(store: Path, count: int, run: int) -> None:
-    """Change `count` memory files on disk, the next ones each run, as a pull that touched them would."""
+    """Change `count` memory files on disk, the next ones each run, as a pull that touched them would: git
+    writes a new file and renames it over the old, so the folder changes too."""
     files = sorted((store / "memories").rglob("*.yaml"))
     for n in range(count):
         path = files[(run * count + n) % len(files)]
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(f"# pulled in run {run}\n")
+        fresh = path.with_name(f".{path.name}.pulled")
+        fresh.write_text(path.read_text(encoding="utf-8") + f"# pulled in run {run}\n", encoding="utf-8")
+        os.replace(fresh, path)
 
 
 if __name__ == "__main__":

@@ -144,3 +144,8 @@ def test_a_rejection_that_repeats_the_last_one_is_stored_raw_on_purpose():
     assert after_retry(failed, {**failed, "reason": "lost 'main'"}) == {**failed, "reason": "lost 'main'"}
     timeout = {"status": "failed", "reason": "timeout after 30s"}
     assert after_retry(timeout, dict(timeout)) == timeout  # a slow machine may be faster next time
+
+
+def test_a_number_glued_to_the_word_it_is_about_by_a_hyphen_keeps_its_anchor():
+    raw = "We took a content-first approach to the docs."
+    assert check(raw, "We took content-first approach to docs", count) is None
