@@ -82,7 +82,6 @@ def safe_drops(units: Sequence[Unit]) -> set[int]:
     return safe
 
 
-
 def _plain_article(units: Sequence[Unit], index: int) -> bool:
     after = neighbour(units, index, 1)
     if after is None or after.kind == "punct" or after.lower in _LEAD_IN:
