@@ -17,8 +17,10 @@ import sys
 def main(argv: list[str]) -> int:
     """`mem hook [EVENT] [--client NAME] [--dir PATH]`, the payload on stdin; always 0."""
     event, client, store_dir = _arguments(argv)
-    try:
-        data = sys.stdin.read() if not sys.stdin.isatty() else ""
+    try:  # bytes, whatever the locale says stdin is: a byte that is not UTF-8 must not lose the event
+        raw = getattr(sys.stdin, "buffer", None)
+        data = ("" if sys.stdin.isatty() else raw.read().decode("utf-8", "surrogateescape") if raw is not None
+                else sys.stdin.read())
     except (OSError, UnicodeDecodeError):
         data = ""
     answer = handle(data, event, client, store_dir)

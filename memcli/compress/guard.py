@@ -17,6 +17,7 @@ protects (a test run's summary, an exception's line, ...) present. A part it rej
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Callable, Iterable
 
@@ -85,6 +86,63 @@ def _contains(haystack: str, needle: str) -> bool:
     before = r"(?<!\w)" if needle[0].isalnum() else ""
     after = r"(?!\w)" if needle[-1].isalnum() else ""
     return re.search(before + re.escape(needle) + after, haystack) is not None
+
+
+# -- the guard's stamp on a form it passed ------------------------------------------------------------
+
+# Changes whenever the guard learns to reject something it let through: older stamps are checked again.
+GUARD_VERSION = "2"
+
+
+def seal(raw: str, form: str, method: str | None) -> str:
+    """The stamp a form gets when it passes the guard (`compression.guarded` in its file): a form whose
+    raw text, wording and method are still those stamped needs no second look when the catalog takes its
+    file in; one a merge or a hand edit changed, or an older mem made, does not match and is checked."""
+    digest = hashlib.sha256("\0".join((GUARD_VERSION, method or "", raw, form)).encode("utf-8"))
+    return digest.hexdigest()[:16]
+
+
+# -- an extractive prose form: the raw text less only words safe to drop -------------------------------
+
+_PIECE = re.compile(r"[^\W_]+")
+
+
+def drifted(raw: str, form: str) -> str | None:
+    """None when the form is the raw text with only words safe to drop left out (memcli.compress.meaning),
+    in the raw's order, whatever the case, spacing and punctuation; else where it departs. A `prune`
+    form is made so; one edited by hand or reversed by a merge ("DuckDB over SQLite" for "SQLite over
+    DuckDB"), or made by an older method that dropped verbs, is not."""
+    from memcli.compress.meaning import safe_drops
+    from memcli.compress.units import split_units
+
+    units = split_units(raw)
+    safe = safe_drops(units)
+    pieces: list[str] = []
+    droppable: list[bool] = []
+    for i, unit in enumerate(units):
+        for piece in _PIECE.findall(unit.text.lower()):
+            pieces.append(piece)
+            droppable.append(i in safe)
+    wanted = _PIECE.findall(form.lower())
+    states = {0}  # how far into the raw's pieces the form's pieces so far can reach
+    for piece in wanted:
+        reached, blocked = set(), None
+        for at in sorted(states):
+            while at < len(pieces):
+                if pieces[at] == piece:
+                    reached.add(at + 1)
+                if not droppable[at]:
+                    blocked = blocked or pieces[at]
+                    break
+                at += 1
+        if not reached:
+            return f"departs from the raw text at {piece!r}" + (f" (the raw has {blocked!r} there)" if blocked else "")
+        states = reached
+    for at in sorted(states):
+        rest = [p for p, d in zip(pieces[at:], droppable[at:]) if not d]
+        if not rest:
+            return None
+    return f"lost {rest[0]!r}"
 
 
 # -- the guard of a part compressed by its kind -------------------------------------------------------

@@ -1,20 +1,18 @@
-"""Which content words name things: the ones people later ask about.
+"""Verbs, participles and adjectives, told apart without a tagger.
 
-Questions about a memory ask for things, activities, places, foods, genres and roles ("yoga",
-"candle", "dog park", "romance"); the words that carry little are the verbs, the evaluative
-adjectives and adverbs ("expressed", "amazing", "really").
-A small causal LM finds a concrete noun predictable in context just as often as a verb, so
-surprisal alone cannot tell them apart. This module does, without a tagger: a lexicon of common
-verbs (inflections found by morphology), of evaluative adjectives, the -ly adverbs, and the word's
-place in its phrase: a word after a determiner, a possessive, a preposition or a number is inside a
-noun phrase, so "the dance studio" keeps "dance" while
-"they dance" may lose it. Everything else is taken for a noun and kept: an unknown word costs a
-few tokens, a dropped answer costs the memory.
+What follows a copula or an auxiliary: a participle, or an adjective that states something.
+
+"The proposal was rejected" reads as "proposal rejected" and "the queue is empty" as "queue empty":
+the auxiliary or copula before a participle or an adjective carries only grammar, so the prose method
+may drop it (memcli.compress.meaning). Before anything else ("the owner is Priya", "has two
+replicas", "is like a lock") it carries the claim and stays. Told apart without a tagger: suffixes,
+a list of irregular participles and one of common adjectives; a word this module does not know is
+taken for something else, so the auxiliary stays (a kept word costs a token, a dropped one a fact).
+The verbs (a lexicon of common ones, inflections found by morphology) tell a summary's sentence that
+opens with a verb from one that opens with a name (memcli.threads.kept_facts).
 """
 
 from __future__ import annotations
-
-from memcli.compress.wordlists import QUALIFIERS
 
 # Base forms of common English verbs; inflected forms are found by `_bases`.
 VERBS = frozenset(
@@ -56,41 +54,57 @@ IRREGULAR_PAST = {
     "thought": "think", "understood": "understand", "won": "win", "wrote": "write", "written": "write",
     "overcame": "overcome",
 }
-# Verbs that frame an event rather than state it: saying, thinking, feeling, wanting, and the aspect
-# or attempt around another verb ("planned to start", "tried to fix", "seems to work"). Among the
-# verbs they go first; the verb of the event itself ("lost his job", "adopted a puppy") goes last.
-LIGHT_VERBS = frozenset(
+# Past participles that do not end in -ed.
+IRREGULAR_PARTICIPLES = frozenset(
     """
-    be become seem appear feel think believe know hope wish want plan aim intend try start begin
-    continue keep tend manage decide consider realise realize remember recall mention share express
-    discuss talk say tell explain describe note reflect emphasise emphasize highlight praise encourage
-    inspire motivate admire appreciate thank reassure affirm commend urge get
+    been done gone seen known shown built sent kept lost made found left run set put cut read written
+    taken given broken chosen frozen stolen spoken driven eaten fallen forgotten hidden ridden risen
+    shaken worn torn thrown grown drawn flown blown begun sung won held told sold paid said met felt
+    meant bought brought caught taught thought sought fought spent lent burnt learnt dealt hung stuck
+    struck split shut hit hurt let quit spread cost become come overcome understood withdrawn rebuilt
+    rewritten mistaken undone upset reset rerun
     """.split()
 )
-LINKING_VERBS = frozenset("feel seem look sound become get stay remain appear".split())
-# Verbs after which an -ing word names an activity: "enjoys painting", "took up running".
-ACTIVITY_VERBS = frozenset("enjoy love like hate prefer try start begin quit practise practice go take miss".split())
-
-# Evaluative and general adjectives: what a summary says about a thing, rarely what is asked.
-# Adjectives that tell one thing from another of its kind ("the new model", "the current plan",
-# "the real fix") are not here: they are content like any other word.
+# Words in -ed and -ing that are no participles.
+_NOT_PARTICIPLES = frozenset(
+    """
+    bed shed seed speed feed weed reed breed sled hundred need red bred fed led wed shred
+    thing nothing something anything everything morning evening spring string ceiling wedding king
+    ring sibling during pudding
+    """.split()
+)
+# Adjectives common in notes and chat: after a copula they are the statement ("the build is green").
 ADJECTIVES = frozenset(
     """
-    good great nice amazing awesome wonderful fantastic incredible lovely beautiful perfect
-    happy glad excited exciting proud grateful thankful positive negative tough hard difficult
-    easy important interesting special unique various different
-    similar true whole entire strong successful supportive inspiring inspired motivated
-    determined passionate eager enthusiastic meaningful significant valuable helpful useful
-    personal mutual fun ready able sure certain keen fond lucky hopeful confident
-    challenging rewarding stressful overwhelming encouraging uplifting heartwarming fulfilling
+    good great nice amazing awesome wonderful fantastic incredible lovely beautiful perfect bad fine
+    happy glad sorry sad proud grateful thankful excited positive negative tough hard difficult easy
+    important interesting special unique different similar same true false whole strong weak
+    successful supportive helpful useful ready able sure certain keen fond lucky busy free idle
+    wrong right correct incorrect slow fast quick safe unsafe stable unstable flaky stale fresh
+    empty full open clean dirty cheap expensive large small big huge tiny long short high low
+    new old young late early cold hot warm cool green red public private internal external
+    optional available unavailable valid invalid possible impossible likely unlikely enough due
+    local remote live alive dead current outdated visible invisible equal ok okay better worse
+    best worst down up off out on
     """.split()
 )
-# Nouns that end in -ly and name things.
-_LY_NOUNS = frozenset("family jelly belly lily supply reply assembly butterfly holly rally ally italy".split())
-_ED_NOUNS = frozenset("bed shed seed speed feed weed reed breed sled hundred".split())
-# Nouns of attitude ("appreciation", "determination", "happiness") are not here: what a person feels
-# or shows is what questions about people ask ("What does Gina admire in Jon?" "His positivity and
-# determination"), so they stay like other nouns.
+_ADJECTIVE_SUFFIXES = ("ful", "less", "able", "ible", "ous")
+
+
+def is_participle(word: str) -> bool:
+    """A past participle ("rejected", "rebuilt") or a present one ("failing")."""
+    if word in _NOT_PARTICIPLES:
+        return False
+    return word in IRREGULAR_PARTICIPLES or is_past_participle(word) or (word.endswith("ing") and len(word) > 4)
+
+
+def is_past_participle(word: str) -> bool:
+    return word not in _NOT_PARTICIPLES and (word in IRREGULAR_PARTICIPLES
+                                             or (word.endswith("ed") and len(word) > 3))
+
+
+def is_adjective(word: str) -> bool:
+    return word in ADJECTIVES or (word.endswith(_ADJECTIVE_SUFFIXES) and len(word) > 5)
 
 
 def _bases(word: str) -> set[str]:
@@ -110,41 +124,3 @@ def _bases(word: str) -> set[str]:
 
 def is_verb(word: str) -> bool:
     return bool(_bases(word) & VERBS)
-
-
-def is_linking_verb(word: str) -> bool:
-    """A verb that links its subject to what is said of it: "feels proud", "looks amazing"."""
-    return bool(_bases(word) & LINKING_VERBS)
-
-
-def is_light_verb(word: str) -> bool:
-    return bool(_bases(word) & LIGHT_VERBS)
-
-
-def is_participle(word: str) -> bool:
-    return (word.endswith("ing") and len(word) > 5) or (word.endswith("ed") and len(word) > 4
-                                                         and word not in _ED_NOUNS)
-
-
-def is_modifier(word: str) -> bool:
-    """An evaluative adjective or an -ly adverb of manner: droppable wherever it stands. The adverbs
-    that say how often, how much or how sure (QUALIFIERS) are not modifiers."""
-    return word in ADJECTIVES or (word.endswith("ly") and len(word) > 4 and word not in _LY_NOUNS
-                                  and word not in QUALIFIERS)
-
-
-def names_a_thing(word: str, in_noun_phrase: bool, first_in_run: bool, after: str = "") -> bool:
-    """Whether a content word (lower case) is taken for a concrete noun, to be kept.
-
-    in_noun_phrase: the run of content words it stands in follows a determiner, possessive,
-    preposition or number. first_in_run: no content word stands between it and that context
-    word. after: the content word before it in its run, if any."""
-    if is_modifier(word):
-        return False
-    if in_noun_phrase:
-        return True
-    if is_participle(word) and word.endswith("ing") and after and _bases(after) & ACTIVITY_VERBS:
-        return True
-    if first_in_run:
-        return not (is_verb(word) or is_participle(word))
-    return not is_participle(word)

@@ -123,12 +123,12 @@ def _compress(raw, method, ratio, model, lm, deadline, state) -> Compression:
         text, reason = _try_facts(raw, ops, raw_tokens, Deadline(deadline.remaining() * FACTS_SHARE))
         deadline.check()
         if reason is None:
-            return _done("facts", ops, raw_tokens, text, state)
+            return _done("facts", ops, raw, raw_tokens, text, state)
         log.info("facts line rejected (%s); falling back to prune", reason)
     text = prune(raw, ops, ratio=ratio, deadline=deadline)
     reason = _prose_guard(raw, text, ops)
     if reason is None:
-        return _done("prune", ops, raw_tokens, text, state)
+        return _done("prune", ops, raw, raw_tokens, text, state)
     log.info("pruned form rejected (%s); memory stays raw", reason)
     return _raw(method, state, reason, status="skipped" if reason == "not smaller" else "failed")
 
@@ -151,20 +151,23 @@ def _by_kind(raw, segments, ops, ratio, raw_tokens, deadline, state) -> Compress
     tokens = ops.count_tokens(result.text)
     if len(result.text.encode()) >= len(raw.encode()) or tokens >= raw_tokens:
         return _raw("prune", state, "not smaller", status="skipped")
-    return Compression(result.text, _info("prune", ops.name, raw_tokens, tokens, "done", kind=state))
+    info = _info("prune", ops.name, raw_tokens, tokens, "done", kind=state)
+    return Compression(result.text, {**info, "guarded": guard.seal(raw, result.text, "prune")})
 
 
 def _prose_guard(raw: str, text: str, ops) -> str | None:
-    """The prose guard, and nothing invented: a full stop dropped inside "2.x." must not leave "2X"."""
+    """The prose guard, nothing invented (a full stop dropped inside "2.x." must not leave "2X"), and
+    nothing but words safe to drop left out, in the raw's order (guard.drifted)."""
     reason = guard.check(raw, text, ops.count_tokens)
     invented = None if reason else guard.invented_tokens(raw, text)
-    return reason or (f"invented {', '.join(map(repr, invented))}" if invented else None)
+    return reason or (f"invented {', '.join(map(repr, invented))}" if invented else None) or guard.drifted(raw, text)
 
 
 def check_given(raw: str, form: str, method: str | None) -> str | None:
-    """Why a short form made elsewhere (an imported record) may not stand for `raw`, or None: the guard
-    a form made here passes for the text's kind and the method named, with the length in bytes standing
-    in for tokens (an import loads no model)."""
+    """Why a short form mem did not just make may not stand for `raw`, or None: one that came with an
+    import, was edited by hand, or changed in a file behind mem's back (a merge, a pull), which the
+    catalog checks as it takes the file in. The guard a form made here passes for the text's kind and
+    the method named, with the length in bytes standing in for tokens (no model is loaded for it)."""
     from types import SimpleNamespace
 
     size = SimpleNamespace(count_tokens=lambda text: len(text.encode("utf-8")))
@@ -178,6 +181,22 @@ def check_given(raw: str, form: str, method: str | None) -> str | None:
     return _prose_guard(raw, form, size)
 
 
+# A guard's verdict on the same text and method: trying again gives the same one.
+_THE_SAME_EVERY_TIME = ("lost ", "invented ", "empty result", "departs from ")
+ON_PURPOSE = "stored raw on purpose: "
+
+
+def after_retry(previous: dict | None, info: dict) -> dict:
+    """The outcome of compressing a memory again, given its outcome before: a guard's rejection that
+    repeats the last one is what every retry would give, so the memory is stored raw on purpose
+    (status `skipped`), not left failed for `mem compress --failed` and `mem doctor` forever."""
+    reason = info.get("reason") or ""
+    if (info.get("status") == "failed" and previous and previous.get("status") == "failed"
+            and previous.get("reason") == reason and reason.startswith(_THE_SAME_EVERY_TIME)):
+        return {**info, "status": "skipped", "reason": (ON_PURPOSE + reason)[:MAX_REASON_CHARS]}
+    return info
+
+
 def _try_facts(raw, ops, raw_tokens, deadline) -> tuple[str | None, str | None]:
     """The facts line and None, or None and why it cannot be used."""
     try:
@@ -189,8 +208,9 @@ def _try_facts(raw, ops, raw_tokens, deadline) -> tuple[str | None, str | None]:
     return text, guard.check(raw, text, ops.count_tokens, allowed=FACT_KEYS)
 
 
-def _done(method: str, ops, raw_tokens: int, text: str, state: dict) -> Compression:
-    return Compression(text, _info(method, ops.name, raw_tokens, ops.count_tokens(text), "done", kind=state))
+def _done(method: str, ops, raw: str, raw_tokens: int, text: str, state: dict) -> Compression:
+    info = _info(method, ops.name, raw_tokens, ops.count_tokens(text), "done", kind=state)
+    return Compression(text, {**info, "guarded": guard.seal(raw, text, method)})
 
 
 def _raw(method: str, state: dict, reason: str, status: str = "failed") -> Compression:

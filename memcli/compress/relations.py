@@ -87,7 +87,10 @@ def _anchored_somewhere(lowered: str, needle: str, word: str, result_words) -> b
     if at < 0:
         return True  # a lost span is the guard's other rule; it is reported as lost, not here
     while at >= 0:
-        before = [w for s, e, w in result_words if e <= at][-REACH:]
+        # The words of the text before the span, cut where the span starts: in "content-first approach"
+        # the anchor "content" is glued to the span "first approach" by its hyphen.
+        before = [w for s, e, w in result_words if e <= at][-REACH:] + [m.group() for m in _WORD.finditer(
+            lowered, max(0, at - 40), at)][-1:]
         if word in before or lowered[:at].rstrip().endswith("="):
             return True
         at = lowered.find(needle, at + 1)

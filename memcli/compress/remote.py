@@ -137,7 +137,8 @@ class RemoteCompressor:
             reason = guard.check(raw, line, self.count_tokens, allowed=KEYS)
             if reason is None:
                 return Compression(line, {"method": "facts", "model": self.name, "raw_tokens": self.count_tokens(raw),
-                                          "tokens": self.count_tokens(line), "status": "done"})
+                                          "tokens": self.count_tokens(line), "status": "done",
+                                          "guarded": guard.seal(raw, line, "facts")})
             why = f"facts from {self.name} rejected: {reason}"
         log.info("%s; falling back to prune", why)
         local["timeout_s"] = max(1.0, deadline.remaining())

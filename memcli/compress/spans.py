@@ -11,6 +11,7 @@ is neither ("Caroline said ...") is kept as a name, since guessing wrong the oth
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -52,7 +53,7 @@ _COMPARATOR = (
     r"|within)\s+"
 )
 _NUMBER = (
-    r"(?:[$€£¥₹]\s?)?[-+±~≈−]?\d+(?:[.,:]\d+)*"
+    r"(?:[$€£¥₹]\s?)?[-+±~≈−]?\d+(?:[.,:]\d+)*(?:[-–]\d+(?:[.,:]\d+)*)?"  # a range: 0.27-0.30
     r"(?:[A-Za-zµ°%‰]+(?:/[A-Za-z]+)?|\s?(?:%|‰|°[CF]?)|(?:-[^\W\d_]+)+)?"  # 5km, 30%, 3-D, 24-hour
 )
 
@@ -86,6 +87,7 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
         r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b(?:\(\))?"  # camelCase, iPhone
         r"|\b[A-Za-z]+\d\w*(?:[.-]\w+)*"  # v2, v2.4.0, py311, H100, x86_64
         r"|\b[A-Za-z][\w]*(?:-[\w]+)*-\d[\w.]*\b"  # UTF-8, Windows-1250, GPT-4
+        r"|\b(?=[\w.-]*\d)[A-Za-z]\w*(?:-\w+)+(?:\.\w+)*"  # hyphenated names with a digit: all-MiniLM-L6-v2
         r"|\b\w+\(\)"  # call()
         r"|(?<![\w#+])[A-Za-z][\w.]*(?:\+\+|#)(?![\w#+])"  # C++, C#, g++
         r"|\b[A-Z]{2,}\+(?!\w)"  # LGBTQ+
@@ -118,6 +120,13 @@ _GLUED_UNIT = re.compile(r"\d(?:-?[^\W\d_]+)+$|[%‰]$|°[CF]?$")
 
 def find_spans(text: str) -> list[Span]:
     """The protected spans of text, sorted and non-overlapping (overlaps are merged)."""
+    return list(_spans_of(text))
+
+
+@functools.lru_cache(maxsize=32)
+def _spans_of(text: str) -> tuple[Span, ...]:
+    """Kept for the last few texts: the guard asks for the spans of one raw text three times over (its
+    spans, their anchors, its units), and finding them is most of its cost."""
     found: list[tuple[int, int, int, str]] = []
     for priority, (kind, pattern) in enumerate(_PATTERNS):
         for m in pattern.finditer(text):
@@ -129,7 +138,7 @@ def find_spans(text: str) -> list[Span]:
             found.append((start, end, priority, kind))
     for start, end in _names(text):
         found.append((start, end, len(_PATTERNS), "name"))
-    return _merge(text, found)
+    return tuple(_merge(text, found))
 
 
 def _trim(text: str, start: int, end: int, kind: str) -> int:

@@ -67,12 +67,18 @@ def attach_scores(text: str, units: list[Unit], scores: list[TokenScore]) -> Non
 
 
 def neighbour(units: Sequence[Unit], index: int, step: int) -> Unit | None:
-    """The nearest unit that is not whitespace, before (step -1) or after (step 1) index. Walked, not
-    sliced: it is asked for every comma and link word, and a slice per call is quadratic on a long text."""
+    """The nearest unit that is not whitespace, before (step -1) or after (step 1) index."""
+    at = neighbour_at(units, index, step)
+    return None if at is None else units[at]
+
+
+def neighbour_at(units: Sequence[Unit], index: int, step: int) -> int | None:
+    """Where that unit is. Walked, not sliced: it is asked for many words, and a slice per call is
+    quadratic on a long text."""
     index += step
     while 0 <= index < len(units):
         if units[index].kind != "space":
-            return units[index]
+            return index
         index += step
     return None
 
@@ -98,7 +104,7 @@ def render(units: Sequence[Unit], keep: Sequence[bool]) -> str:
             out.pop()
             kinds.pop()
 
-    for unit, kept in zip(units, keep):
+    for index, (unit, kept) in enumerate(zip(units, keep)):
         if unit.kind == "space" or not kept:
             runs.append(unit.text if unit.kind == "space" else "")
             continue
@@ -114,6 +120,8 @@ def render(units: Sequence[Unit], keep: Sequence[bool]) -> str:
             words_in_sentence += 1
         elif mark in _DASHES and (not out or "\n" in sep):
             emit(sep + mark, "bullet")
+        elif mark in (*_DASHES, ".") and not sep and kinds and kinds[-1] == "word" and _glued(units, keep, index):
+            emit(mark, "word")  # inside one name or value: "owner-only", "0.3.x"
         elif mark[0] in _SENTENCE_END:
             if out and out[-1] == ":" and words_in_sentence:
                 kinds[-1], words_in_sentence = "end", 0  # "Gina: Thanks!" without "Thanks" is "Gina:"
@@ -142,6 +150,11 @@ def render(units: Sequence[Unit], keep: Sequence[bool]) -> str:
     if kinds and kinds[-1] == "stop":
         out.pop()
     return "".join(out).strip()
+
+
+def _glued(units: Sequence[Unit], keep: Sequence[bool], index: int) -> bool:
+    """Whether a dash or a dot joins the kept unit right after it with no space: a part of one word."""
+    return index + 1 < len(units) and units[index + 1].kind != "space" and keep[index + 1]
 
 
 def _separator(runs: list[str], previous: str | None) -> str:

@@ -1,7 +1,8 @@
 """Closed classes of English words that compression reasons about.
 
-Function words carry grammar, not facts, so the pruner drops them first; negations are function
-words that flip a fact, so they are protected instead. The lists are written for this project.
+Function words carry grammar, not facts; the prose method still drops only the few of them shown safe
+in their place (memcli.compress.meaning). Negations flip a fact, so they are protected spans. The lists
+are written for this project.
 """
 
 from __future__ import annotations
@@ -45,12 +46,6 @@ FUNCTION_WORDS = frozenset(
     """.split()
 )
 
-# Function words that still change the claim: modals of possibility and obligation ("would be lost on
-# transfer" is not "lost on transfer") and the prepositions of a specific place or share ("around the
-# lake", "per API key", "via the VPN"), unlike the common in, on, at, of, to. Never dropped.
-MODALS = frozenset("would could might may shall".split())
-SPECIFIC_PREPOSITIONS = frozenset("around across along within toward towards among amongst via per onto upon".split())
-
 # Words that frame a statement rather than state it: reporting verbs and intensifiers (not hedges:
 # "probably" changes how sure the fact is).
 # Dropped before content words; they are in no answer a reader asks about.
@@ -69,40 +64,6 @@ QUANTIFIERS = frozenset(
     roughly approximately over under least most some all each every both half
     """.split()
 )
-
-# Adverbs that qualify a fact rather than colour it: how often, how much of it, how sure, how long
-# ("usually", "weekly", "mostly", "probably", "permanently"). Dropping one changes what is claimed,
-# unlike a manner adverb ("slowly", "happily").
-QUALIFIERS = frozenset(
-    """
-    always usually often sometimes rarely seldom occasionally frequently regularly normally generally
-    typically hourly daily nightly weekly fortnightly monthly yearly annually quarterly
-    mostly mainly largely partly fully completely entirely hardly barely exactly especially
-    particularly primarily solely probably possibly likely maybe perhaps permanently
-    temporarily early late soon
-    """.split()
-)
-
-# Determiners, possessives and prepositions: the content words after one form a noun phrase.
-NOUN_PHRASE_OPENERS = frozenset(
-    """
-    a an the my your his her its our their this that these those some any each every several many
-    few of at in on for with from by about into onto over under near behind beside after before
-    during through via per to like as
-    """.split()
-)
-
-# Causal and contrastive links: "switched to X because Y", "kept A instead of B". Dropping one turns
-# a reason into a second, unrelated fact.
-RELATION_LINKS = frozenset(
-    """
-    because since so therefore thus hence but yet although though whereas while instead unless
-    despite otherwise
-    """.split()
-)
-
-# The links among those that introduce a reason: the clause after one answers a "why".
-CAUSAL_LINKS = frozenset("because since so therefore thus hence".split())
 
 # Sentence adverbs and connectives: at the start of a sentence they are capitalised but no name.
 CONNECTIVES = frozenset(
@@ -134,3 +95,48 @@ TIME_UNITS = (
     "second seconds minute minutes hour hours day days night nights week weeks weekend weekends "
     "month months year years decade decades morning evening afternoon summer winter spring autumn fall"
 ).split()
+
+# What the prose method may drop (memcli.compress.meaning says where).
+ARTICLES = frozenset("a an the".split())
+MODALS = frozenset("would could might may shall must should can will cannot".split())
+# Interjections of chat: no claim hangs on them anywhere.
+FILLERS = frozenset("oh ah aw aww wow whoa ooh hmm um umm uh haha hahaha lol omg yay".split())
+# Degree words that colour a statement without changing it ("so" only before an adjective).
+INTENSIFIERS = frozenset("very really totally literally truly basically super so".split())
+# Verbs that only frame what someone said: after the first one, a reader knows the frame, and a repeat
+# ("Jon mentioned ..., Gina mentioned ...") goes; a verb that says what was done ("told", "shared a
+# photo", "noted the number") is not here.
+FRAMING_VERBS = frozenset(
+    """
+    mention mentions mentioned mentioning express expresses expressed expressing emphasize emphasizes
+    emphasized emphasizing emphasise emphasises emphasised emphasising remark remarks remarked remarking
+    state states stated stating
+    """.split()
+)
+# Openers of a spoken sentence, when a comma follows: "Well, ...", "Anyway, ...".
+OPENING_FILLERS = frozenset("well so anyway ok okay alright".split())
+# A clause that says only one of these (its words lower-cased, names left out) is a pleasantry.
+GREETINGS = frozenset(
+    " ".join(greeting.split()) for greeting in """
+    hey|hi|hello|hey there|hi there|bye|goodbye|cheers|thanks|thank you|thanks a lot|thanks so much
+    |thank you so much|thank you very much|thanks again|many thanks|congrats|congratulations|take care
+    |talk soon|see you|see you soon|see you later|good to see you|nice to see you|good to hear from you
+    |great to hear from you|nice to hear from you|how are you|how have you been|how's it going
+    |how are things|what's up|good morning|good evening|good night
+    """.split("|")
+)
+# Verbs of saying and thinking: "that" after one opens what was said ("decided that the cache ...").
+REPORTING_VERBS = frozenset(
+    """
+    say says said tell tells told think thinks thought believe believes believed know knows knew
+    notice noticed find finds found realise realised realize realized decide decided agree agreed
+    suggest suggested note noted explain explained confirm confirmed feel feels felt hope hoped hopes
+    share shared shares express expressed learn learned learnt discover discovered show showed shows
+    mean means meant guess guessed assume assumed mention mentioned mentions claim claimed report
+    reported hear heard read see saw ensure ensured insist insisted promise promised admit admitted
+    """.split()
+)
+# What a clause's subject begins with.
+SUBJECT_OPENERS = frozenset(
+    "the a an this these those i we you he she it they there his her our their my your its".split()
+)

@@ -43,7 +43,7 @@ def decided_without_a_model(mem, memory, options: CompressOptions) -> tuple[str 
 
 
 def compression_of(mem, memory, compressing) -> tuple[str | None, dict]:
-    from memcli.compress.pipeline import too_short
+    from memcli.compress.pipeline import after_retry, too_short
 
     settings, raw, keep_here = mem.settings, memory.raw, {}
     if not compressing.enabled:
@@ -76,6 +76,7 @@ def compression_of(mem, memory, compressing) -> tuple[str | None, dict]:
         compressed, info = None, {"status": "failed", "reason": describe(exc)}
     if compressing.progress:
         compressing.progress(COMPRESSING, 1, 1)
+    info = after_retry(memory.compression, info)  # the same rejection again: stored raw on purpose
     if info.get("status") in ("failed", "pending"):
         retry = "--failed" if info["status"] == "failed" else "--pending"
         log.warning("compression %s (%s); stored the raw text only, retry with `mem compress %s`",

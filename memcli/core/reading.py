@@ -74,12 +74,14 @@ def tag_counts(mem: Mem, filters: Filters = Filters()) -> list[tuple[str, int]]:
 
 
 def to_compress(mem: Mem, *, pending: bool = False, failed: bool = False, every: bool = False) -> list[Memory]:
-    """The memories a `mem compress` run should (re)do, oldest first."""
+    """The memories a `mem compress` run should (re)do, oldest first. A form that failed the guard when
+    its file was taken in (a hand edit, a merge) counts as failed: making it again mends it."""
     if not mem.readable():
         return []
     wanted = {status for status, on in (("pending", pending), ("failed", failed)) if on}
     every_version = Filters(all_versions=True)
-    return [m for m in mem.catalog.list(every_version, newest_first=False) if every or m.status in wanted]
+    return [m for m in mem.catalog.list(every_version, newest_first=False)
+            if every or m.status in wanted or failed and m.served_raw]
 
 
 def pending_count(mem: Mem) -> int:

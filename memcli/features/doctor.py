@@ -8,6 +8,7 @@ a fix a person can run; `healthy` means no check found a problem.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -298,12 +299,14 @@ def _compression(mem) -> list[Finding]:
                                                      f"{'waits' if len(pending) == 1 else 'wait'} to be compressed (--defer); "
                                                      "they are found by search meanwhile", "mem compress --pending",
                                 info=True))
-    failed = to_compress(mem, failed=True)
+    failed = [m for m in to_compress(mem, failed=True) if m.served_raw is None]
     if failed:
         reason = (failed[-1].compression or {}).get("reason", "unknown reason")
         findings.append(Finding("compression", False, f"{len(failed)} memories failed to compress "
                                                       f"(latest: {failed[-1].id}: {reason})",
                                 "mem compress --failed"))
+    findings += _served_raw(mem)
+    findings += _raw_on_purpose(mem)
     return findings or [Finding("compression", True, "nothing pending or failed")]
 
 
@@ -315,3 +318,46 @@ def _parked(mem) -> list[Finding]:
     return [Finding("work queue", False, f"the {job.kind} job {job.name} was parked after {counted(job.tries, 'try', 'tries')}: "
                                          f"{job.error or 'unknown reason'}",
                     f"mem queue retry {job.name}  (or: mem queue drop {job.name})") for job in parked]
+
+
+SHOWN_ONE_BY_ONE = 5
+
+
+def _served_raw(mem) -> list[Finding]:
+    """Compressed forms that fail the guard (edited by hand, reversed by a merge, made by an older mem):
+    reads serve the raw text instead; making the form again from the raw text mends them."""
+    found = mem.catalog.served_raw()
+    if len(found) <= SHOWN_ONE_BY_ONE:
+        return [Finding("compression", False, f"{memory_id}: its compressed form does not say what the raw text "
+                                              f"says ({reason}); the raw text is served instead",
+                        f"mem compress {memory_id}   (makes the form again from the raw text; or mem edit "
+                        f"{memory_id} to correct it)")
+                for memory_id, reason in found]
+    shown = ", ".join(memory_id for memory_id, _ in found[:3])
+    return [Finding("compression", False, f"{len(found)} memories have a compressed form that does not say what "
+                                          f"their raw text says ({shown} ...; {found[0][0]}: {found[0][1]}); their "
+                                          "raw texts are served instead",
+                    "mem compress --failed   (makes their forms again from the raw texts)")]
+
+
+TOLD = "told_raw_on_purpose"  # the catalog's note of the memories doctor has said are raw on purpose
+
+
+def _raw_on_purpose(mem) -> list[Finding]:
+    """Memories whose compression failed the same way on every try are stored raw on purpose: said once
+    (as information), not again on every run."""
+    from memcli.compress.pipeline import ON_PURPOSE
+    from memcli.core.reading import listing
+    from memcli.index import db as db_file
+
+    told = set(json.loads(db_file.meta(mem.catalog.db, TOLD) or "[]"))
+    new = [m for m in listing(mem) if (m.compression or {}).get("reason", "").startswith(ON_PURPOSE)
+           and m.id not in told]
+    if not new:
+        return []
+    if not mem.catalog.in_memory:
+        db_file.set_meta(mem.catalog.db, TOLD, json.dumps(sorted(told | {m.id for m in new})))
+    reason = new[-1].compression["reason"].removeprefix(ON_PURPOSE)
+    return [Finding("compression", True, f"{counted(len(new), 'memory', 'memories')} stored raw on purpose: "
+                                         f"compressing failed the same way on every try (latest: {new[-1].id}: "
+                                         f"{reason}); said once", info=True)]

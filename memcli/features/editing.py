@@ -2,7 +2,7 @@
 
 The edited text passes the same gate as every write (every field screened, an ignored source
 refused) and is stored the way every write is (memcli.core.writing.store), and nothing is written before
-it is valid.
+it is valid; a compressed form changed by hand passes the guard of a form mem makes.
 """
 
 from __future__ import annotations
@@ -62,8 +62,25 @@ def save_edit(mem: Mem, memory: Memory, text: str) -> EditResult:
         check_size(mem, edited.raw)
         if edited.compressed == memory.compressed:
             compressing = CompressOptions()  # the old short form describes the old text; make a new one
+    if compressing is None and edited.compressed is not None and edited.compressed != memory.compressed:
+        _check_form(edited)
     edited.updated_at = now_utc()
     edited.local = is_local(relpath_of(mem, memory.id))  # an edit does not share what stays on this machine
     stored = store(mem, [Draft(edited, compress=compressing, replaces=relpath_of(mem, memory.id))])
     finish_now(mem, stored, compressing)
     return EditResult(stored[0].memory, redacted)
+
+
+def _check_form(edited: Memory) -> None:
+    """A compressed form written by hand is read instead of the raw text, so it passes the guard a form
+    mem makes passes: one that says what the raw does not ("Always force-push" over "Never force-push")
+    is refused."""
+    from memcli.compress.guard import seal
+    from memcli.compress.pipeline import check_given
+
+    method = (edited.compression or {}).get("method")
+    problem = check_given(edited.raw, edited.compressed, method)
+    if problem:
+        raise InvalidMemory(f"the compressed form does not say what the raw text says ({problem}): correct it, "
+                            "or set `compressed: null` to have the raw text read (`mem compress ID` makes a new form)")
+    edited.compression = {**(edited.compression or {}), "guarded": seal(edited.raw, edited.compressed, method)}

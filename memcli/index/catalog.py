@@ -4,7 +4,9 @@ Reading 10k YAML files for every `mem ls` would be slow, so each file's record i
 its stat and hash, plus a full-text index over the raw text and tags. Before every read the catalog
 compares the files on disk with what it knows (a stat per file, no parsing) and takes in only what
 changed: new files, edited files, deleted files, whatever git or an editor did behind mem's back.
-Anything here can be thrown away; `rebuild()` makes it again from the files alone. The reads over
+Each file taken in with a compressed form gets the guard's verdict on that form (memcli.index.db.verdict),
+recorded beside it: a form a merge reversed or a hand edit broke is then never served, at no cost to a
+read. Anything here can be thrown away; `rebuild()` makes it again from the files alone. The reads over
 the cache are memcli.index.queries.
 """
 
@@ -291,13 +293,14 @@ class Catalog(CatalogQueries):
         if occupant and occupant[0] != memory.id:
             changes.removed.extend(self._forget(path))
         key = content_key(memory.raw)
+        served_raw = db_file.verdict(memory.raw, memory.compressed, memory.compression)
         row = db.execute("SELECT label, path, content_key FROM memories WHERE id = ?", (memory.id,)).fetchone()
         if row and row[2] == key:
             db.execute(
                 "UPDATE memories SET path = ?, mtime_ns = ?, size = ?, ctime_ns = ?, sha = ?, created_at = ?,"
-                " updated_at = ?, tags = ?, source = ?, status = ?, record = ? WHERE label = ?",
+                " updated_at = ?, tags = ?, source = ?, status = ?, record = ?, served_raw = ? WHERE label = ?",
                 (path, *stamp, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
-                 memory.source, memory.status, memory.to_json(), row[0]))
+                 memory.source, memory.status, memory.to_json(), served_raw, row[0]))
             db.execute("UPDATE fts SET tags = ?, dated = ? WHERE rowid = ?",
                        (" ".join(memory.tags), date_words(memory.created_at), row[0]))
             self._link(memory.id, memory.supersedes)
@@ -306,9 +309,9 @@ class Catalog(CatalogQueries):
             changes.removed.extend(self._forget(row[1]))
         cursor = db.execute(
             "INSERT INTO memories (id, tail, path, mtime_ns, size, ctime_ns, sha, created_at, updated_at, tags,"
-            " source, status, content_key, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " source, status, content_key, record, served_raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (memory.id, memory.id[::-1], path, *stamp, sha, memory.created_at, memory.updated_at, json.dumps(memory.tags),
-             memory.source, memory.status, key, memory.to_json()),
+             memory.source, memory.status, key, memory.to_json(), served_raw),
         )
         db.execute("INSERT INTO fts (rowid, raw, tags, dated) VALUES (?, ?, ?, ?)",
                    (cursor.lastrowid, memory.raw, " ".join(memory.tags), date_words(memory.created_at)))

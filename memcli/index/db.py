@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import logging
 import shutil
 import sqlite3
@@ -26,10 +27,14 @@ from memcli.index.dates import date_words
 
 log = logging.getLogger("memcli")
 
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "9"
 # Schemas whose catalog differs only in its word index (6: no date words; 7: dates as plain words, which
-# a year or a bare number matched): opened, that index alone is made again (_refill_words).
+# a year or a bare number matched): opened, that index alone is made again (_refill_words), which makes
+# it schema 8.
 REFILLED = ("6", "7")
+# Schema 8 lacks the guard's verdict on each compressed form (memories.served_raw): opened, the column is
+# added and every form checked once (_check_forms).
+UNCHECKED = "8"
 FILE = "catalog.sqlite"
 HNSW_FILE = "vectors.hnsw"
 IN_CHUNK = 500  # SQLite allows 999 host parameters in older builds
@@ -54,7 +59,8 @@ CREATE TABLE memories (
     status TEXT,
     content_key TEXT NOT NULL,
     record TEXT NOT NULL,
-    superseded_by TEXT
+    superseded_by TEXT,
+    served_raw TEXT
 );
 CREATE INDEX memories_created ON memories (created_at);
 CREATE INDEX memories_content ON memories (content_key);
@@ -149,6 +155,11 @@ def open_db(index_dir: Path, lock) -> sqlite3.Connection:
                     if _schema_version(db) in REFILLED:
                         _refill_words(db)
                 version = _schema_version(db)
+            if version == UNCHECKED:
+                with lock():
+                    if _schema_version(db) == UNCHECKED:
+                        _check_forms(db)
+                version = _schema_version(db)
             if version == SCHEMA_VERSION:
                 _add_index(db)
                 return db
@@ -186,7 +197,41 @@ def _refill_words(db: sqlite3.Connection) -> None:
         db.execute("INSERT INTO fts (rowid, raw, tags, dated) SELECT label, json_extract(record, '$.raw'),"
                    " (SELECT group_concat(value, ' ') FROM json_each(memories.tags)), mem_date_words(created_at)"
                    " FROM memories")
+        set_meta(db, "schema", UNCHECKED)
+
+
+def _check_forms(db: sqlite3.Connection) -> None:
+    """Schema 8 to this one: each compressed form gets the guard's verdict the catalog now records as
+    it takes a file in (`verdict`), from the catalog's own rows, once."""
+    log.warning("checking every compressed form against its raw text (once): %s memories",
+                db.execute("SELECT COUNT(*) FROM memories").fetchone()[0])
+    with transaction(db):
+        db.execute("ALTER TABLE memories ADD COLUMN served_raw TEXT")
+        rows = db.execute("SELECT label, record FROM memories WHERE json_extract(record, '$.compressed') IS NOT NULL")
+        db.executemany("UPDATE memories SET served_raw = ? WHERE label = ?",
+                       [(verdict(**_form_of(record)), label) for label, record in rows.fetchall()])
         set_meta(db, "schema", SCHEMA_VERSION)
+
+
+def _form_of(record: str) -> dict:
+    data = json.loads(record)
+    return {"raw": data["raw"], "form": data.get("compressed"), "compression": data.get("compression")}
+
+
+def verdict(raw: str, form: str | None, compression: dict | None) -> str | None:
+    """Why a memory's compressed form may not be served (it fails the guard: memcli.compress.pipeline.
+    check_given), or None, as for a memory without one. A form still as the guard stamped it
+    (memcli.compress.guard.seal) costs a hash, not a check."""
+    if form is None:
+        return None
+    from memcli.compress.guard import seal
+
+    method = (compression or {}).get("method")
+    if (compression or {}).get("guarded") == seal(raw, form, method):
+        return None  # the form the guard passed and stamped, unchanged since
+    from memcli.compress.pipeline import check_given
+
+    return check_given(raw, form, method)
 
 
 def _add_index(db: sqlite3.Connection) -> None:

@@ -70,7 +70,8 @@ class CatalogQueries:
         return memory_id[-length:]
 
     def get(self, memory_id: str) -> Memory:
-        row = self.db.execute("SELECT record, superseded_by FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        row = self.db.execute("SELECT record, superseded_by, served_raw FROM memories WHERE id = ?",
+                              (memory_id,)).fetchone()
         if not row:
             raise NotFound(f"no memory with id {memory_id!r}")
         return _from_record(*row)
@@ -87,7 +88,7 @@ class CatalogQueries:
         where it was (the order is the files' own, so a rebuilt catalog gives the same one)."""
         where, params = filters.sql()
         order = "DESC" if newest_first else "ASC"
-        sql = (f"SELECT record, superseded_by FROM memories m WHERE {where}"
+        sql = (f"SELECT record, superseded_by, served_raw FROM memories m WHERE {where}"
                f" ORDER BY m.created_at {order}, m.id {order}")
         if limit is not None or offset:
             sql += " LIMIT ? OFFSET ?"
@@ -96,9 +97,9 @@ class CatalogQueries:
         given = 0
         for attempt in range(2):
             try:
-                for number, (record, superseded_by) in enumerate(self.db.execute(sql, params)):
+                for number, row in enumerate(self.db.execute(sql, params)):
                     if number >= given:
-                        memory = _from_record(record, superseded_by)
+                        memory = _from_record(*row)
                         given += 1
                         yield memory
                 return
@@ -108,9 +109,9 @@ class CatalogQueries:
                 self.recover(exc)
 
     def by_labels(self, labels: Iterable[int]) -> dict[int, Memory]:
-        rows = db_file.rows_in(self.db, "SELECT label, record, superseded_by FROM memories WHERE label IN ({marks})",
-                               list(labels))
-        return {label: _from_record(record, superseded_by) for label, record, superseded_by in rows}
+        rows = db_file.rows_in(self.db, "SELECT label, record, superseded_by, served_raw FROM memories"
+                                        " WHERE label IN ({marks})", list(labels))
+        return {label: _from_record(*rest) for label, *rest in rows}
 
     def superseded_labels(self) -> frozenset[int]:
         """Labels of the versions a newer one replaced (a partial index makes this cheap), kept until the
@@ -217,16 +218,21 @@ class CatalogQueries:
         rows = self.db.execute("SELECT COALESCE(status, 'none'), COUNT(*) FROM memories GROUP BY 1").fetchall()
         return dict(rows)
 
+    def served_raw(self) -> list[tuple[str, str]]:
+        """(id, why) of the memories whose compressed form failed the guard when its file was taken in."""
+        return self.db.execute("SELECT id, served_raw FROM memories WHERE served_raw IS NOT NULL"
+                               " ORDER BY id").fetchall()
+
     def broken_files(self) -> list[tuple[str, str]]:
         return self.db.execute("SELECT path, error FROM broken ORDER BY path").fetchall()
 
 
-def _from_record(record: str, superseded_by: str | None = None) -> Memory:
+def _from_record(record: str, superseded_by: str | None = None, served_raw: str | None = None) -> Memory:
     """Records in the catalog were validated when their file was read; rebuild them without checks
     (one that no longer parses means a damaged catalog)."""
     try:
         data = json.loads(record)
         known = {key: data.pop(key) for key in KEY_ORDER if key in data}
-        return Memory(**known, extra=data, superseded_by=superseded_by)
+        return Memory(**known, extra=data, superseded_by=superseded_by, served_raw=served_raw)
     except (TypeError, ValueError, AttributeError) as exc:
         raise db_file.Damaged(f"a record in the catalog does not parse ({exc})") from None

@@ -26,7 +26,7 @@ from memcli.store import ids, yamlfile
 MAX_REPLACED = 16
 KEY_ORDER = ("id", "created_at", "updated_at", "tags", "source", "written_by", "supersedes", "raw", "compressed",
              "compression")
-COMPRESSION_ORDER = ("method", "kind", "kinds", "model", "raw_tokens", "tokens", "status", "reason")
+COMPRESSION_ORDER = ("method", "kind", "kinds", "model", "raw_tokens", "tokens", "status", "reason", "guarded")
 STATUSES = ("done", "skipped", "pending", "failed", "quarantined")
 TAG_RE = re.compile(r"^[^\s,]+$")
 
@@ -146,14 +146,17 @@ class Memory:
     # Not in the file: kept on this machine (under memories/local/, which git ignores: what capture
     # writes, until shared), as the place its file was read from says (memcli.store.folder).
     local: bool = field(default=False, compare=False)
+    # Not in the file: why the catalog found the compressed form failing the guard when it took the file in
+    # (a hand edit, a merge; memcli.compress.pipeline.check_given). Such a form is never served: the raw is.
+    served_raw: str | None = field(default=None, compare=False)
 
     @property
     def optimized(self) -> bool:
-        return self.compressed is not None
+        return self.compressed is not None and self.served_raw is None
 
     @property
     def content(self) -> str:
-        return self.compressed if self.compressed is not None else self.raw
+        return self.compressed if self.optimized else self.raw
 
     @property
     def status(self) -> str | None:
@@ -304,7 +307,8 @@ def _optional_text(value, what: str) -> str | None:
     return check_text(value, what)
 
 
-COMPRESSION_TYPES = {"method": str, "kind": str, "kinds": list, "model": str, "raw_tokens": int, "tokens": int, "status": str, "reason": str}
+COMPRESSION_TYPES = {"method": str, "kind": str, "kinds": list, "model": str, "raw_tokens": int, "tokens": int, "status": str,
+                     "reason": str, "guarded": str}
 
 
 def _compression(value) -> dict | None:

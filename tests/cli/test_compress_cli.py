@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from fakes import FakeCompression
 from helpers import add, load_file, memory_files, ok, run
 
 LONG = ("The billing service moved from Heroku to Fly.io in March 2026 because the dyno bill had reached "
@@ -51,6 +52,25 @@ def test_a_raising_compressor_never_loses_the_write(use_providers, fakes):
     assert status_of(memory_id)["compression"]["status"] == "done"
 
 
+def test_a_compression_the_guard_rejects_the_same_way_every_time_is_stored_raw_on_purpose_and_said_once(
+        use_providers):
+    def rejected(raw, **kwargs):
+        return FakeCompression(None, {"method": "prune", "status": "failed", "reason": "lost 'never'"})
+
+    use_providers(compressor=rejected)
+    memory_id = add(LONG)
+    assert status_of(memory_id)["compression"]["status"] == "failed"
+    assert "1 memories failed to compress" in run("doctor").stdout
+    assert "1 skipped" in ok("compress", "--failed").stderr  # the same rejection again
+    assert status_of(memory_id)["compression"] == {"method": "prune", "status": "skipped",
+                                                   "reason": "stored raw on purpose: lost 'never'"}
+    first = ok("doctor")
+    assert "failed to compress" not in first.stdout
+    assert "1 memory stored raw on purpose: compressing failed the same way on every try" in first.stdout
+    assert "stored raw on purpose" not in ok("doctor").stdout  # said once
+    assert "nothing to do" in ok("compress", "--failed").stderr
+
+
 def test_compress_needs_a_selection_and_takes_ids(fakes):
     assert run("compress").exit_code == 2
     memory_id = add(LONG, "--no-compress")
@@ -75,7 +95,7 @@ def test_stats_counts_the_tokens_saved():
     add(LONG + " And one more sentence.", "--defer")
     figures = json.loads(ok("stats", "--json").stdout)
     long_words = len(LONG.split())
-    kept = len([w for w in LONG.split() if not (w.islower() and len(w) <= 3)])
+    kept = len([w for w in LONG.split() if w != "the"])  # what the fake compressor keeps
     assert figures["memories"] == 3 and figures["optimized"] == 1
     assert figures["raw_tokens"] == long_words + 6 + long_words + 4
     assert figures["read_tokens"] == kept + 6 + long_words + 4

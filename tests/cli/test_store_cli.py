@@ -303,7 +303,8 @@ def write_editor(tmp_path: Path, script: str) -> str:
 def test_edit_saves_a_valid_change_and_recompresses(tmp_path, fakes):
     compressor, _ = fakes
     memory_id = add(LONG)
-    editor = write_editor(tmp_path, "p.write_text(t.replace('single Hetzner box', 'single Scaleway box').replace('tags: []', 'tags: [x]'))")
+    editor = write_editor(tmp_path, "p.write_text(t.replace('single Hetzner box', 'single Scaleway box', 1)"
+                                    ".replace('tags: []', 'tags: [x]'))")  # the raw text, not its form
     result = ok("edit", memory_id, env={"EDITOR": editor})
     assert f"saved {short_id(memory_id)}" in result.stderr
     shown = json.loads(ok("show", memory_id, "--json", "--with-raw").stdout)

@@ -151,6 +151,42 @@ def test_an_imported_faithful_short_form_is_kept_as_given():
     assert "dropped" not in stderr
 
 
+def test_an_imported_short_form_that_reverses_its_raw_text_is_dropped():
+    contents, stderr = _import("deploy of billing service runs every Tuesday at noon from basement in ops box")
+    assert "from ops box in basement" in contents[0]  # made again from the raw text
+    assert "line 1: its compressed form was dropped (departs from the raw text at 'basement'" in stderr
+
+
+# -- an edited short form passes the same guard -------------------------------------------------
+
+NEVER = "Never force-push to main, it rewrites the history that everyone else has pulled."
+
+
+def form_editor(tmp_path: Path, form: str) -> str:
+    """An editor that writes `form` as the file's compressed form (a JSON string is a YAML one)."""
+    return write_editor(tmp_path, "p.write_text('\\n'.join('compressed: ' + " + repr(json.dumps(form))
+                        + " if l.startswith('compressed:') else l for l in t.split('\\n')))")
+
+
+def test_edit_refuses_a_compressed_form_changed_into_the_opposite(tmp_path):
+    memory_id = add(NEVER)
+    before = json.loads(ok("show", memory_id, "--json").stdout)["content"]
+    assert before == "Never force-push to main, it rewrites history that everyone else has pulled."
+    opposite = form_editor(tmp_path, "Always force-push main, it rewrites history")
+    result = run("edit", memory_id, env={"EDITOR": opposite})
+    assert result.exit_code == 5
+    assert "the compressed form does not say what the raw text says (lost 'Never'" in result.stderr
+    assert "the edit was not saved, nor kept" in result.stderr
+    assert json.loads(ok("show", memory_id, "--json").stdout)["content"] == before
+
+
+def test_edit_keeps_a_compressed_form_shortened_by_hand_as_the_method_would(tmp_path):
+    memory_id = add(NEVER)
+    shorter = "Never force-push to main, it rewrites history that everyone else has pulled"
+    ok("edit", memory_id, env={"EDITOR": form_editor(tmp_path, shorter)})
+    assert json.loads(ok("show", memory_id, "--json").stdout)["content"] == shorter
+
+
 # -- edit has add's size limit ------------------------------------------------------------------
 
 def test_edit_refuses_a_raw_text_over_max_input_bytes_as_add_does(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memcli.compress.guard import check, missing_spans
+from memcli.compress.guard import check, drifted, missing_spans
 from memcli.compress.pipeline import compress
 from memcli.providers.llama import LlamaOps
 from memcli.providers.protocols import Deadline
@@ -73,12 +73,12 @@ PROSE = (
 )
 
 
-def test_a_long_memory_is_compressed_to_the_ratio_and_passes_the_guard(lm):
+def test_a_long_memory_loses_only_what_is_safe_to_drop_and_passes_the_guard(lm):
     result = compress(PROSE)
     assert result.info["status"] == "done", result.info
     assert result.info["model"] == DEFAULT_COMPRESS_MODEL and result.info["method"] == "prune"
-    assert result.info["tokens"] <= 0.6 * result.info["raw_tokens"]
-    assert check(PROSE, result.text, lm.count_tokens) is None
+    assert result.info["tokens"] <= 0.9 * result.info["raw_tokens"]
+    assert check(PROSE, result.text, lm.count_tokens) is None and drifted(PROSE, result.text) is None
     for word in ("support group", "counseling", "mental health", "painting", "lake", "sunrise", "kids"):
         assert word in result.text.lower()
 
@@ -86,8 +86,8 @@ def test_a_long_memory_is_compressed_to_the_ratio_and_passes_the_guard(lm):
 def test_a_dense_note_is_compressed_less_but_passes_the_guard(lm):
     result = compress(NOTE)
     assert result.info["status"] == "done", result.info
-    assert 0.6 * result.info["raw_tokens"] <= result.info["tokens"] <= 0.8 * result.info["raw_tokens"]
-    assert check(NOTE, result.text, lm.count_tokens) is None
+    assert result.info["tokens"] < result.info["raw_tokens"]
+    assert check(NOTE, result.text, lm.count_tokens) is None and drifted(NOTE, result.text) is None
 
 
 @pytest.mark.parametrize("text, spans", TRICKY)
@@ -130,7 +130,7 @@ def test_a_forced_garbage_output_falls_back_to_prune(lm):
 
 
 def test_a_raising_model_stores_the_memory_raw_with_failed(lm):
-    result = compress(NOTE, lm=CrashingModel(lm))
+    result = compress(NOTE, lm=CrashingModel(lm), ratio=0.95)  # a target only the forward pass can meet
     assert result.text is None
     assert result.info["status"] == "failed" and "llama_decode returned -1" in result.info["reason"]
     assert result.info["tokens"] == result.info["raw_tokens"] == lm.count_tokens(NOTE)

@@ -1,13 +1,12 @@
-"""Extractive pruning with a deterministic fake model: size, protected spans, and clean output."""
+"""The prose method with a deterministic fake model: what it drops, what it keeps, and clean output."""
 
 from __future__ import annotations
 
 import re
 
-import pytest
 from compress_fakes import FakeModel
 
-from memcli.compress.guard import missing_spans
+from memcli.compress.guard import drifted, missing_spans
 from memcli.compress.prune import Unit, prune, rank_stopwords, render
 from memcli.compress.units import split_units
 
@@ -26,24 +25,6 @@ PROSE = (
     "maybe in counseling or in a job that is about mental health. Melanie was happy for her and told her "
     "about the painting of a lake at sunrise that she made when she was on holiday with her kids."
 )
-
-
-@pytest.mark.parametrize("ratio", [0.8, 0.6, 0.5])
-def test_prose_is_pruned_to_the_ratio_keeping_every_protected_span(ratio):
-    model = FakeModel()
-    result = prune(PROSE, model, ratio=ratio)
-    assert model.count_tokens(result) <= ratio * model.count_tokens(PROSE)
-    assert missing_spans(PROSE, result) == []
-
-
-def test_a_dense_note_keeps_most_of_its_content_words_rather_than_meet_the_ratio():
-    model = FakeModel()
-    result = prune(NOTE, model, ratio=0.5)
-    assert missing_spans(NOTE, result) == []
-    assert model.count_tokens(result) > 0.5 * model.count_tokens(NOTE)
-    content = [w for w in re.findall(r"[a-z]+", NOTE) if len(w) > 4]
-    kept = [w for w in content if re.search(rf"\b{w}\b", result)]
-    assert len(kept) >= 0.6 * len(content)
 
 
 def test_a_ratio_below_the_protected_spans_keeps_the_spans_and_stops():
@@ -69,18 +50,110 @@ def test_a_full_stop_or_semicolon_goes_only_where_a_capital_or_line_break_shows_
                                    "3 jobs retried! Done\nNext: deploy")
 
 
-def test_the_words_in_a_negations_scope_outlast_other_content_words():
-    text = ("The migration finished late on a rainy afternoon and the dashboards stayed green, "
-            "but no customer data was lost during the whole window.")
-    result = prune(text, FakeModel(), ratio=0.6)
-    assert "no customer data" in result and "lost" in result
 
 
-def test_function_words_go_before_content_words():
-    text = "The team decided that the cache of the search service should stay in the main region for now."
-    result = prune(text, FakeModel(), ratio=0.7)
-    assert "the" not in result.split() and "of" not in result.split()
-    assert {"team", "cache", "search", "service", "region"} <= set(result.lower().split())
+def every_word_but_the_safe_ones_stays(raw: str, form: str) -> None:
+    assert drifted(raw, form) is None, form
+
+
+def test_prose_loses_only_its_articles_auxiliaries_and_fillers():
+    form = prune(PROSE, FakeModel(), ratio=0.6)
+    every_word_but_the_safe_ones_stays(PROSE, form)
+    assert missing_spans(PROSE, form) == []
+    words = set(re.findall(r"\w+", form.lower()))
+    assert not words & {"a", "the"}
+    assert {"long", "conversation", "support", "group", "attended", "continue", "education", "counseling",
+            "mental", "health", "painting", "lake", "sunrise", "holiday", "kids", "happy", "told"} <= words
+
+
+def test_a_text_that_loses_all_its_safe_words_above_its_target_needs_no_forward_pass():
+    class NoForwardPass(FakeModel):
+        def surprisals(self, text, deadline):
+            raise AssertionError("no forward pass was needed")
+
+    form = prune(NOTE, NoForwardPass(), ratio=0.6)
+    assert "the" not in form.split() and "Do not re-enable" in form
+
+
+def test_a_text_full_of_safe_words_keeps_the_most_surprising_of_them_at_its_target():
+    raw = "The cat was on the mat and the dog was in the yard and the bird was on the roof."
+    model = FakeModel()
+    form = prune(raw, model, ratio=0.8)
+    assert model.count_tokens(form) <= 0.8 * model.count_tokens(raw)
+    every_word_but_the_safe_ones_stays(raw, form)
+    assert "the" in form.lower().split(), "dropping every article would go below the target"
+
+
+def test_the_issues_examples_keep_every_word_their_fact_hangs_on():
+    for raw, expected in ISSUE_EXAMPLES:
+        assert prune(raw, FakeModel(), ratio=0.6) == expected, raw
+
+
+ISSUE_EXAMPLES = [
+    ("We tried Redis for the session cache but went back to Postgres.",
+     "We tried Redis for session cache but went back to Postgres"),
+    ("Bump the version in pyproject.toml, tag vX.Y.Z, and push the tag; CI publishes to PyPI.",
+     "Bump version in pyproject.toml, tag vX.Y.Z, and push tag; CI publishes to PyPI"),
+    ("The count is wrong because it includes archived accounts.", "Count wrong because it includes archived accounts"),
+    ("The next step is to move the nightly cron jobs off the old box.",
+     "Next step is to move nightly cron jobs off old box"),
+    ("Keep it that way until the migration in March.", "Keep it that way until migration in March"),
+    ("The mobile app and the web app call different versions of the pricing endpoint, so a fix must go into both.",
+     "Mobile app and web app call different versions of pricing endpoint, so fix must go into both"),
+    ("Priya rejected the proposal to shard the users table and asked for a read replica instead.",
+     "Priya rejected proposal to shard users table and asked for read replica instead"),
+    ("Do not use the datacenter pool for Amazon; it is burned.", "Do not use datacenter pool for Amazon It is burned"),
+    ("Natively it stops with one line saying so: its store lock, queues and caches use POSIX file locks (fcntl), "
+     "which Windows lacks, and its privacy promises (owner-only 0700/0600 files) are POSIX file modes.",
+     "Natively it stops with one line saying so: its store lock, queues and caches use POSIX file locks (fcntl), "
+     "which Windows lacks, and its privacy promises (owner-only 0700/0600 files) are POSIX file modes"),
+    ("Recall was 0.27-0.30 against 0.46 for the hybrid, and a query costs 2-3 tokens with all-MiniLM-L6-v2.",
+     "Recall was 0.27-0.30 against 0.46 for hybrid, and query costs 2-3 tokens with all-MiniLM-L6-v2"),
+    ("Bash: ran `pytest -q` (failed): run the unit tests", "Bash: ran `pytest -q` (failed): run unit tests"),
+    ("Bash: ran `ruff check memcli` (ok): lint the package", "Bash: ran `ruff check memcli` (ok): lint package"),
+    ("Not done: the release notes. Decided: ship v1.2-v1.4 with --ignore=tests/slow and -k fast.",
+     "Not done: release notes Decided: ship v1.2-v1.4 with --ignore=tests/slow and -k fast"),
+    ("Asked: why the import drops forms\nDone: changed memcli/compress/prune.py; ran `pytest -q` (failed).\n"
+     "Failed: `pytest -q`: 2 failed\nDecided: keep SQLite over DuckDB.",
+     "Asked: why import drops forms\nDone: changed memcli/compress/prune.py Ran `pytest -q` (failed)\n"
+     "Failed: `pytest -q`: 2 failed\nDecided: keep SQLite over DuckDB"),
+]
+
+
+def test_chat_loses_its_greetings_thanks_and_interjections_but_never_the_name():
+    raw = "Caroline: Hey Mel! Thanks so much! Oh, I went to the support group yesterday and it was really great."
+    form = prune(raw, FakeModel(), ratio=0.6)
+    assert form == "Caroline: Mel! I went to support group yesterday and it was great"
+
+
+def test_an_auxiliary_stays_where_it_carries_the_claim():
+    for raw in ("The owner of the parser is Priya, who has two replicas.",  # a copula before a name, "has" owns
+                "You should have deployed it on Friday.",  # after a modal: nothing was deployed
+                "Is the cache ready for the sale?",  # a question
+                "The account is burned and the keys are revoked.",  # a state now, not an event
+                "There are three open incidents on the board."):
+        form = prune(raw, FakeModel(), ratio=0.6)
+        for word in ("is", "has", "have", "are", "Is"):
+            if re.search(rf"\b{word}\b", raw):
+                assert re.search(rf"\b{word}\b", form, re.I), (raw, form)
+
+
+def test_an_auxiliary_before_a_participle_or_an_adjective_goes():
+    raw = "The proposal was rejected, the migration has been rebuilt and the queue is empty while it is failing."
+    assert prune(raw, FakeModel(), ratio=0.6) == "Proposal rejected, migration rebuilt and queue empty while it failing"
+
+
+def test_that_after_a_verb_of_saying_goes_and_that_naming_a_thing_stays():
+    raw = "We decided that the cache stays, and Priya said that way is slower than that one."
+    expected = "We decided cache stays, and Priya said that way is slower than that one"
+    assert prune(raw, FakeModel(), ratio=0.6) == expected
+
+
+def test_a_value_of_several_parts_stays_one_value():
+    raw = "Support Python 3.9-3.12 and bge-small-en-v1.5 at 40-60 MB per worker, see owner-only files and 0.3.x."
+    form = prune(raw, FakeModel(), ratio=0.6)
+    for value in ("3.9-3.12", "bge-small-en-v1.5", "40-60 MB", "owner-only", "0.3.x"):
+        assert value in form, form
 
 
 def test_line_breaks_and_bullets_survive():
@@ -96,7 +169,7 @@ def test_fenced_code_and_indentation_are_kept_verbatim():
             "git push origin v2.4.0\n```\n\n    indented line that the team wrote in the notes\nDo not skip them.")
     result = prune(text, FakeModel(), ratio=0.6)
     assert "```bash\ngit tag -a v2.4.0 -m \"release\"\ngit push origin v2.4.0\n```" in result
-    assert "\n\n    indented" in result and "\nnot skip" in result.lower()
+    assert "\n\n    indented" in result and "\nDo not skip" in result
 
 
 def test_a_stopword_baseline_drops_exactly_its_list():
@@ -126,92 +199,7 @@ def test_a_change_or_a_range_between_two_numbers_keeps_its_link_word():
     assert "0.4% to 2.1%" in result and "14:30 until 15:10" in result, result
 
 
-RELATIONS = (
-    "The next step is retiring the idle queue, which should save another $90 a month. We kept the old "
-    "server for a week because the DNS change was slow, but nothing broke. The team moved the backups "
-    "to cold storage instead of the main disk, so the restore takes longer. The plan costs 15 dollars "
-    "and it was so simple that everyone agreed."
-)
-
-
-@pytest.mark.parametrize("ratio", [0.6, 0.4])
-def test_an_amount_keeps_its_verb_and_a_reason_keeps_its_link(ratio):
-    result = prune(RELATIONS, FakeModel(), ratio=ratio)
-    kept = re.findall(r"[\w$]+", result.lower())
-    for phrase in ("save another $90", "costs 15 dollars"):
-        assert phrase in result.lower(), phrase
-    for link in ("because", "but", "instead", "so"):
-        assert link in kept, link
-    assert result.lower().count(" so ") + result.lower().startswith("so ") == 1  # "so simple" is no link
-
-
-def pruned_words(raw: str, ratio: float) -> tuple[str, set[str]]:
-    """The pruned text and the set of its words, lower-cased (what the class tests ask about)."""
-    result = prune(raw, FakeModel(), ratio=ratio)
-    return result, set(re.findall(r"\w+", result.lower()))
-
-
-# Short concrete nouns are the least surprising words to the fake model (surprisal = length), as
-# predictable nouns are to the real one: the pruner must keep them by their class, not their score.
-THINGS = (
-    "Caroline said that she really enjoyed the amazing yoga class at the beach, and she expressed her "
-    "excitement about the new guitar. Melanie made an omelette with coconut oil before she volunteered at "
-    "the animal shelter; she is reading a romance novel while her son plays in the dog park. Her brother "
-    "works as a nurse and wants to win the championship."
-)
-
-
-@pytest.mark.parametrize("ratio", [0.6, 0.4])
-def test_things_activities_places_foods_genres_and_roles_survive(ratio):
-    _, kept = pruned_words(THINGS, ratio)
-    for word in ("yoga", "beach", "guitar", "omelette", "coconut", "oil", "animal", "shelter", "romance",
-                 "novel", "son", "dog", "park", "nurse", "championship", "excitement"):
-        assert word in kept, word
-    if ratio < 0.5:
-        assert not kept & {"really", "amazing", "expressed"}
-
-
-def test_verbs_and_evaluative_words_go_before_nouns_even_when_more_surprising():
-    raw = ("Gina explained enthusiastically that the wonderful boutique downtown celebrated its anniversary "
-           "with fashion shows, and she recommended the scarves.")
-    _, kept = pruned_words(raw, 0.5)
-    assert {"boutique", "downtown", "anniversary", "fashion", "shows", "scarves"} <= kept
-    assert not kept & {"enthusiastically", "wonderful", "explained"}
-
-
-REASONS = (
-    "We buy the train tickets at the station, not online, because the website charges a booking fee. "
-    "The team usually deploys weekly and mostly on Tuesdays; it probably moves to Thursdays, which "
-    "pleased everyone enormously."
-)
-
-
-@pytest.mark.parametrize("ratio", [0.6, 0.4])
-def test_a_reason_and_the_adverbs_that_qualify_a_fact_survive(ratio):
-    result, kept = pruned_words(REASONS, ratio)
-    assert {"because", "website", "charges", "booking", "fee"} <= kept, result
-    assert {"usually", "weekly", "mostly", "probably"} <= kept, result
-    if ratio < 0.5:
-        assert "enormously" not in kept, result
-
-
 def test_a_possessive_after_a_protected_span_stays_whole():
     result = prune("This month's piece is a slow arrangement of a Spanish folk song for the guitar.", FakeModel(),
                    ratio=0.4)
     assert "month's piece" in result, result
-
-
-def test_function_words_and_chat_fillers_go_even_when_the_text_already_fits_its_target():
-    raw = "Gina: Wow, thanks! I'm gonna open the boutique downtown and it's gonna have a fitting room."
-    result = prune(raw, FakeModel(), ratio=0.95)
-    kept = set(re.findall(r"[\w']+", result.lower()))
-    assert not kept & {"wow", "thanks", "i'm", "gonna", "the", "and", "it's", "a"}, result
-    assert {"gina", "open", "boutique", "downtown", "fitting", "room"} <= kept, result
-
-
-def test_modals_and_the_prepositions_of_a_specific_place_or_share_survive():
-    raw = ("The old pension has a guaranteed annuity rate that would be lost on transfer. Walk the dog "
-           "around the lake, and use one token bucket per API key via the internal gateway.")
-    result, kept = pruned_words(raw, 0.4)
-    assert {"would", "around", "per", "via"} <= kept, result
-    assert not kept & {"the", "has", "be", "on", "and"}, result

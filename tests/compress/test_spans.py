@@ -51,6 +51,10 @@ def texts(text: str) -> list[str]:
         ("There is no cache and nothing to warm.", ["no", "nothing"]),
         ("Der Export läuft nicht mehr nachts, ohne Ausnahme.", ["nicht", "ohne"]),
         ("On ne déploie jamais le vendredi, sans tests.", ["jamais", "sans"]),
+        ("Recall was 0.27-0.30 against 0.46, and 2-3 tokens a query.", ["Recall", "0.27-0.30", "0.46", "2-3 tokens"]),
+        ("Support 3.9-3.12 and upgrade from v1.2-v1.4 at 40-60 MB.", ["3.9-3.12", "v1.2-v1.4", "40-60 MB"]),
+        ("Embed with all-MiniLM-L6-v2 or bge-small-en-v1.5 today.", ["all-MiniLM-L6-v2", "bge-small-en-v1.5", "today"]),
+        ("Run pytest -k fast --ignore=tests/slow first.", ["-k", "--ignore=tests/slow"]),
     ],
 )
 def test_protected_spans_are_found(text, expected):

@@ -35,7 +35,7 @@ def test_add_then_search_finds_it(mode):
     result = ok("search", "billing service Heroku", "--mode", mode, "--jsonl")
     rows = jsonl(result.stdout)
     assert rows[0]["id"] == added["billing"]
-    assert rows[0]["content"] == "We moved billing service from Heroku Fly.io March"  # the fake's compressed form
+    assert rows[0]["content"] == "We moved billing service from Heroku to Fly.io in March"  # the fake's compressed form
     assert set(rows[0]) == {"id", "content", "optimized", "tags", "created_at", "score"}
     raw = jsonl(ok("search", "billing service Heroku", "--mode", mode, "--jsonl", "--raw").stdout)
     assert raw[0]["content"] == NOTES["billing"]
@@ -354,16 +354,37 @@ def test_a_catalog_of_the_schema_before_dates_keeps_its_vectors_and_gains_them()
     db = sqlite3.connect(path)
     db.executescript("DROP TABLE fts; CREATE VIRTUAL TABLE fts USING fts5 (raw, tags, tokenize = 'porter unicode61');"
                      "INSERT INTO fts (rowid, raw, tags) SELECT label, json_extract(record, '$.raw'), '' FROM memories;"
-                     "UPDATE meta SET value = '6' WHERE key = 'schema';")
+                     "ALTER TABLE memories DROP COLUMN served_raw; UPDATE meta SET value = '6' WHERE key = 'schema';")
     vectors_before = db.execute("SELECT label, vec FROM vectors ORDER BY label").fetchall()
     db.close()
     upgraded = ok("search", "painting September", "--mode", "text", "--jsonl")
     assert ids_of(upgraded.stdout)[0] == ids["9"]
     assert "the word index is taking in each memory's date (once): 5 memories" in upgraded.stderr
+    assert "checking every compressed form against its raw text (once): 5 memories" in upgraded.stderr
     db = sqlite3.connect(path)
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "8"
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "9"
     assert db.execute("SELECT label, vec FROM vectors ORDER BY label").fetchall() == vectors_before
     db.close()
+
+
+def test_a_catalog_from_before_the_guard_checked_every_form_checks_each_once_when_opened():
+    """A store whose catalog predates the check (schema 8) gets each form's verdict once, from its own rows:
+    a form that a merge reversed before the upgrade is not served after it."""
+    import sqlite3
+
+    raw = "We chose SQLite over DuckDB for the catalog because it ships with Python."
+    memory_id = add(raw)
+    ok("search", "catalog")
+    path = store_root() / ".index" / "catalog.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("ALTER TABLE memories DROP COLUMN served_raw; UPDATE meta SET value = '8' WHERE key = 'schema';"
+                     "UPDATE memories SET record = json_set(record, '$.compressed',"
+                     " 'We chose DuckDB over SQLite for catalog because it ships with Python.');")
+    db.close()
+    upgraded = ok("show", memory_id, "--json")
+    assert "checking every compressed form against its raw text (once): 1 memories" in upgraded.stderr
+    assert json.loads(upgraded.stdout)["content"] == raw
+    assert "checking" not in ok("show", memory_id, "--json").stderr
 
 
 def test_a_date_alone_does_not_make_a_match():
@@ -397,3 +418,16 @@ def test_a_date_is_searched_by_the_day_mem_shows(monkeypatch):
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+def test_a_form_still_as_the_guard_stamped_it_is_served_and_a_changed_one_is_checked():
+    from memcli.compress.guard import seal
+    from memcli.index.db import verdict
+
+    raw = "We chose SQLite over DuckDB for the catalog because it ships with Python."
+    form = "We chose SQLite over DuckDB for catalog because it ships with Python."
+    reversed_form = form.replace("SQLite over DuckDB", "DuckDB over SQLite")
+    stamped = {"method": "prune", "status": "done", "guarded": seal(raw, form, "prune")}
+    assert verdict(raw, form, stamped) is None
+    assert verdict(raw, reversed_form, stamped).startswith("departs from the raw text at 'duckdb'")
+    assert verdict(raw, form, {"method": "prune", "status": "done"}) is None  # no stamp: checked, and it passes

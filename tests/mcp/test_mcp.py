@@ -167,8 +167,8 @@ def test_every_tool_declares_annotations_and_refuses_what_it_does_not_take():
 def test_the_default_read_costs_less_than_the_raw_one():
     """On compressed memories the reader pays less by default than for the raw prose, counted in the
     text a model reads and in what the result itself reports (from the stored counts)."""
-    for n in range(6):
-        add(f"Note {n} about the scraper. " + LONG)
+    for n in range(6):  # the fake compressor drops each "the": enough of them to outweigh a block's dates and ids
+        add(f"Note {n} about the scraper, the proxies, the queue and the crawler of the project. " + LONG)
 
     async def scenario(client):
         default = await client.call_tool("memory_search", {"query": "scraper proxies", "limit": 5})

@@ -85,7 +85,7 @@ def test_import_redacts_unknown_keys_written_by_reason_and_nested_values():
     record = {
         "id": "01JDQ4R8ZK3M5N7P9Q1S3T5V7X", "raw": "a clean note about the deploy", "tags": ["Deploy"],
         "written_by": f"script api_key={token}",
-        "compressed": "clean note deploy",
+        "compressed": "clean note about deploy",
         "compression": {"method": "prune", "status": "failed", "reason": f"HTTP 401 for key {token}"},
         "notes": f"api_key={token}",
         "password": "correct horse battery staple",
@@ -103,7 +103,7 @@ def test_import_redacts_unknown_keys_written_by_reason_and_nested_values():
     assert exported["db"] == {"aws_secret_access_key": "[REDACTED:aws-secret-key]",
                               "hosts": ["db-1", "postgres://app:[REDACTED:url-password]@db-2/app"]}
     assert exported["[REDACTED:github-token]"] == "a key that is itself a token"
-    assert exported["compressed"] == "clean note deploy" and exported["tags"] == ["deploy"]
+    assert exported["compressed"] == "clean note about deploy" and exported["tags"] == ["deploy"]
     assert summary["redacted"] == {"github-token": 4, "password": 1, "aws-secret-key": 1, "url-password": 1}
     assert_nowhere([token, secret, password, "correct horse battery staple"])
 

@@ -297,3 +297,35 @@ def test_two_clones_adding_memories_the_same_day_merge_their_vector_caches_witho
         assert set(theirs) <= set(found(store, "bob release step", "-k", "10"))
         assert more in found(store, "one more thing after the merge")
     assert [text for text in counting.seen if "notes" in text] == []  # every memory's vector came from the cache
+
+
+def test_a_compressed_form_a_merge_reversed_is_served_raw_and_named_by_doctor(team):
+    alice, bob = team
+    raw = "We chose SQLite over DuckDB for the catalog because it ships with Python."
+    chosen = added(alice, raw)
+    commit_all(alice, "Remember the catalog choice")
+    git(alice, "push", "-q")
+    git(bob, "pull", "-q", "--no-rebase")
+    git(bob, "switch", "-q", "-c", "tidy")
+    path = next(p for p in memory_files(bob) if p.stem == chosen)
+    lines = path.read_text().split("\n")
+    lines = [line.replace("SQLite over DuckDB", "DuckDB over SQLite") if line.startswith("compressed:") else line
+             for line in lines]
+    path.write_text("\n".join(lines))
+    commit_all(bob, "A reversed compressed form")
+    git(bob, "switch", "-q", "main")
+    assert "SQLite over DuckDB for catalog" in json.loads(mem(bob, "show", chosen, "--json").stdout)["content"]
+    git(bob, "merge", "-q", "--no-edit", "tidy")
+
+    shown = json.loads(mem(bob, "show", chosen, "--json").stdout)
+    assert shown["content"] == raw and "optimized" not in shown  # the raw, not the reversed form
+    assert jsonl(mem(bob, "search", "catalog choice", "--jsonl").stdout)[0]["content"] == raw
+    report = run("--dir", bob, "doctor", "--json")
+    assert report.exit_code == 1
+    [problem] = [f for f in json.loads(report.stdout)["findings"] if not f["ok"]]
+    assert problem["message"].startswith(f"{chosen}: its compressed form does not say what the raw text says")
+    assert "'duckdb'" in problem["message"]
+    assert problem["fix"].startswith(f"mem compress {chosen}")
+    mem(bob, "compress", chosen)
+    assert json.loads(mem(bob, "show", chosen, "--json").stdout)["content"].startswith("We chose SQLite over DuckDB")
+    assert mem(bob, "doctor").exit_code == 0

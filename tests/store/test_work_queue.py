@@ -102,7 +102,7 @@ def test_a_damaged_job_file_is_set_aside_and_the_others_run(queue):
 
 
 def test_a_deferred_add_waits_in_the_queue_until_compress_pending_does_it():
-    memory_id = add("Amazon blocks our scraper's IP addresses after about 30 requests per second.", "--defer")
+    memory_id = add("Amazon blocks the scraper's IP addresses after about 30 requests per second.", "--defer")
     (row,) = jsonl(ok("queue", "--jsonl").stdout)
     assert row == {"name": f"compress-{memory_id}", "kind": "compress", "state": "waiting",
                    "queued_at": row["queued_at"], "tries": 0}

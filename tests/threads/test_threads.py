@@ -118,7 +118,7 @@ def test_when_summaries_do_not_all_fit_every_stretch_keeps_its_facts_and_filler_
         ok("thread", "summarize", thread_id, "--force")
     replay(thread_id, [{"role": "user", "name": "Ana", "content": "What did we book?"}])  # with the newest: unfolded
     folds = [row for row in jsonl(ok("thread", "show", thread_id, "--jsonl").stdout) if "summary" in row]
-    assert len(folds) == 4 and all(f"Book {place} hotel {nights} nights." in fold["summary"]
+    assert len(folds) == 4 and all(f"Book {place} hotel for {nights} nights." in fold["summary"]
                                    for fold, (place, nights) in zip(folds, places))
     assert not any("lovely" in fold["summary"] or "Great" in fold["summary"] for fold in folds), "filler is never folded in"
     whole = tokens(context(thread_id, 10_000)[0])
@@ -127,14 +127,14 @@ def test_when_summaries_do_not_all_fit_every_stretch_keeps_its_facts_and_filler_
         assert tokens(messages) <= budget
         assert messages[-1]["content"] == "What did we book?", "the newest turn comes first"
     date = folds[0]["summary"].splitlines()[0]
-    facts = f"- {date} Ana: " + " ".join(f"Book {place} hotel {nights} nights." for place, nights in places)
+    facts = f"- {date} Ana: " + " ".join(f"Book {place} hotel for {nights} nights." for place, nights in places)
     newest = [{"content": "Great!"}, {"content": "What did we book?"}]
     facts_only = tokens([{"content": f"Earlier in this conversation: {facts}"}] + newest)
     messages, stderr = context(thread_id, facts_only)
     assert messages[0]["content"] == f"Earlier in this conversation:\n{facts}", "one line for the day, facts only"
     assert "4 summaries (4 shortened: 4 sentences left out, no fact lost)" in stderr
     messages, _ = context(thread_id, facts_only + 8)
-    assert messages[0]["content"].endswith("Book Lagos hotel 5 nights. The hills there look pretty from terrace."), \
+    assert messages[0]["content"].endswith("Lagos hotel for 5 nights. The hills there look pretty from terrace."), \
         "at equal worth the newer wins"
 
 
@@ -152,7 +152,7 @@ def test_each_summarised_sentence_keeps_its_end_though_the_compressor_drops_full
                        {"role": "assistant", "content": "Done. The train leaves Rossio at nine."}])
     ok("thread", "summarize", thread_id, "--force")
     summary = [row for row in jsonl(ok("thread", "show", thread_id, "--jsonl").stdout) if "summary" in row][0]["summary"]
-    assert "Ana: Book Sintra hotel 2 nights. Pack green bag." in summary, "a digest chooses among these sentences"
+    assert "Ana: Book Sintra hotel for 2 nights. Pack green bag." in summary, "a digest chooses among these sentences"
 
 
 def test_a_failing_summariser_leaves_the_thread_whole(use_providers):
