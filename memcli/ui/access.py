@@ -14,8 +14,9 @@ opens, and the store it serves holds captured tool output and prompts. So:
   token, so the page never shows the token itself) in its url-encoded form, and is refused when its
   Origin, or its Sec-Fetch-Site, says another site sent it; the SameSite cookie is not sent with
   another site's request anyway;
-- every answer is not to be cached, framed, or given a referrer, and its content security policy lets
-  no script run at all and forms post to this page only.
+- every answer is not to be cached or framed, names itself as referrer to this page only (with none
+  at all, a browser sends `Origin: null` with the page's own forms), and its content security policy
+  lets no script run at all and forms post to this page only.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ FORM = "mem.form"  # where the checked form of a POST waits for its endpoint, in
 POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; "
           "frame-ancestors 'none'; base-uri 'none'")
 HEADERS = [(b"content-security-policy", POLICY.encode()), (b"x-content-type-options", b"nosniff"),
-           (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store")]
+           (b"x-frame-options", b"DENY"), (b"referrer-policy", b"same-origin"), (b"cache-control", b"no-store")]
 
 
 def new_token() -> str:

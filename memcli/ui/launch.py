@@ -39,9 +39,12 @@ class Served:
         return f"http://{HOST}:{self.port}/?token={self.token}"
 
     def run(self) -> None:
-        """Serve until stopped (Ctrl-C, or `stop` from another thread)."""
+        """Serve until stopped (Ctrl-C, or `stop` from another thread). uvicorn raises the Ctrl-C again once it
+        has shut down; here it is the way to stop, not an interruption."""
         try:
             self.server.run(sockets=[self.socket])
+        except KeyboardInterrupt:
+            pass
         finally:
             self.store.close()
             self.socket.close()
