@@ -10,6 +10,7 @@ is served from a path the request names: there are no static files, the style is
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from typing import Callable
 from urllib.parse import quote, urlencode
 
@@ -19,12 +20,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse
 from starlette.routing import Route
 
-from memcli.errors import AmbiguousId, InputError, MemError, NotFound
+from memcli.errors import AmbiguousId, InputError, MemError, NotFound, describe
 from memcli.index.when import local
 from memcli.ui import memory_views, overview, timeline
 from memcli.ui.access import FORM, FORM_FIELD, Checkpoint
 from memcli.ui.store_thread import StoreThread
 
+log = logging.getLogger("memcli")
 BACK = {"memories": "/", "sessions": "/sessions"}  # where an action may send the browser back to
 
 
@@ -42,7 +44,7 @@ def build(open_mem: Callable[[], object], token: str, port: int) -> tuple[Checkp
         # and the button the memory page shows disabled comes alive.
         Route("/sessions", pages.sessions),
         Route("/store", pages.overview),
-    ])
+    ], exception_handlers={MemError: pages.failed, Exception: pages.failed})
     checkpoint = Checkpoint(app, token, port)
     pages.templates.globals["form_token"] = checkpoint.form_token
     pages.templates.globals["form_field"] = FORM_FIELD
@@ -65,9 +67,9 @@ class Pages:
     def page(self, name: str, status: int = 200, **values) -> HTMLResponse:
         return HTMLResponse(self.templates.get_template(name).render(**values), status_code=status)
 
-    async def common(self, request: Request) -> dict:
-        """What every page says in its header: which store."""
-        return await self.thread(lambda mem: {"store": str(mem.store.root)})
+    def common(self) -> dict:
+        """What every page says in its header: which store (known once the page's own call opened it)."""
+        return {"store": str(self.thread.root)}
 
     async def memories(self, request: Request) -> HTMLResponse:
         asked = memory_views.Asked.from_params(request.query_params)
@@ -76,49 +78,45 @@ class Pages:
             error, status = None, 200
         except InputError as exc:  # a date or filter that does not parse: the form, with what is wrong
             found, error, status = None, str(exc), 400
-        return self.page("memories.html", status, **await self.common(request), asked=asked, found=found,
+        return self.page("memories.html", status, **self.common(), asked=asked, found=found,
                          error=error, deleted=request.query_params.get("deleted", ""), section="memories")
 
     async def memory(self, request: Request) -> HTMLResponse:
         handle = request.path_params["handle"]
-        try:
-            shown = await self.thread(lambda mem: memory_views.memory_page(mem, handle) | {"shared": not mem.store.private})
-        except MemError as exc:
-            return self.failed(exc, await self.common(request))
-        return self.page("memory.html", **await self.common(request), memory=shown, section="memories")
+        shown = await self.thread(lambda mem: memory_views.memory_page(mem, handle) | {"shared": not mem.store.private})
+        return self.page("memory.html", **self.common(), memory=shown, section="memories")
 
-    async def delete(self, request: Request):
+    async def delete(self, request: Request) -> RedirectResponse:
         handle = request.path_params["handle"]
         back = BACK.get(_field(request, "back"), "/")
-        try:
-            ids = await self.thread(lambda mem: [(memory_id, mem.catalog.short_id(memory_id)) for memory_id in
-                                                memory_views.delete(mem, handle)])
-        except MemError as exc:
-            return self.failed(exc, await self.common(request))
-        return RedirectResponse(f"{back}?{urlencode({'deleted': ids[0][1]})}", status_code=303)
+        named, _ = await self.thread(lambda mem: memory_views.delete(mem, handle))
+        return RedirectResponse(f"{back}?{urlencode({'deleted': named})}", status_code=303)
 
-    async def tags(self, request: Request):
+    async def tags(self, request: Request) -> RedirectResponse:
         handle = request.path_params["handle"]
         typed = _field(request, "tags")
-        try:
-            changed = await self.thread(lambda mem: memory_views.set_tags(mem, handle, typed))
-        except MemError as exc:
-            return self.failed(exc, await self.common(request))
+        changed = await self.thread(lambda mem: memory_views.set_tags(mem, handle, typed))
         return RedirectResponse(f"/memory/{quote(changed.memory.id, safe='')}", status_code=303)
 
     async def sessions(self, request: Request) -> HTMLResponse:
         offset = memory_views.Asked.from_params(request.query_params).offset
         shown = await self.thread(lambda mem: timeline.sessions_page(mem, offset))
-        return self.page("sessions.html", **await self.common(request), shown=shown,
+        return self.page("sessions.html", **self.common(), shown=shown,
                          deleted=request.query_params.get("deleted", ""), section="sessions")
 
     async def overview(self, request: Request) -> HTMLResponse:
         shown = await self.thread(overview.store_page)
-        return self.page("store.html", **await self.common(request), shown=shown, section="store")
+        return self.page("store.html", **self.common(), shown=shown, section="store")
 
-    def failed(self, exc: MemError, common: dict) -> HTMLResponse:
-        status = 404 if isinstance(exc, (NotFound, AmbiguousId)) else 400 if isinstance(exc, InputError) else 500
-        return self.page("failed.html", status, **common, message=str(exc), section="")
+    async def failed(self, request: Request, exc: Exception) -> HTMLResponse:
+        """A library error as a page that says it (a memory that is not there: 404); anything else also
+        goes to stderr with its traceback."""
+        if isinstance(exc, MemError):
+            status = 404 if isinstance(exc, (NotFound, AmbiguousId)) else 400 if isinstance(exc, InputError) else 500
+        else:
+            log.error("mem ui: %s %s failed", request.method, request.url.path, exc_info=exc)
+            status = 500
+        return self.page("failed.html", status, **self.common(), message=describe(exc), section="")
 
 
 def _field(request: Request, name: str) -> str:

@@ -122,13 +122,16 @@ def verdict(memory: Memory) -> tuple[str, str]:
     return "raw", f"kept raw ({status})" + (f": {reason}" if reason else "")
 
 
-def delete(mem, handle: str) -> list[str]:
-    """Delete a memory with all its versions, as `mem rm` does; their ids."""
+def delete(mem, handle: str) -> tuple[str, list[str]]:
+    """Delete a memory with all its versions, as `mem rm` does: its short id (named before it goes), and
+    the ids deleted."""
     from memcli.core.writing import remove
 
-    versions = chain(mem.catalog, reading.get(mem, handle).id)
+    named = reading.get(mem, handle)
+    short = mem.catalog.short_id(named.id)
+    versions = chain(mem.catalog, named.id)
     remove(mem, versions)
-    return [m.id for m in versions]
+    return short, [m.id for m in versions]
 
 
 def set_tags(mem, handle: str, typed: str):

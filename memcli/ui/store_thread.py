@@ -19,6 +19,7 @@ class StoreThread:
     def __init__(self, open_mem: Callable[[], Any]):
         self._open = open_mem
         self._mem = None
+        self.root = None  # the store's folder, once a first call opened it
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem-ui")
 
     async def __call__(self, work: Callable[[Any], Any]) -> Any:
@@ -28,6 +29,7 @@ class StoreThread:
     def _run(self, work):
         if self._mem is None:
             self._mem = self._open()
+            self.root = self._mem.store.root
         for attempt in range(2):
             try:
                 self._mem.refresh()

@@ -8,7 +8,9 @@ import threading
 
 import httpx
 import pytest
-from helpers import jsonl, ok, run
+from fake_secrets import aws_access_key, github_token
+from helpers import jsonl, ok, open_mem, run
+from ui_session import capture, hook_payload, tool_payload
 
 ROUTES = ["/", "/sessions", "/store", "/memory/ID"]
 
@@ -129,3 +131,16 @@ def test_every_answer_forbids_scripts_framing_and_caching(served):
 
 def test_it_listens_on_127_0_0_1_only(served):
     assert served.served.socket.getsockname()[0] == "127.0.0.1"
+
+
+def test_secrets_a_hook_captured_are_shown_redacted_on_every_page(served, captured):
+    key, token = aws_access_key(), github_token()
+    capture([hook_payload("UserPromptSubmit", captured, "s2", prompt=f"deploy with {token}"),
+             tool_payload(captured, "s2", 1, "Bash", {"command": f"aws configure set aws_access_key_id {key}"},
+                          {"stdout": f"GITHUB_TOKEN={token}", "stderr": ""}),
+             hook_payload("SessionEnd", captured, "s2", reason="exit")], open_mem())
+    client = signed_in(served)
+    shown = [client.get(route).text for route in ["/", "/sessions", "/store", "/?q=deploy+aws"]]
+    shown += [client.get(f"/memory/{row['id']}").text for row in jsonl(ok("ls", "--jsonl").stdout)]
+    assert all(key not in page and token not in page for page in shown)
+    assert any("[REDACTED:" in page for page in shown)
