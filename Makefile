@@ -13,7 +13,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,mcp,server]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,mcp,server,ui]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -22,11 +22,12 @@ install: $(VENV)/.installed
 models: install
 	$(BIN)/mem models pull --defaults
 
-# examples/ (and the tests that run them) share stores through git and pipe JSON through jq.
+# examples/ (and the tests that run them) share stores through git and pipe JSON through jq; tests/ui drives
+# Debian's Chromium with Playwright (Playwright's own browser download is not used).
 tools:
-	@command -v git >/dev/null && command -v jq >/dev/null || \
-	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq && apt-get install -y -qq git jq; } || \
-	  { echo "examples/ needs git and jq: install them (e.g. sudo apt-get install git jq)" >&2; exit 1; }
+	@command -v git >/dev/null && command -v jq >/dev/null && command -v chromium >/dev/null || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq git jq chromium; } || \
+	  { echo "the tests need git, jq and chromium: install them (e.g. sudo apt-get install git jq chromium)" >&2; exit 1; }
 
 # The coding clients whose hooks the `clients` tests drive, installed from npm as a user would (pinned; npm's
 # own cache makes a second install quick). Outside the checkout: node_modules is never committed.

@@ -26,7 +26,7 @@ LAYERS = [
     ["index", "privacy"],
     ["core"],
     ["features", "threads", "capture"],
-    ["mcp"],
+    ["mcp", "ui"],
     ["cli"],
     ["entry"],
     ["__main__"],

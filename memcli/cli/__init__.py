@@ -42,6 +42,7 @@ COMMANDS = {
     "queue": "queue_cmd",
     "share": "share_cmd",
     "update": "update_cmd",
+    "ui": "ui_cmd",
     "models": "models_cmd",
     **dict.fromkeys(["hook", "capture", "hooks"], "capture_cmd"),
 }
@@ -49,7 +50,7 @@ COMMANDS = {
 # Commands that only read a store: with --dir naming a folder that is not there, an error rather than an
 # empty answer (a write makes the store; `mem doctor` says so itself).
 READS = {"ls", "show", "search", "context", "tags", "export", "stats", "status", "rm", "tag", "compress",
-         "reindex", "edit", "update", "share"}
+         "reindex", "edit", "update", "share", "ui"}
 
 
 @click.group(cls=LazyGroup, modules=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})

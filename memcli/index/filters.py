@@ -1,5 +1,6 @@
 """Which memories a read wants: tags (all of them), a time window, source globs (any of them, as
-memcli.store.sources reads a typed `--source`); current versions only unless `all_versions` (memcli/index/versions.py).
+memcli.store.sources reads a typed `--source`), the content kind compression found and who wrote it
+(`mem ui`'s filters); current versions only unless `all_versions` (memcli/index/versions.py).
 
 One value object shared by listing, search (both sides) and export, turned into SQL in one place.
 """
@@ -18,6 +19,8 @@ class Filters:
     until: str | None = None
     source: str | tuple[str, ...] | None = None  # a GLOB, or several: a memory matching any one is wanted
     all_versions: bool = False
+    kind: str | None = None  # compression.kind (memcli.compress.kinds): prose, diff, log, ...
+    written_by: str | None = None  # cli, mcp:<name>, a coding assistant's name, ...
 
     def __post_init__(self):
         """Lists become tuples: a Filters is a key of what search keeps (memcli.index.lexical)."""
@@ -27,7 +30,8 @@ class Filters:
 
     @classmethod
     def parse(cls, tags=(), since: str | None = None, until: str | None = None,
-              source: str | None = None, all_versions: bool = False, home: Path | None = None) -> "Filters":
+              source: str | None = None, all_versions: bool = False, home: Path | None = None,
+              kind: str | None = None, written_by: str | None = None) -> "Filters":
         """From what a person or an assistant typed (`-t`, `--since 3d`, MCP arguments), checked. Given
         the project's `home`, `source` is a path from the working directory (memcli.store.sources.globs)."""
         from memcli.index.when import parse_when
@@ -37,11 +41,12 @@ class Filters:
         return cls(tags=tuple(normalise_tags(tags)), since=parse_when(since) if since else None,
                    until=parse_when(until, end_of_day=True) if until else None,
                    source=globs(check_text(source, "the source filter"), home) if source else None,
-                   all_versions=all_versions)
+                   all_versions=all_versions, kind=check_text(kind, "the kind filter") if kind else None,
+                   written_by=check_text(written_by, "the written-by filter") if written_by else None)
 
     def __bool__(self) -> bool:
         """Whether it narrows the set beyond current versions (which the vector side leaves out by itself)."""
-        return bool(self.tags or self.since or self.until or self.source)
+        return bool(self.tags or self.since or self.until or self.source or self.kind or self.written_by)
 
     def sql(self, alias: str = "m") -> tuple[str, list]:
         clauses, params = [], []
@@ -65,6 +70,12 @@ class Filters:
             patterns = (self.source,) if isinstance(self.source, str) else self.source
             clauses.append("(" + " OR ".join([f"{alias}.source GLOB ?"] * len(patterns)) + ")")
             params += patterns
+        if self.kind:
+            clauses.append(f"json_extract({alias}.record, '$.compression.kind') = ?")
+            params.append(self.kind)
+        if self.written_by:
+            clauses.append(f"json_extract({alias}.record, '$.written_by') = ?")
+            params.append(self.written_by)
         if not self.all_versions:
             clauses.append(f"{alias}.superseded_by IS NULL")
         return (" AND ".join(clauses) or "1"), params

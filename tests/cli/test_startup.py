@@ -9,7 +9,7 @@ import sys
 import pytest
 from helpers import add
 
-HEAVY = ("llama_cpp", "numpy", "hnswlib", "gguf", "safetensors", "mcp")
+HEAVY = ("llama_cpp", "numpy", "hnswlib", "gguf", "safetensors", "mcp", "starlette", "uvicorn", "jinja2")
 PROBE = """
 import json, sys
 from memcli.cli import main
