@@ -18,7 +18,7 @@ from pathlib import Path
 
 from memcli.store.queue import safe_name
 from memcli.util.locks import flock_held
-from memcli.util.own_files import open_lock, own_folder, read_sealed, write_new, write_sealed
+from memcli.util.own_files import held_elsewhere, open_lock, own_folder, read_sealed, write_new, write_sealed
 
 FOLDER = ".capture"
 CONTEXT = "context.md"
@@ -78,18 +78,7 @@ class Spool:
 
     def serving(self) -> bool:
         """Whether a hook server holds its lock now."""
-        return self._held("serve.lock")
-
-    def _held(self, name: str) -> bool:
-        path = self.root / name
-        if not os.path.lexists(path):
-            return False
-        try:
-            fd = open_lock(path)
-        except OSError:
-            return False
-        with os.fdopen(fd, "r+") as handle, flock_held(handle) as free:
-            return not free
+        return held_elsewhere(self.root / "serve.lock")
 
     # -- the runner's side ---------------------------------------------------------------------------
 

@@ -104,10 +104,7 @@ def _say(counts, as_json: bool) -> None:
 @pass_env
 def retry(env: Env, names, every) -> None:
     """Put parked jobs (JOB: a name `mem queue` shows, or its beginning) back in the queue."""
-    moved = _queue(env).retry(None if every else _named(names, every))
-    click.echo(f"mem: {moved} parked job{'s' if moved != 1 else ''} queued again", err=True)
-    if not moved:
-        raise click.exceptions.Exit(NOTHING)
+    _on_parked(_queue(env).retry, names, every, "queued again")
 
 
 @queue.command()
@@ -116,16 +113,17 @@ def retry(env: Env, names, every) -> None:
 @pass_env
 def drop(env: Env, names, every) -> None:
     """Forget parked jobs (what they would have made is not made)."""
-    dropped = _queue(env).drop(None if every else _named(names, every))
-    click.echo(f"mem: {dropped} parked job{'s' if dropped != 1 else ''} dropped", err=True)
-    if not dropped:
-        raise click.exceptions.Exit(NOTHING)
+    _on_parked(_queue(env).drop, names, every, "dropped")
 
 
-def _named(names, every) -> list[str]:
+def _on_parked(act, names, every, done: str) -> None:
+    """Act on the parked jobs named (or all); say how many; exit 1 when none was."""
     if not names and not every:
         raise click.UsageError("name the jobs (as `mem queue` shows them), or give --all")
-    return list(names)
+    count = act(None if every else list(names))
+    click.echo(f"mem: {count} parked job{'s' if count != 1 else ''} {done}", err=True)
+    if not count:
+        raise click.exceptions.Exit(NOTHING)
 
 
 def _clock(epoch: float) -> str:

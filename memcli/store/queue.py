@@ -32,7 +32,7 @@ from collections import Counter
 from typing import Callable, Iterable, Iterator
 
 from memcli.util.locks import flock_held
-from memcli.util.own_files import open_lock, own_folder, read_sealed, sealed, write_new
+from memcli.util.own_files import held_elsewhere, open_lock, own_folder, read_sealed, sealed, write_new
 
 FOLDER = ".queue"
 MAX_TRIES = 5
@@ -282,15 +282,7 @@ class WorkQueue:
 
     def runner_active(self) -> bool:
         """Whether a background runner holds its lock now (a look, not a wait)."""
-        path = self.locks_dir / "runner.lock"
-        if not os.path.lexists(path):
-            return False
-        try:
-            fd = open_lock(path)
-        except OSError:
-            return False
-        with os.fdopen(fd, "r+") as handle, flock_held(handle) as free:
-            return not free
+        return held_elsewhere(self.locks_dir / "runner.lock")
 
     @contextlib.contextmanager
     def _lock(self, name: str, wait: bool) -> Iterator[bool]:

@@ -110,3 +110,17 @@ def read_sealed(path: Path) -> str | None:
 def open_lock(path: Path) -> int:
     """A lock file's descriptor, made owner-only if needed, never through a link."""
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+
+
+def held_elsewhere(path: Path) -> bool:
+    """Whether another process holds the lock file at `path` now (a look, not a wait)."""
+    from memcli.util.locks import flock_held
+
+    if not os.path.lexists(path):
+        return False
+    try:
+        fd = open_lock(path)
+    except OSError:
+        return False
+    with os.fdopen(fd, "r+") as handle, flock_held(handle) as free:
+        return not free
