@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -69,7 +68,7 @@ class Session:
 
     def bash(self, command: str) -> str:
         done = subprocess.run(command, shell=True, cwd=self.run.repo, capture_output=True, text=True,
-                              env={**os.environ, "PYTHONPATH": "src", "PATH": f"{BIN}:{os.environ['PATH']}"})
+                              env=self.run.tool_env)
         output = (done.stdout + done.stderr).strip()
         if done.returncode:
             self.tool("Bash", {"command": command}, f"Exit code {done.returncode}\n{output}", failed=True)
@@ -102,11 +101,17 @@ class Session:
 
 
 class Run:
-    def __init__(self, repo: Path, store_env: dict):
-        self.repo, self.env = repo, store_env
+    """The hooks of one bench run: `tool_env` is the environment the sessions' shell commands run in
+    (by default this venv, with the repository's src/ importable); `timed`: the floor is measured
+    after each hook (bench/session_recall.py, which measures no speed, turns it off)."""
+
+    def __init__(self, repo: Path, store_env: dict, tool_env: dict | None = None, timed: bool = True):
+        self.repo, self.env, self.timed = repo, store_env, timed
+        self.tool_env = tool_env or {**os.environ, "PYTHONPATH": "src", "PATH": f"{BIN}:{os.environ['PATH']}"}
         self.walls: list[float] = []
         self.floor: list[float] = []
         self.raw_output: list[str] = []
+        self.payloads: list[dict] = []
         self.events = 0
 
     def hook(self, payload: dict) -> str:
@@ -114,7 +119,9 @@ class Run:
         done = subprocess.run([*MEM, "hook"], input=json.dumps(payload), capture_output=True, text=True, env=self.env)
         self.walls.append(time.perf_counter() - start)
         self.events += 1
-        self.floor.append(floor(1)[0])  # the floor right after each hook: both see the same load
+        self.payloads.append(payload)
+        if self.timed:
+            self.floor.append(floor(1)[0])  # the floor right after each hook: both see the same load
         assert done.returncode == 0 and not done.stderr, done
         return done.stdout
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import statistics
 from collections import defaultdict
-from pathlib import Path
 
 from corpora import HERE, content_words, words
 

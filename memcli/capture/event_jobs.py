@@ -1,17 +1,24 @@
 """What a captured hook event becomes, as jobs of the store's work queue (memcli.store.queue).
 
 The hook queues each event, redacted, as an `event` job (memcli.capture.events.queue_event). Its handler folds the event into
-the session's state (prompts, commands, files changed, what was read) and queues what it makes: an
+the session's state (memcli.capture.sessions: prompts and their rulings, commands and how they ended,
+files changed, names renamed, what was read, what the last answer left open) and queues what it makes: an
 `observe` job (a tool event as an observation; consecutive edits of one file merge into the job still
 waiting, up to MERGE_CHARS), a `turn` job (a prompt or the assistant's last message, for the session's
-thread) and, at Stop, PreCompact and SessionEnd, a `summary` job. Routine tools, paths the denylist
-ignores and repeated reads of an unchanged file are skipped with their reason counted.
+thread) and, at Stop, PreCompact and SessionEnd, a `summary` job: the session's summary, and its thread's
+turns before the latest prompt folded into a memory that holds them as written, then taken out of the
+thread (so search finds every prompt and answer, each stored once; the latest exchange is in the summary).
+Routine tools, paths the denylist ignores and repeated reads of an unchanged file are skipped with their
+reason counted. After a run, the digest of each project whose sessions it touched is written
+(memcli.capture.briefing), for the next SessionStart in that project.
 
 Every capture job shares one scope, so one runner at a time works on a store's capture, in the order the
 events happened; and each is made to be run again after a kill at any instant: an event already folded
 into its session's state (its key is there) adds nothing; an observation has an id fixed by its event,
 so it is stored once; a turn has a message id fixed by its event; a summary is compared with the
-session's current one (found by its source) and written only when it says something new. A job that
+session's current one (found by its source) and written only when it says something new; a fold of turns
+has an id fixed by its range, and the turns it holds are taken out of the thread only after it is stored
+(taking them out again takes nothing). A job that
 fails is retried and then parked with its reason (`mem status`), and the others go on. Texts are
 redacted once, by the hook: nothing here runs the gate again.
 """
@@ -27,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from memcli.capture import sessions
 from memcli.capture.briefing import digest
 from memcli.capture.events import CAPTURE_SCOPE, EVENT_JOB
+from memcli.capture.knowledge import project_of_state
 from memcli.capture.observe import EDIT, READ, SEARCH, SHELL, _output_text, observe, paths_of, read_digest
 from memcli.capture.options import CaptureOptions
 from memcli.capture.spool import Spool
@@ -55,6 +63,7 @@ class CaptureJobs:
         adopt_older_queue(self.spool, self.queue)
         self.options = CaptureOptions.from_settings(mem.settings.capture)
         self.counts: Counter = Counter()
+        self.projects: set[str] = set()  # whose sessions this run touched
         self._rules = None
 
     @property
@@ -66,7 +75,8 @@ class CaptureJobs:
                 SUMMARY: on_library(self._summary)}
 
     def close(self) -> None:
-        """Record what this run did and write the digest a new session is handed, when it did anything."""
+        """Record what this run did and write the digest a new session of each project it touched is
+        handed, when it did anything."""
         if not self.counts:
             return
         totals = dict(self.counts)
@@ -78,8 +88,12 @@ class CaptureJobs:
             state["last_drain"] = time.time()
 
         self.spool.update_state(change)
-        self.spool.save_context(digest(self.spool.all_sessions(), self.options.inject_tokens, self._counter()))
+        if self.projects:
+            states, count = self.spool.all_sessions(), self._counter()
+            for project in sorted(self.projects):
+                self.spool.save_context(project, digest(states, project, self.options.inject_tokens, count))
         self.counts.clear()
+        self.projects.clear()
 
     # -- an event into the session's state ------------------------------------------------------------
 
@@ -94,11 +108,12 @@ class CaptureJobs:
         state["last"] = max(state.get("last", 0), record.get("at", 0))
         if record.get("cwd"):
             state["cwd"] = record["cwd"]
+        self.projects.add(project_of_state(state))
         if record.get("private"):
             self.counts["private spans removed"] += record["private"]
         kind, at = record.get("event"), record.get("at")
         if kind == "prompt" and record.get("prompt", "").strip():
-            sessions.note_prompt(state, record["prompt"])
+            sessions.note_prompt(state, record["prompt"], job.at)
             self._put_turn(state, job, "user", record["prompt"])
         elif kind == "stop" and record.get("message", "").strip():
             sessions.note_message(state, record["message"])
@@ -120,6 +135,7 @@ class CaptureJobs:
         if tool in self.options.skip_tools:
             self.counts["skipped: routine tool"] += 1
             return
+        state["tools"] = state.get("tools", 0) + 1
         paths, cwd = paths_of(record), record.get("cwd") or state["cwd"]
         if any(self._ignored(path, cwd) for path in [*paths, *named_paths(record)]):
             self.counts["skipped: ignored path"] += 1
@@ -138,9 +154,9 @@ class CaptureJobs:
         found = observe(record, self.options.max_output_chars)
         if tool in SHELL and found.command:
             sessions.note_command(state, found.command, found.failed,
-                                  record.get("error") or _output_text(record.get("output")))
+                                  record.get("error") or _output_text(record.get("output")), job.at)
         if tool in EDIT:
-            sessions.note_changed(state, found.files_changed)
+            sessions.note_edit(state, found.files_changed, record.get("input"))
             if self._merged(state, job, found):
                 return
         data = {"session": state["id"], "client": state["client"], "tool": found.tool, "text": found.text,
@@ -203,11 +219,15 @@ class CaptureJobs:
         threads = Threads(self.mem)
         thread_id = sessions.thread_id(state)
         threads.ensure(thread_id, f"{state['client']} session {state['id'][:8]}", local=self.options.share != "all")
-        content = data["content"].encode("utf-8", "replace")[:self.mem.settings.max_input_bytes]
+        room = max(64, self.mem.settings.max_input_bytes - 64)  # a folded turn is "role: " and the turn
+        content = data["content"].encode("utf-8", "replace")[:room]
         threads.append(thread_id, [{"role": data["role"], "content": content.decode("utf-8", "ignore")}],
                        screened=True, fixed_ids=[data["id"]])
 
     def _summary(self, job: Job) -> None:
+        """The session's summary, stored whole (never pruned: memcli.capture.sessions), then its thread's
+        earlier turns folded."""
+        from memcli.core.compressing import CompressOptions
         from memcli.core.writing import Text, write
 
         state = self.spool.session(job.data["session"])
@@ -216,12 +236,43 @@ class CaptureJobs:
         source = f"session/{state['id']}"
         text = sessions.summary_text(state)
         now = _current(self.mem, source)
-        if any(memory.raw == text for memory in now):
-            return
-        written = write(self.mem, Text(text, ["session", state["client"]], source, state["client"],
-                                       check_source=False, screened=True, kept_here=self.options.share == "none"),
-                        allow_duplicate=True, supersedes=now[0].id if now else None)
-        self.counts["summaries"] += 0 if written.unchanged else 1
+        if not any(memory.raw == text for memory in now):
+            written = write(self.mem, Text(text, ["session", state["client"]], source, state["client"],
+                                           check_source=False, screened=True,
+                                           kept_here=self.options.share == "none"),
+                            compressing=CompressOptions(enabled=False), allow_duplicate=True,
+                            supersedes=now[0].id if now else None)
+            self.counts["summaries"] += 0 if written.unchanged else 1
+        self._fold_turns(state)
+
+    def _fold_turns(self, state: dict) -> None:
+        """The thread's turns before its latest prompt, as written, in one memory (tag `thread`, source
+        `thread/<id>#<first>-<last>`, as any thread's fold), then taken out of the thread: each prompt and
+        answer is stored once, and search finds it. The latest prompt and answer stay in the thread (and
+        in the summary) until the next summary."""
+        from memcli.core.compressing import CompressOptions
+        from memcli.core.writing import Text, write
+        from memcli.errors import NotFound
+        from memcli.threads.storage import Threads, summary_source
+
+        threads, thread = Threads(self.mem), sessions.thread_id(state)
+        try:
+            messages, folds = threads.messages(thread), threads.folds(thread)
+        except NotFound:
+            return  # no turn yet, or the thread was removed
+        folded_to = max((fold.last for fold in folds), default=0)
+        latest = max((m.seq for m in messages if m.role == "user"), default=0)
+        span = [m for m in messages if folded_to < m.seq < latest]
+        for part in _within(span, self.mem.settings.max_input_bytes):
+            first, last = part[0].seq, part[-1].seq
+            text = "\n".join(_turn_line(m) for m in part)
+            write(self.mem, Text(text, ["thread", state["client"]], summary_source(thread, first, last), state["client"],
+                                 check_source=False, screened=True, kept_here=self.options.share != "all",
+                                 memory_id=ids.keyed_id(_ms(state.get("started", 0)) + first, f"turns:{thread}#{first}-{last}")),
+                  compressing=CompressOptions(enabled=False), allow_duplicate=True)
+            self.counts["turns folded"] += len(part)
+        if folded_to or span:
+            threads.prune(thread)
 
     def _counter(self) -> Callable[[str], int]:
         """The compression model's token count (loaded anyway to compress); without it, a cautious estimate
@@ -322,6 +373,25 @@ def _current(mem: Mem, source: str) -> list:
 
     exact = "".join(f"[{c}]" if c in "*?[" else c for c in source)
     return [m for m in listing(mem, Filters(tags=("session",), source=exact)) if m.source == source]
+
+
+def _turn_line(message) -> str:
+    return f"{message.name or message.role}: {message.content}"
+
+
+def _within(span: list, limit: int) -> list[list]:
+    """Consecutive turns in parts whose text stays within `limit` bytes (the size a memory may have); a
+    turn is cut below the limit when it arrives (_turn), so each fits a part of its own."""
+    parts: list[list] = []
+    size = 0
+    for message in span:
+        cost = len(_turn_line(message).encode("utf-8", "surrogatepass")) + 1
+        if not parts or size + cost > limit:
+            parts.append([])
+            size = 0
+        parts[-1].append(message)
+        size += cost
+    return parts
 
 
 def _ms(at: float) -> int:

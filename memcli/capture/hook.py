@@ -183,7 +183,9 @@ def screened(gate, record: dict) -> dict:
 def _answer(record: dict, spool: Spool, options: CaptureOptions) -> str:
     if record["event"] not in ANSWERED:
         return ""
-    return _protocol("SessionStart", trim(spool.context(), options.inject_chars))
+    from memcli.capture.projects import project_of
+
+    return _protocol("SessionStart", trim(spool.context(project_of(record["cwd"])), options.inject_chars))
 
 
 def _protocol(event: str, context: str) -> str:

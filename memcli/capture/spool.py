@@ -1,5 +1,5 @@
 """The capture folder of a store, `.capture/`: the sessions' state, the counts `mem status` shows, the
-context a new session is handed, and the hook server's socket and lock. The events themselves wait in
+context a new session of each project is handed, and the hook server's socket and lock. The events themselves wait in
 the store's work queue (memcli.store.queue, memcli.capture.event_jobs).
 
 It is not a cache (the sessions' state is nowhere else), so it lives outside `.index/`, which mem may
@@ -16,12 +16,13 @@ import json
 import os
 from pathlib import Path
 
+from memcli.capture.projects import project_key
 from memcli.store.queue import safe_name
 from memcli.util.locks import flock_held
 from memcli.util.own_files import held_elsewhere, open_lock, own_folder, read_sealed, write_new, write_sealed
 
 FOLDER = ".capture"
-CONTEXT = "context.md"
+CONTEXTS = "context"  # one digest a project: <project_key>.md
 
 
 class Spool:
@@ -29,7 +30,7 @@ class Spool:
         self.root = Path(store_root) / FOLDER
         self.sessions = self.root / "sessions"
         self.state_path = self.root / "state.json"
-        self.context_path = self.root / CONTEXT
+        self.contexts = self.root / CONTEXTS
 
     # -- the hook's side: quick, stdlib only --------------------------------------------------------
 
@@ -72,9 +73,12 @@ class Spool:
         except OSError:
             return {}
 
-    def context(self) -> str:
-        """The digest for SessionStart, as this machine's last run wrote it ("" for anything else)."""
-        return read_sealed(self.context_path) or ""
+    def context(self, project: str) -> str:
+        """The digest prepared for a new session of `project` (memcli.capture.projects), as this machine's
+        last run wrote it; "" when none is (or the file is not one this machine sealed)."""
+        if not project:
+            return ""
+        return read_sealed(self.contexts / f"{project_key(project)}.md") or ""
 
     def serving(self) -> bool:
         """Whether a hook server holds its lock now."""
@@ -127,9 +131,10 @@ class Spool:
         found = (_mapping(read_sealed(path)) for path in self.sessions.glob("*.json"))
         return [data for data in found if data]
 
-    def save_context(self, text: str) -> None:
+    def save_context(self, project: str, text: str) -> None:
         self.ensure()
-        write_sealed(self.context_path, text)
+        own_folder(self.contexts)
+        write_sealed(self.contexts / f"{project_key(project)}.md", text)
 
     def _session_path(self, session_id: str) -> Path:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)[:120].lstrip(".") or "unknown"

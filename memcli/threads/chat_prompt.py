@@ -3,13 +3,15 @@
 `build` returns `[{role, content, name?}]`: first the thread's own system messages, then one system
 message "Earlier in this conversation:" holding summaries, a line each, then turns verbatim, oldest
 first. It never exceeds the budget and never cuts a message: what does not fit is left out whole.
-The newest unfolded turns are kept whole first. When every summary fits, all are shown, and the room
-left shows the newest folds as their own turns instead of their summary, one fold at a time. When
-they do not all fit, the budget goes to the summaries' sentences that carry the most (see
-memcli.threads.coverage): sentences stating facts not yet shown before any other, so every stretch of
-the conversation keeps its names, numbers, preferences and decisions; repetition gives way first,
-the older before the newer, and filler is never shown. What was shortened is counted: the sentences
-left out, and how many of the summaries' facts the context no longer holds. Roles are never merged or swapped.
+When every summary and every unfolded turn fit, all are shown, and the room left shows the newest
+folds as their own turns instead of their summary, one fold at a time. When they do not all fit, the
+newest turn is kept first, and the rest of the budget goes, facts first, to what carries the most
+(see memcli.threads.coverage): the summaries' sentences and the older unfolded turns alike, those
+stating facts not yet shown before any other, so every stretch of the conversation keeps its names,
+numbers, preferences and decisions; repetition gives way first, the older before the newer, and a
+filler ("Sounds good.") is the first thing left out. Without summaries, the turns kept are the newest
+that fit, fillers left out first. What was shortened is counted: the sentences left out, and how many
+of the summaries' facts the context no longer holds. Roles are never merged or swapped.
 Each message costs its content's tokens plus MESSAGE_OVERHEAD for the chat framing, counted by the
 compression model's tokenizer.
 """
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from memcli.threads.coverage import lines, parse, select
-from memcli.threads.kept_facts import facts, words_of
+from memcli.threads.kept_facts import facts, is_filler_turn, words_of
 from memcli.threads.storage import Fold
 from memcli.threads.records import Message
 from memcli.util.words import counted
@@ -78,22 +80,27 @@ def build(messages: Sequence[Message], folds: Sequence[Fold], budget: int, count
     digests = [parse(fold.memory.raw) for fold in folds]
     folded_to = max((fold.last for fold in folds), default=0)
     tail = [m for m in turns if m.seq > folded_to]
-    verbatim = _newest_that_fit(tail, budget - used, cost)
-    used += sum(cost(m.content) for m in verbatim)
     chosen = {d: set(range(len(digest.units))) for d, digest in enumerate(digests)}
-    if block_cost(lines(digests, chosen)) <= budget - used:
-        if len(verbatim) == len(tail):
-            # Everything is covered: spend what is left on showing the newest folds as their own turns.
-            while folds and all(seq in present for seq in range(folds[-1].first, folds[-1].last + 1)):
-                own = [m for m in turns if folds[-1].first <= m.seq <= folds[-1].last]
-                trial_used = used + sum(cost(m.content) for m in own)
-                fewer = {d: keep for d, keep in chosen.items() if d < len(folds) - 1}
-                if trial_used + block_cost(lines(digests, fewer)) > budget:
-                    break
-                verbatim, used = own + verbatim, trial_used
-                folds, digests, chosen = folds[:-1], digests[:-1], fewer
+    if block_cost(lines(digests, chosen)) + sum(cost(m.content) for m in tail) <= budget - used:
+        verbatim = tail
+        used += sum(cost(m.content) for m in tail)
+        # Everything is covered: spend what is left on showing the newest folds as their own turns.
+        while folds and all(seq in present for seq in range(folds[-1].first, folds[-1].last + 1)):
+            own = [m for m in turns if folds[-1].first <= m.seq <= folds[-1].last]
+            trial_used = used + sum(cost(m.content) for m in own)
+            fewer = {d: keep for d, keep in chosen.items() if d < len(folds) - 1}
+            if trial_used + block_cost(lines(digests, fewer)) > budget:
+                break
+            verbatim, used = own + verbatim, trial_used
+            folds, digests, chosen = folds[:-1], digests[:-1], fewer
+    elif not digests:
+        verbatim = _newest_that_fit(tail, budget - used, cost)
     else:
-        chosen = select(digests, budget - used, block_cost, count)
+        newest = tail[-1:] if tail and cost(tail[-1].content) <= budget - used else []
+        older = tail[:-1] if newest else []
+        room = budget - used - sum(cost(m.content) for m in newest)
+        chosen, kept = select(digests, room, block_cost, count, [m.content for m in older], cost)
+        verbatim = [m for t, m in enumerate(older) if t in kept] + newest
     result = ChatContext(budget=budget)
     out = [m.to_chat() for m in system]
     shown_lines = lines(digests, chosen)
@@ -116,6 +123,11 @@ def build(messages: Sequence[Message], folds: Sequence[Fold], budget: int, count
 
 
 def _newest_that_fit(turns: list[Message], room: int, cost) -> list[Message]:
+    """The newest turns that fit, in order; a turn of nothing but pleasantries is left out first (the
+    newest turn aside), so that an older turn saying something takes its room."""
+    everything = sum(cost(m.content) for m in turns)
+    if everything > room:
+        turns = [m for m in turns[:-1] if not is_filler_turn(m.content)] + turns[-1:]
     kept: list[Message] = []
     for message in reversed(turns):
         need = cost(message.content)

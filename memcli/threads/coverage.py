@@ -13,8 +13,11 @@ At equal worth the newer sentence wins; a sentence adding nothing new is left ou
 
 Facts come before chatter: while a sentence holds a fact (memcli.threads.kept_facts) that the context does
 not hold yet, it goes before every sentence that holds none, whatever their words weigh; a question
-asks rather than tells, so it waits with the chatter; a filler sentence is never shown. The lines of
-one date are written as one, so a day folded in several summaries carries its date once.
+asks rather than tells, so it waits with the chatter; a filler sentence is never shown. The recent turns
+that are not folded yet compete on the same terms, each as a whole message: a turn that states a fact
+goes in before a summary sentence of chatter, and a turn of nothing but pleasantries ("Sounds good.") is
+the first thing a small budget leaves out. The lines of one date are written as one, so a day folded in
+several summaries carries its date once.
 """
 
 from __future__ import annotations
@@ -23,10 +26,10 @@ import heapq
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from memcli.compress.wordlists import FUNCTION_WORDS
-from memcli.threads.kept_facts import SENTENCE, facts, is_filler, words_of
+from memcli.threads.kept_facts import SENTENCE, facts, is_filler, is_filler_turn, words_of
 
 WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 DATE = re.compile(r"^\[([^\]\n]+)\]\s*")
@@ -91,21 +94,25 @@ def concepts(text: str) -> frozenset[str]:
 
 
 def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], int],
-           count: Callable[[str], int]) -> dict[int, set[int]]:
-    """Which sentences of which digests to show within `room` tokens ({digest: {sentence}}): those with
-    facts not yet shown first, each tier by rare-word coverage per token; block_cost(lines) is the
+           count: Callable[[str], int], turns: Sequence[str] = (),
+           turn_cost: Callable[[str], int] | None = None) -> tuple[dict[int, set[int]], set[int]]:
+    """Which sentences of which digests ({digest: {sentence}}) and which of the `turns` (whole messages,
+    oldest first, each costing turn_cost(text)) to show within `room` tokens: those with facts not yet
+    shown first, each tier by rare-word coverage per token; a filler never. block_cost(lines) is the
     exact cost of the block the lines make."""
     units = [(d, u, concepts(unit.text)) for d, digest in enumerate(digests) for u, unit in enumerate(digest.units)
              if not is_filler(unit.text)]
-    stated = [[] if digests[d].units[u].text.endswith("?") else [fact.words for fact in facts(digests[d].units[u].text)]
-              for d, u, _ in units]
-    spoken = [words_of(digests[d].units[u].text) for d, u, _ in units]
+    units += [(-1 - t, 0, concepts(text)) for t, text in enumerate(turns) if not is_filler_turn(text)]
+    texts = [digests[d].units[u].text if d >= 0 else turns[-1 - d] for d, u, _ in units]
+    stated = [[] if text.rstrip().endswith("?") else [fact.words for fact in facts(text)] for text in texts]
+    spoken = [words_of(text) for text in texts]
     frequency: dict[str, int] = {}
     for _, _, words in units:
         for word in words:
             frequency[word] = frequency.get(word, 0) + 1
     weight = {word: math.log((len(units) + 1) / (n + 1)) for word, n in frequency.items()}
-    costs = [max(1, count(digests[d].units[u].text)) for d, u, _ in units]
+    costs = [max(1, count(text) if d >= 0 else turn_cost(text)) for (d, _, _), text in zip(units, texts)]
+    newness = [d if d >= 0 else len(digests) - 1 - d for d, _, _ in units]  # the turns are newer than every fold
     empty = block_cost([""])  # the header and the message framing
     openings: dict[str, int] = {}  # "- [date]" and its line break, by date (many folds share one)
     for digest in digests:
@@ -118,6 +125,7 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
     covered: set[str] = set()
     held: set[str] = set()  # the words of the chosen sentences, as facts are matched
     chosen: dict[int, set[int]] = {}
+    shown: set[int] = set()  # the turns chosen
     speaking: set[tuple[str | None, str | None]] = set()  # (date, speaker) already labelled on a date's line
     order: list[int] = []
 
@@ -133,18 +141,37 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
 
     def need(i: int) -> int:
         d, _, _ = units[i]
+        if d < 0:
+            return costs[i]
         label = 0 if said(i) in speaking else labels.get(said(i)[1], 0)
         opened = any(digests[c].date == digests[d].date for c in chosen)  # a date is written once
         return costs[i] + (0 if opened else opening[d]) + label
 
     def block() -> int:
-        return block_cost(lines(digests, chosen))
+        return (block_cost(lines(digests, chosen)) if chosen else empty) + sum(turn_cost(turns[t]) for t in shown)
+
+    def take(i: int) -> None:
+        d, u, _ = units[i]
+        if d < 0:
+            shown.add(-1 - d)
+        else:
+            chosen.setdefault(d, set()).add(u)
+            speaking.add(said(i))
+
+    def drop(i: int) -> None:
+        d, u, _ = units[i]
+        if d < 0:
+            shown.discard(-1 - d)
+        else:
+            chosen[d].discard(u)
+            if not chosen[d]:
+                del chosen[d]
 
     left = list(range(len(units)))
     used = empty
     for _ in range(ROUNDS):
         # Lazy greedy: a sentence's worth only falls as words get covered, so a stale worth is an upper bound.
-        heap = [(*_key(worth(i)), -units[i][0], i) for i in left]
+        heap = [(*_key(worth(i)), -newness[i], i) for i in left]
         heapq.heapify(heap)
         left = []
         while heap:
@@ -158,27 +185,22 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
             if used + need(i) > room:
                 left.append(i)
                 continue
-            d, u, words = units[i]
             used += need(i)
-            chosen.setdefault(d, set()).add(u)
-            speaking.add(said(i))
+            take(i)
             order.append(i)
-            covered |= words
+            covered |= units[i][2]
             held |= spoken[i]
         # The estimate is close, not exact (the tokenizer joins words across pieces): drop the last
         # picks until the block as written fits, then spend what the estimate left over.
         while order and block() > room:
-            d, u, words = units[order.pop()]
-            chosen[d].discard(u)
-            if not chosen[d]:
-                del chosen[d]
-            speaking = {said(j) for j in order}
+            drop(order.pop())
+            speaking = {said(j) for j in order if units[j][0] >= 0}
             covered = set().union(*(units[i][2] for i in order))
             held = set().union(*(spoken[i] for i in order))
-        used = block() if chosen else empty
+        used = block()
         if not left or room - used < min(costs[i] for i in left):
             break
-    return chosen
+    return chosen, shown
 
 
 def _key(worth: tuple[bool, float]) -> tuple[int, float]:

@@ -102,6 +102,11 @@ def is_filler(sentence: str) -> bool:
     return not (content(sentence) - PLEASANTRIES) and not facts(sentence)
 
 
+def is_filler_turn(text: str) -> bool:
+    """A message of nothing but pleasantries: every sentence a filler ("Sounds good.", "Great, thanks!")."""
+    return all(is_filler(sentence) for sentence in SENTENCE.findall(text) if sentence.strip())
+
+
 def retention(turns: list[str], summary: str) -> tuple[int, int]:
     """(facts of the turns the summary holds, facts of the turns): a fact stated twice counts once."""
     held = words_of(summary)

@@ -33,8 +33,16 @@ def summaries() -> list[dict]:
 
 
 def thread_messages() -> list[dict]:
+    """The session's turns in order, {role, content}: those folded into the thread's memories (a line each,
+    "role: content", as written) and those still in the thread."""
     (thread,) = json.loads(ok("thread", "ls", "--json").stdout)
-    return [json.loads(line) for line in ok("thread", "show", thread["id"], "--jsonl").stdout.splitlines()]
+    turns = []
+    for row in map(json.loads, ok("thread", "show", thread["id"], "--jsonl").stdout.splitlines()):
+        if "summary" in row:
+            turns += [dict(zip(("role", "content"), line.split(": ", 1))) for line in row["summary"].splitlines()]
+        else:
+            turns.append({"role": row["role"], "content": row["content"]})
+    return turns
 
 
 def a_session(project) -> list[dict]:

@@ -9,13 +9,14 @@ from payloads import claude, claude_bash
 from test_hook import hook
 from work_helpers import waiting_events
 
+from memcli.capture.projects import project_of
 from memcli.capture.serve import HookServer
 from memcli.capture.spool import Spool
 
 
 def test_a_served_store_queues_relayed_events_once_and_answers_session_start(project):
     spool = Spool(project / ".mem")
-    spool.save_context("Facts mem captured from earlier coding sessions in proj (newest first):\n- one")
+    spool.save_context(project_of(str(project)), "Quoted from earlier coding sessions:\n- one")
     server = HookServer(project / ".mem")
     assert server.start()
     try:

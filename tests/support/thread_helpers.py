@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 from helpers import ok
+from locations import ROOT
 
 
 def new_thread(*args) -> str:
@@ -26,3 +30,15 @@ def chat(n: int) -> list[dict]:
         else:
             out.append({"role": "assistant", "content": f"Turn {i}: the train from Rossio takes {i + 30} minutes."})
     return out
+
+
+def real_mem(models):
+    """`mem` as its own process on the real models in `models`: `mem(*args, input=None)` gives the finished
+    process (and raises when it fails)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MEM_MODELS_DIR": str(models)}
+
+    def mem(*args, input=None):
+        return subprocess.run([sys.executable, "-m", "memcli", *map(str, args)], input=input, env=env,
+                              capture_output=True, text=True, check=True)
+
+    return mem

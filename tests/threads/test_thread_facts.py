@@ -5,15 +5,12 @@ the diet; no pleasantry is ever summarised."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 
 import pytest
 from helpers import jsonl, ok
 from locations import ROOT
-from thread_helpers import new_thread, replay
+from thread_helpers import new_thread, real_mem, replay
 
 FILLERS = ("Great.", "Great!", "Good point.", "Sure!", "Done!", "Thanks!")
 
@@ -71,12 +68,7 @@ def test_the_users_statement_is_kept_over_the_assistants_restatement():
 
 @pytest.mark.models
 def test_with_the_real_models_the_trip_keeps_its_facts_and_search_finds_the_diet(real_models):
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MEM_MODELS_DIR": str(real_models)}
-
-    def mem(*args, input=None):
-        return subprocess.run([sys.executable, "-m", "memcli", *map(str, args)], input=input, env=env,
-                              capture_output=True, text=True, check=True)
-
+    mem = real_mem(real_models)
     thread_id = mem("thread", "new").stdout.strip()
     for turn in trip():  # as a chat loop appends, a fold starting in the background when due
         mem("thread", "append", thread_id, "--jsonl", input=json.dumps(turn) + "\n")
