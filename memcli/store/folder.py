@@ -345,7 +345,8 @@ def _local_folders_unsafe(root: Path) -> str | None:
     would carry local data into a folder git takes, or out of the store)."""
     import stat
 
-    for relpath in LOCAL_FOLDERS:
+    steps = [part for relpath in LOCAL_FOLDERS for part in (relpath.split("/")[0], relpath)]
+    for relpath in steps:  # each folder on the way: a committed `threads -> elsewhere` carries local/ too
         try:
             info = os.lstat(root / relpath)
         except FileNotFoundError:

@@ -172,3 +172,13 @@ def test_what_a_session_makes_after_it_was_shared_is_shared_too(project):
         (project / ".mem" / "threads" / "local").iterdir())
     shared = committable(project)
     assert any("weekly" in (project / path).read_text() for path in shared if path.startswith(".mem/threads/"))
+
+
+def test_a_committed_link_as_the_threads_folder_keeps_captured_turns_in_the_queue(project, tmp_path):
+    a_git_project(project)
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "local").mkdir(parents=True)
+    (project / ".mem" / "threads").symlink_to(elsewhere, target_is_directory=True)
+    captured_session(project)
+    assert list((elsewhere / "local").iterdir()) == []
+    assert "turn" in kinds_waiting(project)
