@@ -207,6 +207,7 @@ def well_formed(text: str) -> str:
 
 
 CLIPPED_FIELDS = ("input", "output", "error")
+PEM_BEGIN, PEM_END = "-----BEGIN", "-----END"
 
 
 def clipped(record: dict, room: int) -> dict:
@@ -227,12 +228,20 @@ def clipped(record: dict, room: int) -> dict:
 
 def head_and_tail(text: str, room: int) -> str:
     """Head and tail of a long output: a test run's verdict and a traceback's last line are at the end.
-    Cut at line ends, so no secret is cut in half where a detector would miss its rest."""
+    Cut at line ends, and never inside a PEM block (a key's BEGIN line without its END is refused whole
+    by redaction, its body without BEGIN is not recognised): the part of a block a cut would split goes."""
     text = text.strip()
     if len(text) <= room:
         return text
     head = text[: room * 2 // 5].rsplit("\n", 1)[0]
     tail = text[-(room * 3 // 5):].split("\n", 1)[-1]
+    opened = head.rfind(PEM_BEGIN)
+    if opened >= 0 and head.find(PEM_END, opened) < 0:
+        head = head[:opened].rstrip()
+    closed = tail.find(PEM_END)
+    if closed >= 0 and tail.rfind(PEM_BEGIN, 0, closed) < 0:
+        after = tail.find("\n", closed)
+        tail = tail[after + 1:] if after >= 0 else ""
     skipped = text.count("\n") - head.count("\n") - tail.count("\n")
     return f"{head}\n[... {skipped} lines left out ...]\n{tail}"
 

@@ -165,3 +165,15 @@ def test_a_huge_tool_output_is_cut_to_its_head_and_tail_before_anything_reads_it
     out = record["output"]["stdout"]
     assert len(out) <= 1100 and out.startswith("line 0\n") and out.endswith("line 199999")
     assert "lines left out" in out and record["prompt"] == "p" * 50_000
+
+
+@pytest.mark.parametrize("where", ["head", "tail"])
+def test_a_cut_never_splits_a_private_key_block(where):
+    from memcli.capture.events import clipped
+
+    block = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(["QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo="] * 300) + \
+        "\n-----END RSA PRIVATE KEY-----"
+    filler = "\n".join(f"log line {n}" for n in range(3000))
+    text = f"{block}\n{filler}" if where == "head" else f"{filler}\n{block}"
+    out = clipped({"output": text}, 4000)["output"]
+    assert "QUJDREVG" not in out and "log line" in out
