@@ -77,6 +77,8 @@ def own_folder(path: Path) -> Path:
     """Make (owner-only) or check a folder: NotOurs when it is a link, not a folder, or another user's.
     Called on every use, not only when the folder is made: a link committed after the first run (a pull)
     must not turn a later write or cleanup into one outside the store."""
+    if ours(path):  # the usual case: one lstat, no exception
+        return path
     try:
         os.mkdir(path, 0o700)
     except FileExistsError:
