@@ -14,6 +14,7 @@ Standard library only: the hook uses it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -49,6 +50,9 @@ def key() -> bytes:
                 os.link(tmp, path)
             except FileExistsError:
                 pass  # another process won: its key is the one
+            except OSError:  # a file system without hard links: exclusive create, the whole key at once
+                with contextlib.suppress(FileExistsError):
+                    write_exclusive(path, os.urandom(32).hex().encode())
             finally:
                 os.unlink(tmp)
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
@@ -128,6 +132,13 @@ def write_sealed(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     write_new(tmp, sealed(text.encode("utf-8", "surrogatepass")))
     os.replace(tmp, path)
+
+
+def write_exclusive(path: str, data: bytes) -> None:
+    """Create a file that must not exist yet, owner-only, never through a link, in one write."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
 
 
 def write_new(path: Path, data: bytes) -> None:

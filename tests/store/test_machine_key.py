@@ -43,3 +43,13 @@ def test_a_key_is_made_owner_only_once(fresh):
     own_files._keys.clear()
     assert own_files.key() == first and len(first) == 64
     assert fresh.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_file_system_without_hard_links_still_gets_one_key(fresh, monkeypatch):
+    def no_links(src, dst):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(own_files.os, "link", no_links)
+    made = own_files.key()
+    own_files._keys.clear()
+    assert own_files.key() == made and os.listdir(fresh.parent) == [own_files.KEY_FILE]
