@@ -75,6 +75,7 @@ def diagnose(mem, progress=None, *, fix: bool = False, sample: int = 0) -> list[
     findings += _compression(mem)
     findings += _parked(mem)
     findings += _capture_settings(mem)
+    findings += _machine_folders(store.root)
     findings += _local_data_in_git(store.root)
     return findings
 
@@ -88,6 +89,21 @@ def _local_data_in_git(root: Path) -> list[Finding]:
     why = Store(root).local_data_exposed()
     return [Finding("local data", False, why, "capture keeps its work in the queue until this is mended")] if why \
         else []
+
+
+def _machine_folders(root: Path) -> list[Finding]:
+    """A folder of the work queue or the capture state that is not this user's (a link a commit brought):
+    mem neither reads nor writes it, so capture and queued work stop there until it is removed."""
+    from memcli.capture.spool import FOLDER as CAPTURE
+    from memcli.store.queue import FOLDER as QUEUE
+    from memcli.util.own_files import ours
+
+    folders = [QUEUE, *(f"{QUEUE}/{name}" for name in ("jobs", "parked", "done", "locks", "bad")),
+               CAPTURE, *(f"{CAPTURE}/{name}" for name in ("sessions", "seen", "context"))]
+    bad = [name for name in folders if os.path.lexists(root / name) and not ours(root / name)]
+    return [Finding("machine folders", False, f"{root / name} is a link or not a folder of yours: mem does not "
+                                              f"use it (a commit may have brought it)", f"rm {root / name}")
+            for name in bad]
 
 
 def _capture_settings(mem) -> list[Finding]:

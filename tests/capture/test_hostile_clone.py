@@ -207,3 +207,14 @@ def test_a_committed_gitignore_link_copies_nothing_of_its_target_into_the_store(
     Store(project / ".mem").keep_local_out_of_git()
     assert "sk-live" not in ignore.read_text() and not ignore.is_symlink()
     assert secret.read_text() == "OPENAI_API_KEY=sk-live-this-must-not-leak\n"
+
+
+def test_doctor_names_a_machine_folder_a_commit_turned_into_a_link(project, tmp_path):
+    from helpers import run
+
+    first_run(project)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    relink(project / ".mem" / ".capture" / "sessions", elsewhere)
+    doctor = run("doctor")
+    assert doctor.exit_code == 1 and ".capture/sessions is a link" in doctor.stdout
