@@ -49,7 +49,7 @@ KINDS = (EVENT, OBSERVE, TURN, SUMMARY)
 SCOPE = CAPTURE_SCOPE
 SUMMARY_EVENTS = ("stop", "compact", "session_end")
 MERGE_CHARS = 12_000  # consecutive edits of one file merge into one observation up to about this size
-EXPOSED_WAIT_S = 600.0  # how long a job waits when local data would reach git (tried again after)
+EXPOSED_WAIT_S = 60.0  # how long a job waits when local data would reach git (then tried again)
 KEEP_APPLIED = 4000  # event keys a session's state remembers (a session of more events forgets the oldest)
 
 
