@@ -52,7 +52,7 @@ def normalise(payload, event: str | None = None, client: str | None = None) -> d
         "session": str(payload.get("session_id") or payload.get("session") or "unknown"),
         "cwd": str(payload.get("cwd") or ""),
     }
-    for key in ("tool_use_id", "turn_id", "prompt_id", "transcript_path"):
+    for key in ("tool_use_id", "turn_id", "prompt_id", "transcript_path", "timestamp"):
         if isinstance(payload.get(key), str):
             record[key] = payload[key]
     if kind == "tool":
@@ -191,15 +191,59 @@ def strip_private(value) -> tuple[object, int]:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")  # C0 controls but tab, newline, carriage return
 
 
 def well_formed(text: str) -> str:
-    """Text that can be written as UTF-8: a lone surrogate (an emoji cut in half by a client's truncation,
-    sent as a `\\ud83d` escape) or a byte that was not UTF-8 (read with surrogateescape) becomes U+FFFD,
-    a surrogate pair the character it stands for, so one bad character never loses a whole event."""
+    """Text that can be written as UTF-8 and kept in a memory: a lone surrogate (an emoji cut in half by a
+    client's truncation, sent as a `\\ud83d` escape), a byte that was not UTF-8 (read with
+    surrogateescape) or a C0 control character (a NUL in a binary file's output; tab, newline and carriage
+    return aside) becomes U+FFFD, a surrogate pair the character it stands for, so one bad character
+    never loses a whole event."""
+    text = _CONTROL.sub("\ufffd", text)
     if not _SURROGATE.search(text):
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+CLIPPED_FIELDS = ("input", "output", "error")
+PEM_BEGIN, PEM_END = "-----BEGIN", "-----END"
+
+
+def clipped(record: dict, room: int) -> dict:
+    """The record with every string of a tool's input, output and error cut to its head and tail within
+    `room` characters: done before redaction, so a tool that prints gigabytes costs the hook no more time
+    or memory than one that prints a screen (an observation keeps less than this anyway)."""
+    def cut(value):
+        if isinstance(value, str):
+            return head_and_tail(value, room)
+        if isinstance(value, dict):
+            return {key: cut(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [cut(item) for item in value]
+        return value
+
+    return {key: cut(value) if key in CLIPPED_FIELDS else value for key, value in record.items()}
+
+
+def head_and_tail(text: str, room: int) -> str:
+    """Head and tail of a long output: a test run's verdict and a traceback's last line are at the end.
+    Cut at line ends, and never inside a PEM block (a key's BEGIN line without its END is refused whole
+    by redaction, its body without BEGIN is not recognised): the part of a block a cut would split goes."""
+    text = text.strip()
+    if len(text) <= room:
+        return text
+    head = text[: room * 2 // 5].rsplit("\n", 1)[0]
+    tail = text[-(room * 3 // 5):].split("\n", 1)[-1]
+    opened = head.rfind(PEM_BEGIN)
+    if opened >= 0 and head.find(PEM_END, opened) < 0:
+        head = head[:opened].rstrip()
+    closed = tail.find(PEM_END)
+    if closed >= 0 and tail.rfind(PEM_BEGIN, 0, closed) < 0:
+        after = tail.find("\n", closed)
+        tail = tail[after + 1:] if after >= 0 else ""
+    skipped = text.count("\n") - head.count("\n") - tail.count("\n")
+    return f"{head}\n[... {skipped} lines left out ...]\n{tail}"
 
 
 def _without_private(text: str, depth: int = 0) -> tuple[str, int, int]:

@@ -160,3 +160,44 @@ def test_one_pass_redaction_of_a_record_finds_what_the_gate_finds_field_by_field
     text = json.dumps(fast)
     assert key not in text and token not in text and "two words" not in text and "MIIEowIBAAKCAQEA" not in text
     assert fast["output"]["lines"][1] == "plain" and fast["n"] == 3
+
+
+def test_a_payload_nested_five_thousand_deep_exits_0_and_is_counted(project):
+    deep = '{"hook_event_name": "PostToolUse", "cwd": "%s", "tool_input": %s}' % (project, "[" * 5000 + "]" * 5000)
+    result = hook(deep)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    nested = {"hook_event_name": "PostToolUse", "cwd": str(project), "tool_name": "Bash", "tool_input": {}}
+    inner = nested["tool_input"]
+    for _ in range(900):  # deep, yet within what the JSON reader takes
+        inner["a"] = {}
+        inner = inner["a"]
+    result = hook(nested)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_a_tool_output_holding_nul_bytes_is_kept_not_set_aside(project):
+    hook(claude_bash(project, "cat build.bin", "ELF\x00\x00\x01 header then the words nightly export"))
+    drain(open_mem())
+    found = ok("search", "nightly export", "--jsonl").stdout
+    assert "nightly export" in found
+    from memcli.store.queue import WorkQueue
+
+    assert WorkQueue(project / ".mem").parked() == [] and not (project / ".mem" / ".queue" / "bad").exists()
+
+
+def test_a_relay_whose_server_takes_the_payload_but_never_answers_does_not_do_the_work_again(project, monkeypatch):
+    import socket
+
+    from memcli.capture import hook as own_work
+    from memcli.capture import hook_socket, relay
+
+    (project / ".mem" / ".capture").mkdir(mode=0o700)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(project / ".mem" / ".capture" / "hook.sock"))
+    server.listen(4)  # never accepts: the payload waits in the backlog, no answer comes
+    monkeypatch.setattr(hook_socket, "TIMEOUT_S", 0.05)
+    monkeypatch.setattr(own_work, "run", lambda *a, **k: (_ for _ in ()).throw(AssertionError("done twice")))
+    try:
+        assert relay.handle(json.dumps(claude_bash(project, "make", "ok")), None, None, None) == ""
+    finally:
+        server.close()
