@@ -177,3 +177,19 @@ def test_a_cut_never_splits_a_private_key_block(where):
     text = f"{block}\n{filler}" if where == "head" else f"{filler}\n{block}"
     out = clipped({"output": text}, 4000)["output"]
     assert "QUJDREVG" not in out and "log line" in out
+
+
+@pytest.mark.parametrize("output, failed", [
+    ("--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1 want 2\nFAIL\nFAIL\texample.com/p\t0.003s", True),
+    ("  1 passing (4ms)\n  1 failing\n\n  1) parser\n     AssertionError: expected 1 to equal 2", True),
+    ("Tests:       1 failed, 4 passed, 5 total", True),
+    ("FAILED tests/test_a.py::test_b - assert 1 == 2\n1 failed, 11 passed in 0.42s", True),
+    ("test result: FAILED. 1 passed; 1 failed; 0 ignored", True),
+    ("ok  \texample.com/p\t0.003s", False),
+    ("  3 passing (4ms)", False),
+    ("12 passed in 0.40s", False),
+])
+def test_a_test_runs_own_verdict_says_it_failed_when_the_client_sends_no_exit_code(output, failed):
+    record = normalise(codex("PostToolUse", "/p", turn_id="t", tool_name="shell", tool_use_id="c",
+                             tool_input={"command": ["bash", "-lc", "go test ./..."]}, tool_response=output))
+    assert record["failed"] is failed
