@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fake_secrets import aws_access_key, github_token
 from helpers import ok, open_mem
 from payloads import claude, claude_bash
@@ -78,6 +79,17 @@ def test_a_cut_emoji_or_a_byte_that_is_not_utf8_loses_one_character_not_the_even
     drain(open_mem())
     text = every_file_text(project / ".mem")
     assert "deploy the api \ufffd" in text and "rotate the keys \ufffd tonight" in text
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-32"])
+def test_a_payload_with_a_byte_order_mark_is_read_as_its_mark_says(project, encoding):
+    payload = json.dumps(claude("UserPromptSubmit", project, prompt=f"ship the {encoding} build"), ensure_ascii=False)
+    done = subprocess.run([sys.executable, "-m", "memcli", "hook"], input=payload.encode(encoding), capture_output=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout == b""
+    assert Spool(project / ".mem").state().get("counts", {}).get("bad payload") is None
+    drain(open_mem())
+    assert f"ship the {encoding} build" in every_file_text(project / ".mem")
 
 
 def test_two_hooks_delivering_the_same_event_at_once_store_one_observation(project):
