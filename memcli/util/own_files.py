@@ -15,6 +15,7 @@ Standard library only: the hook uses it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import hmac
 import os
@@ -164,8 +165,21 @@ def read_sealed(path: Path) -> str | None:
 
 
 def open_lock(path: Path) -> int:
-    """A lock file's descriptor, made owner-only if needed, never through a link."""
-    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    """A lock file's descriptor, made owner-only if needed, never through a link. A lock holds no data, so
+    one that is not a regular file (a link a commit brought, a FIFO) is replaced by one: the link goes,
+    never what it points at."""
+    for _ in range(3):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
+        except OSError as exc:
+            if exc.errno not in (errno.ELOOP, errno.ENXIO, errno.EISDIR) or os.path.isdir(path) and not os.path.islink(path):
+                raise
+        else:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                return fd
+            os.close(fd)
+        os.unlink(path)
+    raise NotOurs(f"{path} is not a lock file mem can use")
 
 
 def held_elsewhere(path: Path) -> bool:

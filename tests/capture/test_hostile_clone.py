@@ -218,3 +218,16 @@ def test_doctor_names_a_machine_folder_a_commit_turned_into_a_link(project, tmp_
     relink(project / ".mem" / ".capture" / "sessions", elsewhere)
     doctor = run("doctor")
     assert doctor.exit_code == 1 and ".capture/sessions is a link" in doctor.stdout
+
+
+def test_a_committed_lock_link_is_replaced_and_the_captured_output_is_drained(project, tmp_path):
+    target = tmp_path / ".bash_login"
+    target.write_text("echo hi\n")
+    capture = project / ".mem" / ".capture"
+    capture.mkdir()
+    (capture / "state.lock").symlink_to(target)
+    hook(json.dumps(claude_bash(project, "pytest -q", "FAILED tests/test_parser.py::test_nested - IndexError")))
+    drain(open_mem())
+    assert target.read_text() == "echo hi\n"
+    assert not (capture / "state.lock").is_symlink()
+    assert "test_nested" in ok("search", "parser test nested", "--raw").stdout
