@@ -74,6 +74,19 @@ def settings_path(client: str, scope: str, project: Path) -> Path:
     return Path(os.path.expanduser(user_file)) if scope == "user" else Path(project) / project_file
 
 
+def _kept_in(path: Path, scope: str, project: Path) -> Path:
+    """The file a project install may write: one inside the project, whatever links lead there. A
+    repository can commit `.claude/settings.json` as a link to the user's own settings (or `.mcp.json` to
+    `~/.claude.json`); a project install then refuses, so a clone never has mem change files outside it."""
+    if scope != "project":
+        return path
+    target, root = os.path.realpath(path), os.path.realpath(project)
+    if os.path.commonpath([target, root]) != root:
+        raise InputError(f"{path} leads to {target}, outside this project: a project install writes only inside "
+                         "it (remove the link, or install with --user to change your own settings)")
+    return path
+
+
 def is_mem_program(program: str) -> bool:
     """Whether a command line starts mem: its program is named mem (mem, /x/bin/mem, uvx mem, mem-0.2) or
     runs the memcli package."""
@@ -86,7 +99,7 @@ def install(client: str, scope: str, project: Path, command: str = "mem") -> Cha
     """Merge mem's entries into the client's settings. InputError (and nothing written) when the file is
     not JSON, its `hooks` is not a mapping, or an event mem listens to holds something other than a list."""
     spec = CLIENTS[client]
-    settings = Settings(settings_path(client, scope, project))
+    settings = Settings(_kept_in(settings_path(client, scope, project), scope, project))
     before = dumps(settings.data)
     hooks = _hooks(settings)
     for event in spec["events"]:
@@ -121,7 +134,7 @@ def install(client: str, scope: str, project: Path, command: str = "mem") -> Cha
 def uninstall(client: str, scope: str, project: Path) -> Change:
     """Take mem's entries out (and the groups and events only they filled); the rest stays, byte for byte
     when nothing of mem's was there."""
-    path = settings_path(client, scope, project)
+    path = _kept_in(settings_path(client, scope, project), scope, project)
     if not path.is_file():
         return Change(path, False)
     settings = Settings(path)
@@ -159,7 +172,7 @@ def mcp_path(client: str, scope: str, project: Path) -> Path:
 
 def install_mcp(client: str, scope: str, project: Path, command: str = "mem") -> Change:
     """Register `<command> mcp` as the client's MCP server `mem`, unless a server of that name is there."""
-    path = mcp_path(client, scope, project)
+    path = _kept_in(mcp_path(client, scope, project), scope, project)
     if client == "codex":
         return Change(path, codex_config.add_mcp(path, command))
     settings = Settings(path)
@@ -175,7 +188,7 @@ def install_mcp(client: str, scope: str, project: Path, command: str = "mem") ->
 
 def uninstall_mcp(client: str, scope: str, project: Path) -> Change:
     """Take out the MCP server `mem` when it is the one install registers (mem's command, args `mcp`)."""
-    path = mcp_path(client, scope, project)
+    path = _kept_in(mcp_path(client, scope, project), scope, project)
     if client == "codex":
         return Change(path, codex_config.remove_mcp(path, is_mem_program))
     if not path.is_file():

@@ -109,6 +109,36 @@ def test_a_settings_file_that_is_a_symlink_stays_a_symlink(project):
     assert "SessionStart" in json.loads(dotfiles.read_text())["hooks"]
 
 
+@pytest.mark.parametrize("client,committed,own", [
+    ("claude-code", ".claude/settings.json", ".claude/settings.json"),
+    ("codex", ".codex/hooks.json", ".codex/hooks.json"),
+    ("gemini", ".gemini/settings.json", ".gemini/settings.json"),
+])
+def test_a_committed_link_to_the_users_own_settings_is_refused_by_a_project_install(project, monkeypatch, client,
+                                                                                     committed, own):
+    home, repo = project / "home", project / "repo"
+    (home / own).parent.mkdir(parents=True)
+    (home / own).write_text('{"model": "x"}\n')
+    (repo / committed).parent.mkdir(parents=True)
+    (repo / committed).symlink_to(home / own)
+    monkeypatch.chdir(repo)
+    result = run("hooks", "install", client)
+    assert result.exit_code == 2 and "outside this project" in result.stderr
+    assert (home / own).read_text() == '{"model": "x"}\n'
+
+
+def test_a_committed_mcp_link_to_claude_json_is_refused_by_a_project_install(project, monkeypatch):
+    home, repo = project / "home", project / "repo"
+    home.mkdir()
+    (home / ".claude.json").write_text('{"userID": "u"}\n')
+    repo.mkdir()
+    (repo / ".mcp.json").symlink_to(home / ".claude.json")
+    monkeypatch.chdir(repo)
+    result = run("hooks", "install", "claude-code", "--mcp")
+    assert result.exit_code == 2 and "outside this project" in result.stderr
+    assert (home / ".claude.json").read_text() == '{"userID": "u"}\n'
+
+
 def test_look_alike_hooks_and_hooks_written_as_a_mapping_are_not_touched(project):
     path = project / ".claude/settings.json"
     path.parent.mkdir()
