@@ -43,7 +43,7 @@ def resolve(ref: str, role: str) -> Path:
     """A registry name -> its installed file; a path to a .gguf -> that file."""
     from memcli.providers import registry
 
-    if _looks_like_path(ref):
+    if looks_like_path(ref):
         path = Path(ref).expanduser()
         if not path.is_file():
             raise ModelError(f"model file {path} does not exist")
@@ -228,12 +228,13 @@ def fingerprint(path: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-def _looks_like_path(ref: str) -> bool:
+def looks_like_path(ref: str) -> bool:
+    """Whether a model setting names a file rather than a registry entry."""
     return ref.endswith(".gguf") or os.sep in ref or "/" in ref or ref.startswith("~")
 
 
 def _display_name(ref: str, path: Path) -> str:
-    return path.stem if _looks_like_path(ref) else ref
+    return path.stem if looks_like_path(ref) else ref
 
 
 def import_llama_cpp():

@@ -116,7 +116,31 @@ class Store:
             raise StoreError(f"cannot read {self.settings_path}: {exc}") from None
         except InvalidMemory as exc:
             raise StoreError(f"cannot read {exc}") from None
-        return Settings.from_yaml_dict(data, str(self.settings_path))
+        settings = Settings.from_yaml_dict(data, str(self.settings_path))
+        self._refuse_models_the_repository_brings(settings)
+        return settings
+
+    def _refuse_models_the_repository_brings(self, settings: Settings) -> None:
+        """A model named by path in a mem.yaml others may write (memcli.providers.consent.others_may_write)
+        must not be a file of the project itself: llama.cpp would parse whatever a commit put there. Model
+        files never belong in git; one outside the project (a path on this machine) is the user's own."""
+        from memcli.providers.llama import looks_like_path
+
+        named = [(role, ref) for role, ref in (("embed", settings.embed_model), ("compress", settings.compress_model))
+                 if looks_like_path(ref)]
+        if not named:
+            return
+        from memcli.providers.consent import others_may_write
+
+        if not others_may_write(self.root):
+            return
+        project = os.path.realpath(work_tree_top(self.root) or self.root.parent)
+        for role, ref in named:
+            path = os.path.realpath(os.path.expanduser(ref))
+            if os.path.commonpath([path, project]) == project:
+                raise StoreError(f"{self.settings_path}: models: {role} names {ref}, a file inside the project; mem "
+                                 "loads a model a committed mem.yaml names only from the registry or from outside "
+                                 "the project (keep model files outside the repository and name their path)")
 
     def init(self, *, git: bool = False) -> bool:
         """Create the layout (idempotent); True when mem.yaml was new."""

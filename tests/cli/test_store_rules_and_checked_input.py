@@ -264,3 +264,22 @@ def test_doctors_fix_for_a_conflicted_file_names_paths_that_work_from_the_projec
     assert f"edit {named}" in fix and f"git add {named}" in fix
     git_add = fix.rpartition("then `")[2].rstrip("`")
     assert subprocess.run(shlex.split(git_add), capture_output=True).returncode == 0
+
+
+def test_a_committed_mem_yaml_cannot_point_a_model_at_a_file_of_the_repository(project):
+    subprocess.run(["git", "init", "-q"], check=True)
+    ok("init")
+    (project / "weights.gguf").write_bytes(b"GGUF\x03\x00\x00\x00" + b"\x00" * 64)
+    set_settings(models={"embed": "weights.gguf", "compress": "smollm2-135m-instruct-q4_1"})
+    result = run("add", "the staging database listens on 5433")
+    assert result.exit_code == 5
+    assert "weights.gguf, a file inside the project" in result.stderr
+    assert memory_files() == []
+
+
+def test_a_model_path_outside_the_project_is_the_users_own_choice(project, tmp_path):
+    subprocess.run(["git", "init", "-q"], check=True)
+    ok("init")
+    outside = tmp_path / "models" / "mine.gguf"
+    set_settings(models={"embed": str(outside), "compress": "smollm2-135m-instruct-q4_1"})
+    assert "a file inside the project" not in run("add", "the staging database listens on 5433").stderr
