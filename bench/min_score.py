@@ -11,16 +11,13 @@ default models, in this process. Three kinds of query, each searched with the cu
   conversation's words, plus the issue's "zebra quantum banana". Nothing here is a real match.
 - off-topic: the other conversation's questions (real questions about people this store never met).
 
-First, the default: what the question "has this query a real match?" (MIN_COSINE_SHORT for queries of
-up to SHORT_QUERY words, as every nonsense query is, MIN_COSINE for longer ones, or MATCH_COVERAGE)
-keeps and silences. Then, per mode, fixed cuts of each result's score (what `--min-score X` does): the
+First, the default: what the question "has this query a real match?" (its best hit STAND_OUT above the
+rest of the store, or CLOSE, or MATCH_COVERAGE; memcli/index/search.py) keeps and silences. Then, per mode, fixed cuts of each result's score (what `--min-score X` does): the
 lowest that silences `--silence` of the nonsense queries sharing no word with the store (their score is
-meaning alone; in `vector` mode that is the cosine level of a short query with no match, to hold against
-MIN_COSINE_SHORT), and the one that keeps `--keep` of the relevant hits. The printout says, per
+meaning alone; in `vector` mode that is the cosine level of a short query with no match), and the one that keeps `--keep` of the relevant hits. The printout says, per
 conversation and pooled: relevant hits kept, real queries that still return something, nonsense and
 off-topic queries that return nothing. Re-run after any change to the score or the embedding model;
-the levels themselves were set on LoCoMo, bench/retrieval.py --corpus devcontent and --corpus notes
-together (docs/search.md).
+the levels themselves were set with bench/spread.py (docs/search.md).
 """
 
 from __future__ import annotations

@@ -122,16 +122,16 @@ def search(mem: Mem, query: str, *, k: int = 10, mode: str = "hybrid", filters: 
         return []
     limit = hybrid.candidates(k)
     words = hybrid.word_ranking(mem.catalog, query, limit, filters) if mode in ("hybrid", "text") else None
-    meaning = None
+    meaning = store = None
     if mode in ("hybrid", "vector"):
         try:
-            meaning = _vector_ranking(mem, query, limit, filters, progress, ahead)
+            meaning, store = _vector_ranking(mem, query, limit, filters, progress, ahead)
         except MemError as exc:
             if mode == "vector":
                 raise
             log.warning("meaning search unavailable (%s); showing word matches only", exc)
     return hybrid.ranked(mem.catalog, query, k=k, filters=filters, min_score=min_score, words=words,
-                          meaning=meaning)
+                          meaning=meaning, store=store)
 
 
 def _fork_ahead(mem: Mem, query: str) -> forked.Child | None:
@@ -155,7 +155,9 @@ def _fork_ahead(mem: Mem, query: str) -> forked.Child | None:
 
 
 def _vector_ranking(mem: Mem, query: str, limit: int, filters: Filters, progress,
-                    ahead: forked.Child | None) -> list[tuple[int, float]]:
+                    ahead: forked.Child | None) -> tuple[list[tuple[int, float]], list[tuple[int, float]] | None]:
+    """The best `limit` within the filters by cosine; and when filters narrowed them, the best of the whole
+    store the cut-off weighs a hit against (memcli.index.search.REST)."""
     found = None
     if ahead is not None and mem.vectors.missing():
         ahead.stop()  # the model is needed here to embed them: loaded now, not after the child's
@@ -178,7 +180,8 @@ def _vector_ranking(mem: Mem, query: str, limit: int, filters: Filters, progress
         vector = embedder.query(query)
     allowed = mem.catalog.labels(filters) if filters else None
     skip = set() if filters.all_versions else mem.catalog.superseded_labels()
-    return mem.vectors.query(vector, limit, allowed, skip)
+    store = None if allowed is None else mem.vectors.query(vector, 2 * hybrid.REST, None, skip)
+    return mem.vectors.query(vector, limit, allowed, skip), store
 
 
 def _settings_readable(mem: Mem) -> bool:

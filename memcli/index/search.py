@@ -31,20 +31,23 @@ if TYPE_CHECKING:
     from memcli.store.memory import Memory
 
 MODES = ("hybrid", "vector", "text")
-# The default cut-off of hybrid search asks of the query, not of each result, whether it has a real match:
-# its best cosine (within the filters) reaches MIN_COSINE, or some memory holds words carrying half its
-# weight (MATCH_COVERAGE of lexical.coverage: "amazon" of "amazon rate limit" where "amazon" is rare). A query
-# that has one gets its best k that score at least RELATIVE times its best (the rest only fill a listing);
-# one that has none gets nothing. A cosine's level depends on the query's
-# length: a topic's name ("rate limiting", one to SHORT_QUERY words) meets the note it names at
-# 0.27 where a question of a paragraph's length meets unrelated commits at 0.45, so each has its own
-# level. Measured, not chosen: bench/min_score.py and bench/retrieval.py --corpus devcontent|notes
-# (docs/search.md, bench/RESULTS.md); re-run them whenever the embedding model changes. A caller's
-# min_score replaces the question by a cut of each result's score; 0 turns it off. The single-sided
-# modes have no default cut: a cosine's scale belongs to the embedding model, and BM25 has no absolute scale.
-SHORT_QUERY = 3
-MIN_COSINE_SHORT = 0.26
-MIN_COSINE = 0.34
+# The default cut-off of hybrid search asks of the query, not of each result, whether it has a real match,
+# from how the query's cosines spread across the store: its best (within the filters) stands STAND_OUT
+# above the rest of the store (the memory at rank rest_rank() of the whole store, filters aside), or it is
+# CLOSE whatever the rest does, or some memory holds words carrying half its weight (MATCH_COVERAGE of
+# lexical.coverage: "amazon" of "amazon rate limit" where "amazon" is rare). A topic's name meets the
+# note it names at a low cosine ("rate limiting" against the Amazon note: 0.21) but well above the
+# rest of the store (0.01 for the third of five notes), where a query the store knows nothing of scores flat against all of it; a
+# question of a sentence sits high against many memories, so a close cosine alone stands for a match.
+# A query that has one gets its best k that score at least RELATIVE times its best (the rest only fill
+# a listing); one that has none gets nothing. Tuned, not chosen: bench/spread.py on the tune parts of
+# the keyword notes, devcontent and LoCoMo (docs/search.md, bench/RESULTS.md); re-run it whenever the
+# embedding model changes. A caller's min_score replaces the question by a cut of each result's score;
+# 0 turns it off. The single-sided modes have no default cut: a cosine's scale belongs to the embedding
+# model, and BM25 has no absolute scale.
+REST = 10
+STAND_OUT = 0.15
+CLOSE = 0.36
 MATCH_COVERAGE = 0.5
 RELATIVE = 0.25
 ALPHA = 0.5
@@ -82,10 +85,20 @@ def weighed(words: list[tuple[int, float]], cover: dict[int, float]) -> list[tup
     return [(label, score / best * cover.get(label, 0.0)) for label, score in words]
 
 
-def matched(terms: list[str], meaning: list[tuple[int, float]], cover: dict[int, float]) -> bool:
-    """Whether the query has a real match (see MIN_COSINE)."""
-    level = MIN_COSINE_SHORT if len(terms) <= SHORT_QUERY else MIN_COSINE
-    return (max((score for _, score in meaning), default=0.0) >= level
+def rest_rank(store: int) -> int:
+    """Where the rest of the store begins for a query (1 is its best memory): the tenth, or just past
+    halfway down a store of fewer than 18 memories (a small store's tenth is its worst, and its second
+    may be a note as near as the best: "rate limiting" meets "the FX rate feed" as closely as the Amazon
+    note), the second at least."""
+    return min(REST, max(2, store // 2 + 1))
+
+
+def matched(meaning: list[tuple[int, float]], store: list[tuple[int, float]], cover: dict[int, float]) -> bool:
+    """Whether the query has a real match (see REST): `meaning` within the filters, `store` the best
+    2 x REST of the whole store (all of it when it holds fewer)."""
+    best = max((score for _, score in meaning), default=0.0)
+    rank = rest_rank(len(store))
+    return (best >= CLOSE or len(store) >= rank and best - store[rank - 1][1] >= STAND_OUT
             or max(cover.values(), default=0.0) >= MATCH_COVERAGE)
 
 
@@ -100,16 +113,19 @@ def word_ranking(catalog: Catalog, query: str, limit: int, filters: Filters) -> 
 
 
 def ranked(catalog: Catalog, query: str, *, k: int, filters: Filters, min_score: float | None,
-           words: list[tuple[int, float]] | None, meaning: list[tuple[int, float]] | None) -> Results:
+           words: list[tuple[int, float]] | None, meaning: list[tuple[int, float]] | None,
+           store: list[tuple[int, float]] | None = None) -> Results:
     """Best memories first from the rankings a search made (None: that side did not run); `score` is the
-    blend (both), cosine (meaning) or BM25 (words). The date words a query names reorder what matches but
-    make no match: coverage and the cut-off leave them out."""
+    blend (both), cosine (meaning) or BM25 (words). `store`: the best 2 x REST of the whole store by
+    cosine, when filters narrowed `meaning` (the cut-off weighs a hit against the rest of the store). The
+    date words a query names reorder what matches but make no match: coverage and the cut-off leave them
+    out."""
     k = min(k, MAX_K)
     if words is not None and meaning is not None:
         terms = lexical.words(query)
         cover = lexical.coverage(catalog, terms, filters)
         ranking = fuse([(1 - ALPHA, weighed(words, cover)), (ALPHA, meaning)])
-        if min_score is None and not matched(terms, meaning, cover):
+        if min_score is None and not matched(meaning, meaning[:2 * REST] if store is None else store, cover):
             return _cut(ranking)
         if min_score is None and ranking:
             min_score = RELATIVE * ranking[0][1]

@@ -21,6 +21,18 @@ OTHERS = ["The billing service runs on Fly.io since March; invoices go out on th
           "Deploys go through the release workflow; never push images by hand.",
           "Our FX rate feed refreshes every ten minutes from the central bank.",
           "The error rate of the checkout API is tracked on the ops dashboard."]
+# The five notes of issue 54, each with its tag.
+FIVE = {"Amazon blocks our scraper's IP addresses after about 30 requests per second, so the crawler waits "
+        "and retries with a residential proxy.": "scraper",
+        "We moved the billing service from Heroku to Fly.io in March.": "infra",
+        TOOLS: "tools",
+        "The staging Postgres listens on port 5433, not the default 5432.": "staging",
+        "CI caches the built wheels between runs, keyed on the lock file's hash.": "ci"}
+
+
+def five_notes() -> dict[str, str]:
+    """The tag of each note → its id."""
+    return {tag: add(text, "-t", tag) for text, tag in FIVE.items()}
 
 
 def developer_notes() -> dict[str, str]:
@@ -74,6 +86,29 @@ def test_rate_limiting_finds_the_amazon_note_beside_the_notes_sharing_the_word_r
     rows = jsonl(ok("search", "rate limiting", "--jsonl").stdout)
     assert ids[AMAZON] in [row["id"] for row in rows][:3]
     assert ids[TOOLS] not in [row["id"] for row in rows]
+
+
+@pytest.mark.models
+def test_rate_limiting_finds_the_amazon_note_first_in_the_five_note_store(real_models):
+    """Its cosine is low (0.21) but the rest of the store sits near 0: the note stands out."""
+    ids = five_notes()
+    rows = jsonl(ok("search", "rate limiting", "--jsonl").stdout)
+    assert rows[0]["id"] == ids["scraper"]
+
+
+@pytest.mark.models
+def test_software_in_the_tools_tag_finds_the_uv_and_ruff_note_of_the_five(real_models):
+    ids = five_notes()
+    rows = jsonl(ok("search", "software", "--tag", "tools", "--jsonl").stdout)
+    assert [row["id"] for row in rows] == [ids["tools"]]
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("query", ["zebra quantum banana", "sourdough starter", "kubernetes autoscaling"])
+def test_a_query_the_five_note_store_knows_nothing_of_finds_nothing(real_models, query):
+    five_notes()
+    done = run("search", query)
+    assert done.exit_code == 1 and done.stdout == ""
 
 
 @pytest.mark.models

@@ -1,0 +1,176 @@
+"""What each query's scores look like across the whole store, per corpus and split: the data the hybrid
+cut-off (memcli/index/search.py) is tuned on and judged with.
+
+    .venv/bin/python bench/spread.py collect OUT.pkl     # builds the stores (real default models)
+    .venv/bin/python bench/spread.py judge OUT.pkl       # the cut-off of this checkout, per corpus and split
+
+`collect` builds one store per corpus with the real default models, in this process: the keyword notes
+(bench/data/keyword_notes.json, its own tune and held-out split), developers' content
+(../shared/bench/devcontent, questions whose number divides by three are "check", as bench/retrieval.py
+splits them) and each LoCoMo dev conversation (conv-26 is the tune part, conv-30 the check part; the
+unanswerable queries there are bench/min_score.py's nonsense queries and the other conversation's
+questions). For every query it keeps the cosine against every memory of the store, both rankings as
+search.ranked receives them and the coverage of each memory, so a cut-off can be tried offline in
+milliseconds. `judge` replays memcli.index.search.ranked's decision and ranking on them and prints
+R@10 of the answerable queries and the share of the unanswerable ones that return nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
+
+from min_score import nonsense, vocabulary  # noqa: E402
+from retrieval import DEFAULT_DATA, DEVCONTENT, KEYWORD_NOTES, questions, turns  # noqa: E402
+
+K = 10
+
+
+def build(folder: Path, items: list[tuple[str, str, str | None]], tag: str):
+    """A store of (key, text, created_at) items, embedded by the real default model; and label → key."""
+    from memcli.core import engines
+    from memcli.core.compressing import CompressOptions
+    from memcli.core.mem import Mem
+    from memcli.features.transfer import import_lines
+    from memcli.index.filters import Filters
+    from memcli.store.folder import Store
+
+    mem = Mem(Store(folder), engines.local())
+    mem.ensure_store()
+    records = [json.dumps({"raw": text, "tags": [tag], "source": f"{tag}#{key}",
+                           **({"created_at": stamp} if stamp else {})}) for key, text, stamp in items]
+    import_lines(mem, records, CompressOptions(enabled=False))
+    mem.index_vectors()
+    keys = {}
+    for memory in mem.catalog.list(Filters()):
+        label = mem.catalog.db.execute("SELECT label FROM memories WHERE id = ?", (memory.id,)).fetchone()[0]
+        keys[label] = memory.source.split("#", 1)[1]
+    return mem, keys
+
+
+def features(mem, keys: dict[int, str], asked: list[tuple[str, set[str], str]], corpus: str) -> list[dict]:
+    """Per query: its words, the cosine against every memory, both rankings and the coverage."""
+    import numpy as np
+
+    from memcli.index import lexical
+    from memcli.index import search as hybrid
+    from memcli.index.filters import Filters
+    from memcli.index.graph_file import matrix
+
+    dim = int(mem.catalog.db.execute("SELECT value FROM meta WHERE key = 'embed_dim'").fetchone()[0])
+    labels, vectors = matrix(mem.catalog.db.execute("SELECT label, vec FROM vectors").fetchall(), dim)
+    embedder = mem.embedder()
+    rows = []
+    for query, relevant, split in asked:
+        q = np.asarray(embedder.query(query), dtype=np.float32)
+        cos = vectors @ q
+        words = hybrid.word_ranking(mem.catalog, query, hybrid.CANDIDATES, Filters())
+        terms = lexical.words(query)
+        rows.append({"corpus": corpus, "split": split, "query": query, "terms": terms,
+                     "relevant": {label for label, key in keys.items() if key in relevant},
+                     "labels": np.asarray(labels), "cos": cos, "words": words,
+                     "cover": lexical.coverage(mem.catalog, terms, Filters())})
+    return rows
+
+
+def collect(out: Path) -> None:
+    work = Path(tempfile.mkdtemp(prefix="mem-bench-spread-"))
+    rows = []
+    try:
+        data = json.loads(KEYWORD_NOTES.read_text())
+        mem, keys = build(work / "notes", [(n["id"], n["text"], None) for n in data["notes"]], "notes")
+        rows += features(mem, keys, [(q["q"], set(q["relevant"]), q["split"]) for q in data["queries"]], "notes")
+        print(f"notes: {len(rows)} queries", file=sys.stderr)
+        items = [json.loads(line) for line in (DEVCONTENT / "items.jsonl").read_text().splitlines() if line.strip()]
+        asked = []
+        for line in (DEVCONTENT / "retrieval.jsonl").read_text().splitlines():
+            if line.strip():
+                query = json.loads(line)
+                split = "check" if int(query["id"].rsplit("-", 1)[1]) % 3 == 0 else "tune"
+                asked.append((query["query"], set(query["relevant"]), split))
+        mem, keys = build(work / "devcontent", [(i["id"], i["raw"], None) for i in items], "devcontent")
+        rows += features(mem, keys, asked, "devcontent")
+        print(f"devcontent: {len(rows)} queries", file=sys.stderr)
+        samples = json.loads(DEFAULT_DATA.read_text())
+        for n, sample in enumerate(samples):
+            other = samples[(n + 1) % len(samples)]
+            items = list(turns(sample["conversation"]))
+            known = {key for key, _, _ in items}
+            split = "tune" if n == 0 else "check"
+            asked = [(q, e, split) for q, e in questions(sample, known)]
+            asked += [(q, set(), split) for q in nonsense(vocabulary(sample), vocabulary(other), 100, seed=12)]
+            asked += [(qa["question"], set(), split) for qa in other["qa"] if qa.get("category") in (1, 2, 3, 4)]
+            mem, keys = build(work / sample["sample_id"], items, sample["sample_id"])
+            rows += features(mem, keys, asked, "locomo")
+            print(f"{sample['sample_id']}: {len(rows)} queries", file=sys.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    out.write_bytes(pickle.dumps(rows))
+
+
+def replay(row: dict, decide) -> list[int]:
+    """The labels search.ranked would return for this query (top K), with `decide(row, meaning, cover)`
+    as the question whether the query has a real match."""
+    import numpy as np
+
+    from memcli.index import search as hybrid
+
+    order = np.argsort(-row["cos"])[:hybrid.CANDIDATES]
+    meaning = [(int(row["labels"][i]), float(row["cos"][i])) for i in order]
+    cover = row["cover"]
+    ranking = hybrid.fuse([(1 - hybrid.ALPHA, hybrid.weighed(row["words"], cover)), (hybrid.ALPHA, meaning)])
+    if not decide(row, meaning, cover) or not ranking:
+        return []
+    floor = hybrid.RELATIVE * ranking[0][1]
+    return [label for label, score in ranking if score >= floor][:K]
+
+
+def judge(rows: list[dict], decide) -> dict:
+    """(corpus, split) → (R@10 over answerable, answerable, silent share of unanswerable, unanswerable)."""
+    table: dict = {}
+    for row in rows:
+        for key in ((row["corpus"], row["split"]), (row["corpus"], "all")):
+            table.setdefault(key, [0.0, 0, 0, 0])
+        found = replay(row, decide)
+        for key in ((row["corpus"], row["split"]), (row["corpus"], "all")):
+            cell = table[key]
+            if row["relevant"]:
+                cell[0] += len(row["relevant"] & set(found)) / len(row["relevant"])
+                cell[1] += 1
+            else:
+                cell[2] += not found
+                cell[3] += 1
+    return {key: (r / max(1, n), n, s / max(1, u), u) for key, (r, n, s, u) in table.items()}
+
+
+def print_table(figures: dict) -> None:
+    print(f"{'corpus':<11} {'split':<9} {'answerable':>10} {'R@10':>6} {'unanswerable':>12} {'silent':>7}")
+    for (corpus, split), (r10, n, silent, u) in sorted(figures.items()):
+        print(f"{corpus:<11} {split:<9} {n:>10} {r10:6.3f} {u:>12} {silent:7.1%}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("step", choices=("collect", "judge"))
+    parser.add_argument("data", type=Path)
+    args = parser.parse_args()
+    if args.step == "collect":
+        collect(args.data)
+        return
+    from memcli.index import search as hybrid
+
+    rows = pickle.loads(args.data.read_bytes())
+    print_table(judge(rows, lambda row, meaning, cover: hybrid.matched(meaning, meaning[:2 * hybrid.REST], cover)))
+
+
+if __name__ == "__main__":
+    main()
