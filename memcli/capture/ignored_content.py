@@ -1,0 +1,178 @@
+"""Whether a tool event can carry what a file the denylist excludes holds, and the lines of a search's
+output that come from such a file.
+
+An event's input path fields are decided by the caller; this is about the names an event gives in other
+ways: the words of a shell command (memcli.capture.shell_words: behind sudo, `bash -c`, `python -c`,
+subshells, xargs, find -exec, redirections and `tee`), globs expanded against the project's real files
+(`cat .e*`), a `file:` URL in any field, in any case, percent-encoded or nested (`FILE:///app/%2Eenv`, a
+URL inside another's query), an apply_patch's move target. A command that can reach files none of its
+words names (`xargs cat`, `find -exec cat {}`, `grep -rh`) can name an ignored file when the project
+holds one. Its output is then withheld whole: over-dropping loses an output, under-dropping leaks a secret.
+
+Search output (grep, rg, ag, git grep, a client's Grep tool, whatever runs them) names the file of each
+line in several layouts: `path:line:text`, `path:text` (no `-n`), `path-line-text` (context),
+`HEAD:path:text`, `Binary file path matches`, or a heading line holding the path alone with its matches
+below (`rg --heading`, `git grep --heading`). A line naming an ignored file goes, and so do the lines
+under an ignored heading, up to the next line that names a kept file.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from typing import Callable
+from urllib.parse import unquote
+
+from memcli.capture.shell_words import argv_command, command_words
+
+SHELL_KEYS = ("command", "cmd", "argv", "args", "script")
+GLOB = re.compile(r"[*?\[]")
+FILE_URL = re.compile(r"(?i)\bfile:(?://(?:localhost)?)?(?P<path>[^\s'\"<>?#&|;]+)")
+MOVE = re.compile(r"(?m)^\*\*\* Move to: (.+)$")
+# A grep-like line's file: before its first colon (or `-N-` of a context line), after a `HEAD:`-like
+# revision, or a binary file's notice.
+_LINE_FILES = re.compile(r"^(?P<a>[^:\n]{1,300}?)(?::(?P<b>[^:\n]{1,300}?))?:|^(?P<c>[^\n]{1,300}?)-\d+-")
+_BINARY = re.compile(r"^(?:Binary file (.+) matches|grep: (.+): binary file matches)$")
+_PATHLIKE = re.compile(r"^[\w./@+~ -]{1,300}$")
+MAX_GLOB = 5000  # names one glob may expand to before it counts as naming everything
+MAX_WALK = 50_000  # entries a walk for ignored files looks at before it assumes there is one
+
+
+class IgnoredContent:
+    """The denylist's view of one session folder. `ignored(path)` decides one name (relative to `cwd`);
+    `walk_rules()` gives rules to walk `cwd` with (memcli.privacy.ignore.IgnoreRules)."""
+
+    def __init__(self, cwd: str, ignored: Callable[[str], bool], walk_rules: Callable[[str], object]):
+        self.cwd = cwd
+        self._decide = ignored
+        self._walk_rules = walk_rules
+        self._decided: dict[str, bool] = {}
+        self._any_ignored: bool | None = None
+
+    def ignored(self, name: str) -> bool:
+        if name not in self._decided:
+            self._decided[name] = bool(name.strip()) and self._decide(os.path.expanduser(name))
+        return self._decided[name]
+
+    # -- what an event names ------------------------------------------------------------------------
+
+    def named(self, record: dict, shell: bool) -> list[str]:
+        """The ignored files (as named) that the event's command, URLs or patch can reach; for a command that
+        reaches unnamed files in a project holding an ignored one, "files it does not name"."""
+        found: list[str] = []
+        strings = list(_strings(record.get("input")))
+        for value in strings:
+            found += [path for path in _file_urls(value) if self.ignored(path)]
+            found += [path.strip() for path in MOVE.findall(value) if self.ignored(path.strip())]
+        if shell:
+            words = command_words(_command(record.get("input")))
+            for word in words.words:
+                found += self._reached(word)
+            if words.wide and self._holds_ignored_file():
+                found.append("files it does not name")
+        return list(dict.fromkeys(found))
+
+    def _reached(self, word: str) -> list[str]:
+        if self.ignored(word):
+            return [word]
+        if not GLOB.search(word) or not self.cwd or not os.path.isabs(self.cwd):
+            return []
+        pattern = os.path.expanduser(word)
+        hits = []
+        for n, path in enumerate(glob.iglob(pattern, root_dir=None if os.path.isabs(pattern) else self.cwd,
+                                            recursive=True)):
+            if n >= MAX_GLOB:
+                return [word]
+            if self.ignored(path):
+                hits.append(path)
+        return hits
+
+    def _holds_ignored_file(self) -> bool:
+        """Whether the session's folder holds a file the denylist ignores (outside ignored folders, which a
+        walk does not enter); a folder too large to look through counts as holding one."""
+        if self._any_ignored is None:
+            self._any_ignored = False
+            if self.cwd and os.path.isdir(self.cwd):
+                for n, (_, match, pinned) in enumerate(self._walk_rules(self.cwd).walk()):
+                    if n >= MAX_WALK or (match is not None and match.ignored and pinned is not None):
+                        self._any_ignored = True
+                        break
+        return self._any_ignored
+
+    # -- search output ------------------------------------------------------------------------------
+
+    def kept_lines(self, output: str) -> tuple[str, int]:
+        """The output less the lines that come from ignored files, and how many went."""
+        kept, dropped, under_ignored = [], 0, False
+        for line in output.split("\n"):
+            heading = line.strip()
+            if _PATHLIKE.match(heading) and ("/" in heading or "." in heading):
+                if self.ignored(heading):
+                    under_ignored = True
+                    dropped += 1
+                    continue
+                if under_ignored and os.path.exists(os.path.join(self.cwd, heading)):
+                    under_ignored = False
+            if under_ignored or self._names_ignored(line):
+                dropped += 1
+            else:
+                kept.append(line)
+        return "\n".join(kept), dropped
+
+    def _names_ignored(self, line: str) -> bool:
+        binary = _BINARY.match(line)
+        if binary:
+            return self.ignored(binary.group(1) or binary.group(2))
+        found = _LINE_FILES.match(line)
+        if not found:
+            return False
+        return any(name and _PATHLIKE.match(name) and self.ignored(name) for name in found.group("a", "b", "c"))
+
+
+def _command(tool_input) -> str:
+    if isinstance(tool_input, dict):
+        return " ; ".join(argv_command(tool_input[key]) for key in SHELL_KEYS if key in tool_input)
+    return argv_command(tool_input)
+
+
+def _strings(value, depth: int = 0):
+    """Every string in a tool's input, nested or not (keys too)."""
+    if depth > 32:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str):
+                yield key
+            yield from _strings(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item, depth + 1)
+
+
+def _file_urls(value: str) -> list[str]:
+    """The local paths of the `file:` URLs in a text, decoded as often as they were encoded (a URL inside
+    another's query is encoded once more)."""
+    if "file" not in value.lower() and "%" not in value:
+        return []
+    paths, seen = [], set()
+    for _ in range(4):
+        if value in seen:
+            break
+        seen.add(value)
+        paths += [unquote(m.group("path")) for m in FILE_URL.finditer(value)]
+        value = unquote(value)
+    return list(dict.fromkeys(paths))
+
+
+def withheld(tool: str, names: list[str]) -> str:
+    """The text of an observation whose event named ignored files: which (redacted, as the hook's texts
+    are) and why nothing else of it is kept."""
+    from memcli.privacy.redact import redact
+
+    shown = ", ".join(os.path.basename(name.rstrip("/")) or name for name in names[:5])
+    shown = redact(shown[:300]).text
+    return (f"{tool}: named {shown}, which the denylist ignores: its input and output are not kept "
+            f"(`mem ignore check -v` explains a name)")
