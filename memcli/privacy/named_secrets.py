@@ -172,9 +172,19 @@ TERRAFORM = re.compile(
 )
 # An XML element named like a secret (`<password>...</password>` in Maven's settings.xml).
 XML = re.compile(rf"""<(?P<key>[\w:.-]*?(?:{SECRET_WORDS}))>(?P<bare1>[^<>\s][^<>\n]*?)</(?P=key)>""", re.IGNORECASE)
-# A password said in a sentence: `the ssh password is Xk3-lamp`, `wifi passphrase was: ...`.
-SAID = re.compile(r"""\b(?:password|passphrase|passwd|pin)[ \t]+(?:is|was|=|is[ \t]+now|:)[ \t]+["'`]?"""
-                   r"""(?P<secret>[^\s"'`]+?)["'`]?(?=[.,;!?)]*(?:\s|$))""", re.IGNORECASE)
+# A password said in a sentence: `the ssh password is Xk3-lamp`, `wifi passphrase was: ...`, `my pw is ...`,
+# `the password for prod is ...`, `the db password was changed to ...`, `use password ... to log in`,
+# `Password is "two words"`. A closing `!` belongs to the value (`hunter2-Blue!`): losing an exclamation
+# mark costs less than keeping the last character of a password.
+_SAID_NAME = r"(?:password|passphrase|passwd|passcode|pwd|pw|pass|pin)"
+_SAID_VALUE = r"""["'`]?(?P<secret>(?<=["'`])[^"'`\n]{4,64}(?=["'`])|[^\s"'`]+?)["'`]?(?=[.,;?)]*(?:\s|$))"""
+_SAID_FOR = r"[ \t]+(?:for|of|on|to)[ \t]+(?:the[ \t]+)?[\w.@/-]+(?:[ \t]+(?:account|user|server|box|db|database))?"
+_SAID_VERB = (r"[ \t]+(?:(?:is|was|has[ \t]+been)[ \t]+)?(?:changed|set|reset)[ \t]+to|[ \t]+is[ \t]+now|[ \t]+is|[ \t]+was"
+              r"|[ \t]+[:=]")
+SAID = re.compile(
+    rf"""(?:(?<![\w-]){_SAID_NAME}(?:(?:{_SAID_FOR})?(?:{_SAID_VERB})|{_SAID_FOR}[:=])[ \t]+"""
+    rf"""|(?<![\w-])(?:use|using|with|enter|type)[ \t]+(?:the[ \t]+)?{_SAID_NAME}[ \t]+){_SAID_VALUE}""",
+    re.IGNORECASE)
 
 
 def said_accept(m: re.Match) -> bool:

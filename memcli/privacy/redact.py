@@ -38,7 +38,33 @@ class Redaction:
 
 
 def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
-    """Replace every secret found by the built-in detectors and the store's `extra` patterns."""
+    """Replace every secret found by the built-in detectors and the store's `extra` patterns.
+
+    A text holding escaped strings (JSON inside JSON, a log of a request body: `{\\"api_key\\": \\"...\\"}`)
+    is read a second time with its escapes undone (up to three levels); when that finds more, the text
+    is kept so, one level plainer, with those secrets out."""
+    found = _redacted(text, extra)
+    if "\\" in text and _ESCAPE.search(text):
+        plain = text
+        for _ in range(3):
+            plain = _ESCAPE.sub(_unescaped, plain)
+            if not _ESCAPE.search(plain):
+                break
+        plainer = _redacted(plain, extra)
+        if plainer.total > found.total:
+            return plainer
+    return found
+
+
+_ESCAPE = re.compile(r"\\([\\\"'/ntr])")
+_UNESCAPED = {"n": "\n", "t": "\t", "r": "\r"}
+
+
+def _unescaped(m: re.Match) -> str:
+    return _UNESCAPED.get(m.group(1), m.group(1))
+
+
+def _redacted(text: str, extra: Iterable[dict]) -> Redaction:
     counts: Counter[str] = Counter()
     text = _wrapped_shapes(_plain_tokens(text), counts)
     for detector in BUILTIN + store_detectors(extra):
@@ -48,32 +74,48 @@ def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
     return Redaction(text, dict(counts))
 
 
-# Zero-width characters and full-width forms that a chat, a document or a hostile hand can leave inside
-# a key; shapes would not see the key through them.
-_DISGUISE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff\uff01-\uff5e]")
+# Characters a chat, a document or a hostile hand can leave inside a key, which shapes would not see it
+# through: zero-width characters, and compatibility forms whose NFKC form is ASCII (full-width letters and
+# digits, ligatures such as U+FB01, mathematical and circled letters, superscript digits).
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
-_DISGUISED_RUN = re.compile("[A-Za-z0-9_+/=.:~\u00ad\u200b-\u200d\u2060\ufeff\uff01-\uff5e-]{12,}")
+_RUN = re.compile(r"(?:[A-Za-z0-9_+/=.:~-]|[^\x00-\x7f\s])+")
+
+
+@lru_cache(maxsize=4096)
+def _plain_char(c: str) -> str:
+    import unicodedata
+
+    plain = unicodedata.normalize("NFKC", c)
+    return plain if plain.isascii() and plain.isprintable() else c
 
 
 def _plain_tokens(text: str) -> str:
-    """Token-like runs written plainly: zero-width characters dropped, full-width letters and digits as
-    ASCII. A run that starts in ASCII changes whenever it holds such characters; one written in
-    full-width forms from its start changes only when its plain form is a known key shape, so text
-    written in full-width forms stays as it is."""
-    if not _DISGUISE.search(text):
+    """Token-like runs written plainly: zero-width characters dropped, each compatibility character whose
+    NFKC form is ASCII written so. A run of 12 or more that starts in ASCII changes whenever it holds
+    such characters; any other changes only when its plain form is a known key shape or holds a secret's
+    name (`ｐａｓｓｗｏｒｄ=`), so text written in full-width forms (and `mc²`) stays as it is."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    if unicodedata.is_normalized("NFKC", text) and not any(c in text for c in "\u00ad\u200b\u200c\u200d\u2060\ufeff"):
         return text
     from memcli.privacy.detectors import SHAPES
+    from memcli.privacy.secret_values import SECRET_WORD
 
     def plain(m: re.Match) -> str:
         run = m.group()
-        if not _DISGUISE.search(run):
+        if run.isascii():
             return run
-        plain_run = "".join(chr(ord(c) - 0xFEE0) if "\uff01" <= c <= "\uff5e" else c for c in run.translate(_INVISIBLE))
-        if run[0].isascii() or any(detector.pattern.search(plain_run) for detector in SHAPES):
+        plain_run = "".join(map(_plain_char, run.translate(_INVISIBLE)))
+        if plain_run == run:
+            return run
+        if (len(run) >= 12 and run[0].isascii()) or SECRET_WORD.search(plain_run) \
+                or any(detector.pattern.search(plain_run) for detector in SHAPES):
             return plain_run
         return run
 
-    return _DISGUISED_RUN.sub(plain, text)
+    return _RUN.sub(plain, text)
 
 
 # Two token-like runs, the first at a line's end and the second at the next line's start (a key wrapped
