@@ -44,7 +44,7 @@ def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
     is read a second time with its escapes undone (up to three levels); when that finds more, the text
     is kept so, one level plainer, with those secrets out."""
     found = _redacted(text, extra)
-    if "\\" in text and _ESCAPE.search(text):
+    if "\\" in text and _escapes_hide_secrets(text):
         plain = text
         for _ in range(3):
             plain = _ESCAPE.sub(_unescaped, plain)
@@ -57,6 +57,23 @@ def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
 
 
 _ESCAPE = re.compile(r"\\([\\\"'/ntr])")
+# Where escapes can hide a secret from the detectors: a secret-like name closed by an escaped quote
+# (`\\"api_key\\":`), or a token-like run glued to an escaped newline or tab (`\\nAKIA...`). Text with
+# neither (most escaped JSON) is read once. Both are found from their backslashes, which the regex engine
+# looks for fast; the name before a quote is then checked.
+_ESCAPED_QUOTE = re.compile(r"\\+[\"']")
+_ESCAPED_GLUE = re.compile(r"\\[ntr][A-Za-z0-9_+/-]{16,}")
+_SECRET_NAME_ENDS = ("pass", "password", "passwd", "passphrase", "pw", "pwd", "secret", "token", "key", "auth",
+                     "credential", "credentials", "id", "cookie", "sig")
+
+
+def _escapes_hide_secrets(text: str) -> bool:
+    if _ESCAPED_GLUE.search(text):
+        return True
+    return any(text[max(0, m.start() - 12):m.start()].lower().endswith(_SECRET_NAME_ENDS)
+               for m in _ESCAPED_QUOTE.finditer(text))
+
+
 _UNESCAPED = {"n": "\n", "t": "\t", "r": "\r"}
 
 
