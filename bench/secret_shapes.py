@@ -382,30 +382,35 @@ def tables(verbose: bool = False, tuning: bool = False) -> dict:
     return out
 
 
-def tool_output(size: int) -> str:
+def tool_output(size: int, escaped_names: bool = False) -> str:
     """A large tool output of the kinds a hook redacts: a test run, a log of JSON request bodies (escaped
-    strings), grep lines, source code; no secret in it (the cost of the common case)."""
+    strings), grep lines, source code; no secret in it (the cost of the common case). With `escaped_names`
+    the logged bodies carry a `\\"token\\":` key, which makes redaction read the text a second time."""
     parts, n = [], 0
     while sum(map(len, parts)) < size:
         n += 1
         parts += [f"tests/test_api.py::test_case_{n} PASSED [{n % 100:3d}%]",
-                  '{"level": "info", "msg": "request", "body": "{\\"user\\": \\"u%d\\", \\"items\\": [1, 2]}"}' % n,
+                  '{"level": "info", "msg": "request", "body": "{\\"%s\\": \\"u%d\\", \\"items\\": [1, 2]}"}'
+                  % ("token" if escaped_names else "user", n),
                   f"src/app/handlers.py:{n}:    return render(request, 'page_{n}.html', {{'count': {n}}})",
                   f"    def handler_{n}(self, request):\n        value = self.cache.get('key:{n}')\n        return value or {n}",
                   f"2026-12-06T03:{n % 60:02d}:00Z GET /api/items/{n}?page=2 200 {n % 997}ms ua=Mozilla/5.0"]
     return "\n".join(parts)[:size]
 
 
-def timing(size: int, runs: int) -> list[float]:
+def timing(size: int, runs: int) -> dict[str, list[float]]:
+    """Seconds per redact() of each kind of tool output, `runs` times each."""
     import time
 
-    text = tool_output(size)
-    redact(text[:1000])  # compile the detectors outside the timed runs
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        redact(text)
-        times.append(time.perf_counter() - start)
+    redact(tool_output(1000))  # compile the detectors outside the timed runs
+    times: dict[str, list[float]] = {}
+    for kind in ("plain", "escaped secret names"):
+        text = tool_output(size, kind != "plain")
+        times[kind] = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            redact(text)
+            times[kind].append(time.perf_counter() - start)
     return times
 
 
@@ -461,7 +466,8 @@ def main() -> None:
             if n == 0:
                 results[name] = got
             else:
-                results[name]["times"] += got["times"]
+                for kind, times in got["times"].items():
+                    results[name]["times"][kind] += times
     names = list(sides)
     for section, what in (("positives", "missed"), ("look-alikes", "redacted")):
         print(f"{section:48} {'n':>4} " + " ".join(f"{what + ' ' + name:>16}" for name in names))
@@ -481,10 +487,10 @@ def main() -> None:
             print(f"  {name} missed: {line}")
         for line in results[name]["wrong"]:
             print(f"  {name} redacted: {line}")
-    if args.timing:
-        medians = {name: statistics.median(results[name]["times"]) for name in names}
-        runs = len(results[names[0]]["times"])
-        print(f"redact() on a {args.timing}-byte tool output, median of {runs} runs: "
+    for kind in results[names[0]].get("times", {}) if args.timing else ():
+        medians = {name: statistics.median(results[name]["times"][kind]) for name in names}
+        runs = len(results[names[0]]["times"][kind])
+        print(f"redact() on a {args.timing}-byte tool output ({kind}), median of {runs} runs: "
               + ", ".join(f"{name} {medians[name]:.3f} s" for name in names)
               + (f", ratio after/before {medians['after'] / medians['before']:.2f}" if args.against else ""))
 
