@@ -382,16 +382,22 @@ def tables(verbose: bool = False, tuning: bool = False) -> dict:
     return out
 
 
-def tool_output(size: int, escaped_names: bool = False) -> str:
+OUTPUTS = {"plain": ("user", "u{n}"), "escaped secret names, no secret": ("token", "none"),
+           "a secret behind escapes on every line": ("token", "u{n}")}
+
+
+def tool_output(size: int, kind: str = "plain") -> str:
     """A large tool output of the kinds a hook redacts: a test run, a log of JSON request bodies (escaped
-    strings), grep lines, source code; no secret in it (the cost of the common case). With `escaped_names`
-    the logged bodies carry a `\\"token\\":` key, which makes redaction read the text a second time."""
+    strings), grep lines, source code. Plain, it holds no secret (the common case). The other kinds log
+    bodies with a `\\"token\\":` key, which makes redaction look closer at those lines: with a placeholder
+    value (nothing to find), or with a value redaction takes for a secret (the text is then read twice)."""
+    name, value = OUTPUTS[kind]
     parts, n = [], 0
     while sum(map(len, parts)) < size:
         n += 1
         parts += [f"tests/test_api.py::test_case_{n} PASSED [{n % 100:3d}%]",
-                  '{"level": "info", "msg": "request", "body": "{\\"%s\\": \\"u%d\\", \\"items\\": [1, 2]}"}'
-                  % ("token" if escaped_names else "user", n),
+                  '{"level": "info", "msg": "request", "body": "{\\"%s\\": \\"%s\\", \\"items\\": [1, 2]}"}'
+                  % (name, value.format(n=n)),
                   f"src/app/handlers.py:{n}:    return render(request, 'page_{n}.html', {{'count': {n}}})",
                   f"    def handler_{n}(self, request):\n        value = self.cache.get('key:{n}')\n        return value or {n}",
                   f"2026-12-06T03:{n % 60:02d}:00Z GET /api/items/{n}?page=2 200 {n % 997}ms ua=Mozilla/5.0"]
@@ -404,8 +410,8 @@ def timing(size: int, runs: int) -> dict[str, list[float]]:
 
     redact(tool_output(1000))  # compile the detectors outside the timed runs
     times: dict[str, list[float]] = {}
-    for kind in ("plain", "escaped secret names"):
-        text = tool_output(size, kind != "plain")
+    for kind in OUTPUTS:
+        text = tool_output(size, kind)
         times[kind] = []
         for _ in range(runs):
             start = time.perf_counter()

@@ -44,16 +44,22 @@ def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
     is read a second time with its escapes undone (up to three levels); when that finds more, the text
     is kept so, one level plainer, with those secrets out."""
     found = _redacted(text, extra)
-    if "\\" in text and _escapes_hide_secrets(text):
-        plain = text
-        for _ in range(3):
-            plain = _ESCAPE.sub(_unescaped, plain)
-            if not _ESCAPE.search(plain):
-                break
-        plainer = _redacted(plain, extra)
+    if "\\" not in text:
+        return found
+    suspect = [line for line in text.split("\n") if "\\" in line and _escapes_hide_secrets(line)]
+    if suspect and _redacted(_plainer("\n".join(suspect)), extra).total:  # only then the whole text again
+        plainer = _redacted(_plainer(text), extra)
         if plainer.total > found.total:
             return plainer
     return found
+
+
+def _plainer(text: str) -> str:
+    for _ in range(3):
+        text = _ESCAPE.sub(_unescaped, text)
+        if not _ESCAPE.search(text):
+            break
+    return text
 
 
 _ESCAPE = re.compile(r"\\([\\\"'/ntr])")
