@@ -12,8 +12,8 @@ holds one. Its output is then withheld whole: over-dropping loses an output, und
 Search output (grep, rg, ag, git grep, a client's Grep tool, whatever runs them) names the file of each
 line in several layouts: `path:line:text`, `path:text` (no `-n`), `path-line-text` (context),
 `HEAD:path:text`, `Binary file path matches`, or a heading line holding the path alone with its matches
-below (`rg --heading`, `git grep --heading`). A line naming an ignored file goes, and so do the lines
-under an ignored heading, up to the next line that names a kept file.
+below (`rg --heading`, `git grep --heading`, `tail`'s `==> path <==`, read_many_files' `--- path ---`). A line naming an ignored
+file goes, and so do the lines under an ignored heading, up to the next line that names a kept file.
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ MOVE = re.compile(r"(?m)^\*\*\* Move to: (.+)$")
 # A grep-like line's file: before its first colon (or `-N-` of a context line), after a `HEAD:`-like
 # revision, or a binary file's notice.
 _LINE_FILES = re.compile(r"^(?P<a>[^:\n]{1,300}?)(?::(?P<b>[^:\n]{1,300}?))?:|^(?P<c>[^\n]{1,300}?)-\d+-")
+# A file's text under a line naming it: `tail`/`head` of several files (`==> path <==`), read_many_files
+# (`--- path ---`).
+_SECTION = re.compile(r"^(?:==> (.+) <==|--- (.+) ---)$")
 _BINARY = re.compile(r"^(?:Binary file (.+) matches|grep: (.+): binary file matches)$")
 _PATHLIKE = re.compile(r"^[\w./@+~ -]{1,300}$")
 MAX_GLOB = 5000  # names one glob may expand to before it counts as naming everything
@@ -106,13 +109,14 @@ class IgnoredContent:
         """The output less the lines that come from ignored files, and how many went."""
         kept, dropped, under_ignored = [], 0, False
         for line in output.split("\n"):
-            heading = line.strip()
+            section = _SECTION.match(line)
+            heading = (section.group(1) or section.group(2)) if section else line.strip()
             if _PATHLIKE.match(heading) and ("/" in heading or "." in heading):
                 if self.ignored(heading):
                     under_ignored = True
                     dropped += 1
                     continue
-                if under_ignored and os.path.exists(os.path.join(self.cwd, heading)):
+                if under_ignored and (section or os.path.exists(os.path.join(self.cwd, heading))):
                     under_ignored = False
             if under_ignored or self._names_ignored(line):
                 dropped += 1

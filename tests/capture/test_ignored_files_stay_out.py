@@ -118,6 +118,7 @@ def test_a_gemini_shell_grep_drops_the_lines_of_ignored_files(project):
     ".env\nNOTE={v}\nsrc/db.py\nx = 1\n",  # git grep --heading, no -n, no break
     "HEAD:.env:NOTE={v}\nHEAD:src/db.py:x = 1\n",  # git grep on a revision
     "./.env-1-DB_HOST=db\n./.env:2:NOTE={v}\n./src/db.py:3:x = 1\n",  # context lines
+    "==> .env <==\nNOTE={v}\n\n==> src/db.py <==\nx = 1\n",  # tail -n +1 of several files
 ])
 def test_a_search_drops_the_lines_of_ignored_files_whatever_its_layout(project, output):
     (project / "src").mkdir()
@@ -155,3 +156,4 @@ def test_a_command_that_only_runs_a_program_from_an_ignored_folder_is_kept(proje
                                  tool_input={"command": command},
                                  tool_response={"stdout": "3 passed", "stderr": ""}))
     assert done["stored"] == 1
+
