@@ -10,7 +10,9 @@ pytest` runs a program inside an ignored folder and reads nothing of it). Globs 
 expands them against the project's real files (memcli.capture.ignored_content).
 
 `wide` says the command can reach files that no word of it names: `xargs` (the names come on stdin),
-`find -exec`, a search that prints no file names (`grep -rh`). `searches` says its output lines may name
+`find -exec`, a search that prints no file names (`grep -rh`), an archiver (`tar cz .`), a listing in a
+substitution (`cat $(ls -a)`). Variables set in the script are expanded (`f=.e; cat ${f}nv`), and string
+literals joined by `+` in inline code are read as one (`open('.e' + 'nv')`). `searches` says its output lines may name
 the files they come from (grep, rg, ag, ack, git grep). Parsing errs towards more words: a word that is
 not a path costs one denylist lookup; a path missed is a leak.
 """
@@ -29,6 +31,10 @@ WRAPPERS = {"sudo", "doas", "env", "nice", "nohup", "time", "timeout", "command"
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox", "eval", "su"}
 INTERPRETERS = {"python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun", "perl", "ruby",
                 "php", "lua", "Rscript", "osascript", "pwsh", "powershell", "awk", "gawk", "jq"}
+# Programs whose output is names of files (`cat $(ls -a)` reads what they list) and programs that pack
+# whole folders (`tar cz .`).
+LISTERS = {"ls", "find", "fd", "fdfind", "locate", "compgen"}
+ARCHIVERS = {"tar", "zip", "7z", "7za", "cpio", "pax"}
 SEARCHERS = {"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "git-grep"}
 _EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
 _SEPARATOR = re.compile(r"^[();|&]+$")
@@ -38,6 +44,8 @@ _NUMERIC = re.compile(r"^[+-]?\d[\d.]*[smhd]?$")
 # What code and URLs put around a name: quotes, brackets, commas, operators, a `file:` scheme's colon.
 _AROUND = re.compile(r"[\s'\"()\[\]{},;|&<>=+`:$]+")
 _LITERAL = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
+_VARIABLE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+_JOIN = re.compile(r"\s*\+\s*")
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 MAX_DEPTH = 8  # scripts inside scripts inside scripts: deeper than this is read as plain words
 
@@ -67,13 +75,27 @@ def _script(text: str, found: CommandWords, depth: int) -> None:
     if depth > MAX_DEPTH:
         found.words += _pieces(text)
         return
-    for simple in _simple_commands(text):
+    substitutes = "$(" in text or "`" in text
+    variables: dict[str, str] = {}
+    for simple in _simple_commands(text, found):
+        simple = [_expanded(word, variables) for word in simple]
+        if all(_ASSIGNMENT.match(word) for word in simple):  # `f=.e; cat ${f}nv`
+            variables.update(word.split("=", 1) for word in simple)
+        if substitutes and os.path.basename(simple[0]) in LISTERS:  # `cat $(ls -a)`: names from a listing
+            found.wide = True
         _simple(simple, found, depth)
 
 
-def _simple_commands(text: str) -> list[list[str]]:
+def _expanded(word: str, variables: dict[str, str]) -> str:
+    if "$" not in word or not variables:
+        return word
+    return _VARIABLE.sub(lambda m: variables.get(m.group(1) or m.group(2), m.group()), word)
+
+
+def _simple_commands(text: str, found: CommandWords) -> list[list[str]]:
     """The simple commands of a script: split at `;`, `|`, `&&`, `||`, `&`, newlines, parentheses (so
-    `$(...)` and `<(...)` are commands of their own) and backticks."""
+    `$(...)` and `<(...)` are commands of their own) and backticks. A redirection's target is a file
+    whatever it stands beside (`exec 3<.env`): it goes to `found.words` at once."""
     text = text.replace("`", " ; ").replace("\n", " ; ")
     lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
     lexer.whitespace_split, lexer.commenters = True, ""
@@ -82,10 +104,16 @@ def _simple_commands(text: str) -> list[list[str]]:
     except ValueError:  # an unclosed quote: plain words, split at the same punctuation
         tokens = re.findall(r"[();|&]+|[^\s();|&]+", text)
     commands: list[list[str]] = [[]]
+    redirected = False
     for token in tokens:
         if _SEPARATOR.match(token):
             commands.append([])
-        elif not _REDIRECT.match(token):
+        elif _REDIRECT.match(token):
+            redirected = True
+        elif redirected:
+            found.words += _pieces(token)
+            redirected = False
+        else:
             commands[-1].append(token)
     return [words for words in commands if words]
 
@@ -123,10 +151,15 @@ def _simple(words: list[str], found: CommandWords, depth: int) -> None:
         return
     if program in INTERPRETERS:
         for arg in args:  # inline code: its string literals are names or commands (`os.system("cat .env")`)
-            for literal in _LITERAL.finditer(arg):
-                text = literal.group(1) if literal.group(1) is not None else literal.group(2)
+            literals = [(m, m.group(1) if m.group(1) is not None else m.group(2)) for m in _LITERAL.finditer(arg)]
+            for literal, text in literals:
                 found.words.append(text)
                 _script(text, found, depth + 1)
+            joined = ""  # `open('.e' + 'nv')`: literals joined by `+` are one name
+            for (before, text), (after, more) in zip(literals, literals[1:]):
+                joined = (joined or text) + more if _JOIN.fullmatch(arg, before.end(), after.start()) else ""
+                if joined:
+                    found.words.append(joined)
     elif program == "find":
         for at, arg in enumerate(args):
             if arg in _EXEC:
@@ -134,6 +167,8 @@ def _simple(words: list[str], found: CommandWords, depth: int) -> None:
                 _simple(args[at + 1:], found, depth + 1)
                 args = args[:at]
                 break
+    elif program in ARCHIVERS:  # `tar cz . | base64`: every file under a folder, none by name
+        found.wide = True
     elif program in SEARCHERS:
         found.searches = True
         found.wide = found.wide or any(_hides_names(program, arg) for arg in args)

@@ -49,6 +49,9 @@ HIDDEN_READS = [
     "find . -name .env -exec cat {} \\;", "env -i timeout 5 nice -n 5 cat .env", "X=$(cat .env) make",
     "cat .{env,txt}", "node -e 'require(\"child_process\").execSync(\"cat .env\")'",
     "grep -rh DB_PASS .", "cat .ENV", "cat ./.Env",
+    # a second round on the class: redirections beside a number, variables, joined literals, archives, listings
+    "exec 3<.env; cat <&3", "f=.e; cat ${f}nv", "python3 -c \"print(open('.e' + 'nv').read())\"",
+    "tar cz . | base64", "cat $(ls -a)",
 ]
 
 
