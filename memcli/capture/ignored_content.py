@@ -11,7 +11,7 @@ holds one. Its output is then withheld whole: over-dropping loses an output, und
 
 Search output (grep, rg, ag, git grep, a client's Grep tool, whatever runs them) names the file of each
 line in several layouts: `path:line:text`, `path:text` (no `-n`), `path-line-text` (context),
-`HEAD:path:text`, `Binary file path matches`, or a heading line holding the path alone with its matches
+`HEAD:path:text`, rg's `--json` records, `Binary file path matches`, or a heading line holding the path alone with its matches
 below (`rg --heading`, `git grep --heading`, `tail`'s `==> path <==`, read_many_files' `--- path ---`). A line naming an ignored
 file goes, and so do the lines under an ignored heading, up to the next line that names a kept file.
 """
@@ -36,6 +36,7 @@ _LINE_FILES = re.compile(r"^(?P<a>[^:\n]{1,300}?)(?::(?P<b>[^:\n]{1,300}?))?:|^(
 # A file's text under a line naming it: `tail`/`head` of several files (`==> path <==`), read_many_files
 # (`--- path ---`).
 _SECTION = re.compile(r"^(?:==> (.+) <==|--- (.+) ---)$")
+_JSON_PATH = re.compile(r'"path"\s*:\s*(?:\{\s*"text"\s*:\s*)?"((?:[^"\\]|\\.){1,300})"')  # rg --json
 _BINARY = re.compile(r"^(?:Binary file (.+) matches|grep: (.+): binary file matches)$")
 _PATHLIKE = re.compile(r"^[\w./@+~ -]{1,300}$")
 MAX_GLOB = 5000  # names one glob may expand to before it counts as naming everything
@@ -125,6 +126,8 @@ class IgnoredContent:
         return "\n".join(kept), dropped
 
     def _names_ignored(self, line: str) -> bool:
+        if '"path"' in line and any(self.ignored(m.group(1)) for m in _JSON_PATH.finditer(line)):
+            return True
         binary = _BINARY.match(line)
         if binary:
             return self.ignored(binary.group(1) or binary.group(2))

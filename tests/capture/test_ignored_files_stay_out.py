@@ -122,6 +122,8 @@ def test_a_gemini_shell_grep_drops_the_lines_of_ignored_files(project):
     "HEAD:.env:NOTE={v}\nHEAD:src/db.py:x = 1\n",  # git grep on a revision
     "./.env-1-DB_HOST=db\n./.env:2:NOTE={v}\n./src/db.py:3:x = 1\n",  # context lines
     "==> .env <==\nNOTE={v}\n\n==> src/db.py <==\nx = 1\n",  # tail -n +1 of several files
+    '{{"type":"match","data":{{"path":{{"text":"./.env"}},"lines":{{"text":"NOTE={v}\\n"}}}}}}\n'
+    '{{"type":"match","data":{{"path":{{"text":"./src/db.py"}},"lines":{{"text":"x = 1\\n"}}}}}}\n',  # rg --json
 ])
 def test_a_search_drops_the_lines_of_ignored_files_whatever_its_layout(project, output):
     (project / "src").mkdir()
