@@ -39,6 +39,7 @@ _SECTION = re.compile(r"^(?:==> (.+) <==|--- (.+) ---)$")
 _JSON_PATH = re.compile(r'"path"\s*:\s*(?:\{\s*"text"\s*:\s*)?"((?:[^"\\]|\\.){1,300})"')  # rg --json
 _BINARY = re.compile(r"^(?:Binary file (.+) matches|grep: (.+): binary file matches)$")
 _PATHLIKE = re.compile(r"^[\w./@+~ -]{1,300}$")
+UNNAMED = ""  # in `named`: the command reaches files none of its words names, and the folder holds an ignored one
 MAX_GLOB = 5000  # names one glob may expand to before it counts as naming everything
 MAX_WALK = 50_000  # entries a walk for ignored files looks at before it assumes there is one
 
@@ -62,8 +63,8 @@ class IgnoredContent:
     # -- what an event names ------------------------------------------------------------------------
 
     def named(self, record: dict, shell: bool) -> list[str]:
-        """The ignored files (as named) that the event's command, URLs or patch can reach; for a command that
-        reaches unnamed files in a project holding an ignored one, "files it does not name"."""
+        """The ignored files (as named) that the event's command, URLs or patch can reach; UNNAMED for a
+        command that reaches files it does not name in a folder holding an ignored one."""
         found: list[str] = []
         strings = list(_strings(record.get("input")))
         for value in strings:
@@ -74,7 +75,7 @@ class IgnoredContent:
             for word in words.words:
                 found += self._reached(word)
             if words.wide and self._holds_ignored_file():
-                found.append("files it does not name")
+                found.append(UNNAMED)
         return list(dict.fromkeys(found))
 
     def _reached(self, word: str) -> list[str]:
@@ -179,7 +180,11 @@ def withheld(tool: str, names: list[str]) -> str:
     are) and why nothing else of it is kept."""
     from memcli.privacy.redact import redact
 
-    shown = ", ".join(os.path.basename(name.rstrip("/")) or name for name in names[:5])
-    shown = redact(shown[:300]).text
-    return (f"{tool}: named {shown}, which the denylist ignores: its input and output are not kept "
-            f"(`mem ignore check -v` explains a name)")
+    named = [os.path.basename(name.rstrip("/")) or name for name in names if name != UNNAMED]
+    said = []
+    if named:
+        said.append(f"named {redact(', '.join(named[:5])[:300]).text}, which the denylist ignores")
+    if UNNAMED in names:
+        said.append("reached files it does not name (xargs, find -exec, an archive, a listing) in a folder "
+                    "holding ignored ones")
+    return f"{tool}: {'; '.join(said)}: its input and output are not kept (`mem ignore check -v` explains a name)"
