@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from memcli.capture import diffs
+from memcli.capture.shell_words import argv_command
 
 SHELL = {"Bash", "shell", "exec_command", "run_shell_command", "local_shell", "container.exec"}
 READ = {"Read", "read_file", "read_many_files", "NotebookRead", "view"}
@@ -67,7 +68,7 @@ def observe(record: dict, max_chars: int, read: Callable[[str, str], str | None]
     status = "failed" if failed else "ok"
     if tool in SHELL:
         failed = failed or bool(FAILURE.search(error or output))
-        command = fields.get("command") if isinstance(fields.get("command"), str) else _text(fields.get("command"))
+        command = argv_command(fields.get("command", fields.get("cmd")))  # Codex's exec_command: `cmd`, argv lists
         code = record.get("exit_code")
         head = f"{tool}: ran `{command}` ({'failed' if failed else 'ok'}{f', exit {code}' if code else ''})"
         if isinstance(fields.get("description"), str):
