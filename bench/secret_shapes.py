@@ -218,13 +218,16 @@ def issue53_round4() -> dict[str, list[tuple[str, str]]]:
         ('"{{\\\\\\"password\\\\\\": \\\\\\"{s}\\\\\\"}}"', pw()),
         ('{{"out": "ok\\n{s}"}}', "ghp_" + r(36)),
         ('{{"err": "bad key\\t{s}"}}', "AKIA" + r(16, UPPER)),
+        ('{{\\u0022password\\u0022: \\u0022{s}\\u0022}}', pw()),
+        ("q=%7B%22password%22%3A%22{s}%22%7D", pw()),
     ]
     glued = [("_{s}", "ghp_" + r(36)), ("x_{s}", "sk-" + r(48)), ("MY_{s}", "glpat-" + r(20, URLSAFE)),
              ("tok{s}", "ghp_" + r(36)), ("key_{s}", "xoxb-" + r(12, string.digits) + "-" + r(24)),
              ("_{s}", "npm_" + r(36)), ("x{s}", "sk-ant-api03-" + r(80, URLSAFE))]
     prose = [("the password is {s}", pw() + "!"), ("my pw is {s}", pw()), ("The password for prod is {s}. Rotate it.", pw()),
              ("password for the db: {s}", pw()), ("the db password was changed to {s} yesterday", pw()),
-             ("use password {s} to log in", pw()), ("pwd is {s}", pw())]
+             ("use password {s} to log in", pw()), ("pwd is {s}", pw()), ("password -> {s}", pw()),
+             ("my token is {s}", r(32)), ("the API secret is {s}", r(40))]
     nfkc = [("{s}", _disguised("ghp_" + r(36), FULL_WIDTH)), ("token {s}", "ghp_" + r(10) + "\ufb01" + r(24)),
             ("{s}", _disguised("ghp", MATH_BOLD) + "_" + r(36)),
             (_disguised("password", FULL_WIDTH) + " = {s}", pw()),
@@ -346,7 +349,8 @@ def look_alikes() -> dict[str, list[str]]:
             "with password hashing enabled", "the pass is valid until 2024-12-01", "type the password in the box",
             "the password was reset to default", "E=mc² and the oﬃce", f"sha256:{r(64, HEX)}",
             'assert login("bob", password="password")', "tests/fixtures/password_reset.json",
-            "ＡＢＣ－１２３ ｶﾀｶﾅ", f"cache_{r(40, HEX)}",
+            "ＡＢＣ－１２３ ｶﾀｶﾅ", f"cache_{r(40, HEX)}", "the token is invalid", "the secret is out",
+            "progress [ 50%] done", "https://example.com/search?q=password%20reset",
         ],
         "prefix-like words": [
             "the key-value store is Redis", "dapi is the Databricks CLI prefix", "SKU SK-1234 ships Monday",

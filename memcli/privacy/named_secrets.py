@@ -180,17 +180,30 @@ _SAID_NAME = r"(?:password|passphrase|passwd|passcode|pwd|pw|pass|pin)"
 _SAID_VALUE = r"""["'`]?(?P<secret>(?<=["'`])[^"'`\n]{4,64}(?=["'`])|[^\s"'`]+?)["'`]?(?=[.,;?)]*(?:\s|$))"""
 _SAID_FOR = r"[ \t]+(?:for|of|on|to)[ \t]+(?:the[ \t]+)?[\w.@/-]+(?:[ \t]+(?:account|user|server|box|db|database))?"
 _SAID_VERB = (r"[ \t]+(?:(?:is|was|has[ \t]+been)[ \t]+)?(?:changed|set|reset)[ \t]+to|[ \t]+is[ \t]+now|[ \t]+is|[ \t]+was"
-              r"|[ \t]+[:=]")
-SAID = re.compile(
-    rf"""(?:(?<![\w-]){_SAID_NAME}(?:(?:{_SAID_FOR})?(?:{_SAID_VERB})|{_SAID_FOR}[:=])[ \t]+"""
-    rf"""|(?<![\w-])(?:use|using|with|enter|type)[ \t]+(?:the[ \t]+)?{_SAID_NAME}[ \t]+){_SAID_VALUE}""",
-    re.IGNORECASE)
+              r"|[ \t]+[:=]|[ \t]*(?:->|=>)")
+
+
+def _said(names: str) -> re.Pattern:
+    return re.compile(
+        rf"""(?:(?<![\w-]){names}(?:(?:{_SAID_FOR})?(?:{_SAID_VERB})|{_SAID_FOR}[:=])[ \t]+"""
+        rf"""|(?<![\w-])(?:use|using|with|enter|type)[ \t]+(?:the[ \t]+)?{names}[ \t]+){_SAID_VALUE}""",
+        re.IGNORECASE)
+
+
+SAID = _said(_SAID_NAME)
+# The same sentences about a token or key (`my token is ...`, `the API secret is ...`); what is said must
+# look generated (12+ characters, letters and digits), since `the token is invalid` is prose.
+SAID_SECRET = _said(r"(?:(?:api|access|secret|auth|private|client)[ \t_-]?(?:key|token|secret)|secret|token)")
 
 
 def said_accept(m: re.Match) -> bool:
     value = m.group("secret")
     return (len(value) >= 6 and any(c.isdigit() or not c.isalnum() for c in value) and any(c.isalpha() for c in value)
             and not is_placeholder(value) and not REFERENCE.match(value) and not CODE.match(value))
+
+
+def said_secret_accept(m: re.Match) -> bool:
+    return len(m.group("secret")) >= 12 and looks_random(m.group("secret")) and said_accept(m)
 
 
 def xml_accept(m: re.Match) -> bool:

@@ -40,13 +40,14 @@ class Redaction:
 def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
     """Replace every secret found by the built-in detectors and the store's `extra` patterns.
 
-    A text holding escaped strings (JSON inside JSON, a log of a request body: `{\\"api_key\\": \\"...\\"}`)
-    is read a second time with its escapes undone (up to three levels); when that finds more, the text
-    is kept so, one level plainer, with those secrets out."""
+    A text holding escaped strings (JSON inside JSON, a log of a request body: `{\\"api_key\\": \\"...\\"}`,
+    `\\u0022` quotes, or percent-encoded in a URL: `%22password%22%3A%22...`) is read a second time with its
+    escapes undone (up to three levels); when that finds more, the text is kept so, one level plainer,
+    with those secrets out."""
     found = _redacted(text, extra)
-    if "\\" not in text:
+    if "\\" not in text and "%" not in text:
         return found
-    suspect = [line for line in text.split("\n") if "\\" in line and _escapes_hide_secrets(line)]
+    suspect = [line for line in text.split("\n") if ("\\" in line or "%" in line) and _escapes_hide_secrets(line)]
     if suspect and _redacted(_plainer("\n".join(suspect)), extra).total:  # only then the whole text again
         plainer = _redacted(_plainer(text), extra)
         if plainer.total > found.total:
@@ -56,18 +57,26 @@ def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
 
 def _plainer(text: str) -> str:
     for _ in range(3):
-        text = _ESCAPE.sub(_unescaped, text)
-        if not _ESCAPE.search(text):
+        text = _PERCENT.sub(_decoded_percent, _ESCAPE.sub(_unescaped, text))
+        if not _ESCAPE.search(text) and not _PERCENT.search(text):
             break
     return text
 
 
-_ESCAPE = re.compile(r"\\([\\\"'/ntr])")
+_ESCAPE = re.compile(r"\\([\\\"'/ntr]|u00(?:22|27|3[aAdD]))")
+_PERCENT = re.compile(r"%(?:2[27]|3[aAdD]|7[bBdD]|2[cC]|20)")  # quotes, `:`, `=`, braces, `,`, space
+
+
+def _decoded_percent(m: re.Match) -> str:
+    return chr(int(m.group()[1:], 16))
+
+
 # Where escapes can hide a secret from the detectors: a secret-like name closed by an escaped quote
-# (`\\"api_key\\":`), or a token-like run glued to an escaped newline or tab (`\\nAKIA...`). Text with
-# neither (most escaped JSON) is read once. Both are found from their backslashes, which the regex engine
-# looks for fast; the name before a quote is then checked.
-_ESCAPED_QUOTE = re.compile(r"\\+[\"']")
+# (`\\"api_key\\":`, `\\u0022`, `%22`) or followed by an encoded `=` or `:` (`password%3D`), or a
+# token-like run glued to an escaped newline or tab (`\\nAKIA...`). Text with neither (most escaped JSON)
+# is read once. Both are found from their backslash or percent sign, which the regex engine looks for
+# fast; the name before a quote is then checked.
+_ESCAPED_QUOTE = re.compile(r"\\+(?:[\"']|u00(?:22|27))|%2[27]|%3[aAdD]")
 _ESCAPED_GLUE = re.compile(r"\\[ntr][A-Za-z0-9_+/-]{16,}")
 _SECRET_NAME_ENDS = ("pass", "password", "passwd", "passphrase", "pw", "pwd", "secret", "token", "key", "auth",
                      "credential", "credentials", "id", "cookie", "sig")
@@ -80,7 +89,8 @@ def _escapes_hide_secrets(text: str) -> bool:
                for m in _ESCAPED_QUOTE.finditer(text))
 
 
-_UNESCAPED = {"n": "\n", "t": "\t", "r": "\r"}
+_UNESCAPED = {"n": "\n", "t": "\t", "r": "\r", "u0022": '"', "u0027": "'", "u003a": ":", "u003A": ":",
+              "u003d": "=", "u003D": "="}
 
 
 def _unescaped(m: re.Match) -> str:

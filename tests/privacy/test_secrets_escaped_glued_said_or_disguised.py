@@ -38,6 +38,9 @@ def _rows() -> list[tuple[str, str, str]]:
         ("escaped, no spaces", 'log={\\"client_secret\\":\\"%s\\",\\"n\\":1}' % key, key),
         ("a key after an escaped newline", '{"out": "line one\\n%s"}' % gh, gh),
         ("an AWS key id after an escaped newline", '{"out": "id:\\nAKIA%s"}' % fs.rand(16, UPPER), None),
+        ("unicode-escaped quotes", '{\\u0022password\\u0022: \\u0022%s\\u0022}' % pw, pw),
+        ("percent-encoded JSON in a URL", "q=%%7B%%22password%%22%%3A%%22%s%%22%%7D" % pw, pw),
+        ("an encoded query inside a query", "next=%%2Flogin%%3Fpassword%%3D%s" % pw, pw),
         ("underscore before a GitHub token", f"_{gh}", gh),
         ("a name glued before an OpenAI key", f"x_{sk}", sk),
         ("a word character before a GitHub token", f"tok{gh}", gh),
@@ -48,6 +51,9 @@ def _rows() -> list[tuple[str, str, str]]:
         ("password for the db: ...", f"password for the db: {pw}", pw),
         ("was changed to ...", f"the db password was changed to {pw} yesterday", pw),
         ("use password ... to log in", f"use password {pw} to log in", pw),
+        ("password -> ...", f"password -> {pw}", pw),
+        ("my token is ...", f"my token is {key}", key),
+        ("the API secret is ...", f"the API secret is {key}", key),
         ("a quoted passphrase", f'Password is "{fs.rand(6)} {fs.rand(6)}"', None),
         ("full-width token", disguised(gh, FULL_WIDTH), disguised(gh, FULL_WIDTH)),
         ("full-width name and value", disguised("password", FULL_WIDTH) + f" = {pw}", pw),
@@ -77,7 +83,8 @@ def test_a_secret_escaped_glued_said_or_disguised_is_redacted(what, text, secret
     "type the password in the box", "the password was reset to default", "password: must be 12 characters",
     '{\\"name\\": \\"alice\\", \\"role\\": \\"admin\\"}', 'printf "say \\"hi\\"\\n"', "C:\\new\\table\\x.txt",
     "ＡＢＣＤ１２３４５６７８９０ は全角です", "E=mc² and the oﬃce", "task_sk-learn-estimators", "the desk-ant-farm",
-    f"commit {fs.rand(40, HEX)}",
+    f"commit {fs.rand(40, HEX)}", "the token is invalid", "the token is expired since 2024-01-01",
+    "the secret is out", "the token -> next step", "progress [ 50%] done", "a%20b%22c",
 ])
 def test_look_alikes_of_escaped_glued_said_or_disguised_secrets_stay(line):
     assert redact(line).text == line
