@@ -9,7 +9,8 @@ thread) and, at Stop, PreCompact and SessionEnd, a `summary` job: the session's 
 turns before the latest prompt folded into a memory that holds them as written, then taken out of the
 thread (so search finds every prompt and answer, each stored once; the latest exchange is in the summary).
 Routine tools, paths the denylist ignores and repeated reads of an unchanged file are skipped with their
-reason counted. After a run, the digest of each project whose sessions it touched is written
+reason counted; an event whose command or URLs can reach an ignored file is kept as a note of why, never
+with its output (memcli.capture.ignored_content). After a run, the digest of each project whose sessions it touched is written
 (memcli.capture.briefing), for the next SessionStart in that project.
 
 Every capture job shares one scope, so one runner at a time works on a store's capture, in the order the
@@ -19,8 +20,9 @@ so it is stored once; a turn has a message id fixed by its event; a summary is c
 session's current one (found by its source) and written only when it says something new; a fold of turns
 has an id fixed by its range, and the turns it holds are taken out of the thread only after it is stored
 (taking them out again takes nothing). A job that
-fails is retried and then parked with its reason (`mem status`), and the others go on. Texts are
-redacted once, by the hook: nothing here runs the gate again.
+fails is retried and then parked with its reason (`mem status`), and the others go on. An event's texts
+are redacted once, by the hook; what a run reads from disk itself (the lines an edit is widened to) is
+redacted here.
 """
 
 from __future__ import annotations
