@@ -39,7 +39,7 @@ from memcli.privacy.named_secrets import (
     PhraseDetector,
     ProseDetector,
     SAID,
-    SAID_SECRET,
+    SaidDetector,
     SPACED,
     TERRAFORM,
     VALUE_NAME,
@@ -52,7 +52,6 @@ from memcli.privacy.named_secrets import (
     phrase_accept,
     prose_accept,
     said_accept,
-    said_secret_accept,
     xml_accept,
 )
 from memcli.privacy.secret_values import Detector, PASSWORD_WORD, REFERENCE, SECRET_WORD, SECRET_WORDS, TOKEN_CHARS, LEAD, generated, is_placeholder, looks_random, real_secret
@@ -266,8 +265,7 @@ BUILTIN: tuple[Detector, ...] = (
     ),
     *COMMANDS,
     Detector("password", LINE_PASSWORD, line_password_accept),
-    Detector("password", SAID, said_accept),  # "the ssh password is ..."
-    Detector("secret", SAID_SECRET, said_secret_accept),  # "my token is ..."
+    SaidDetector("password", SAID, said_accept),  # "the ssh password is ...", "my token is ..."
     AssignmentDetector("secret", SPACED, assignment_accept),  # Dockerfile ENV, fish set -x
     AssignmentDetector("secret", NAME_VALUE, assignment_accept),  # Kubernetes, ECS, .NET and Spring XML
     AssignmentDetector("secret", VALUE_NAME, assignment_accept),

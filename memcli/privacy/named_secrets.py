@@ -190,20 +190,28 @@ def _said(names: str) -> re.Pattern:
         re.IGNORECASE)
 
 
-SAID = _said(_SAID_NAME)
-# The same sentences about a token or key (`my token is ...`, `the API secret is ...`); what is said must
-# look generated (12+ characters, letters and digits), since `the token is invalid` is prose.
-SAID_SECRET = _said(r"(?:(?:api|access|secret|auth|private|client)[ \t_-]?(?:key|token|secret)|secret|token)")
+# The same sentences say a token or key (`my token is ...`, `the API secret is ...`); what is said of one
+# must look generated (12+ characters, letters and digits), since `the token is invalid` is prose. One
+# pattern for both: each scan of a long text costs.
+SAID = _said(rf"(?:{_SAID_NAME}|(?:api|access|secret|auth|private|client)[ \t_-]?(?:key|token|secret)|secret|token)")
+_SAID_PASSWORD = re.compile(rf"(?<![\w-]){_SAID_NAME}(?![\w-])", re.IGNORECASE)
+
+
+def _said_password(m: re.Match) -> bool:
+    return _SAID_PASSWORD.search(m.string, m.start(), m.start("secret")) is not None
 
 
 def said_accept(m: re.Match) -> bool:
     value = m.group("secret")
+    if not _said_password(m) and (len(value) < 12 or not looks_random(value)):
+        return False
     return (len(value) >= 6 and any(c.isdigit() or not c.isalnum() for c in value) and any(c.isalpha() for c in value)
             and not is_placeholder(value) and not REFERENCE.match(value) and not CODE.match(value))
 
 
-def said_secret_accept(m: re.Match) -> bool:
-    return len(m.group("secret")) >= 12 and looks_random(m.group("secret")) and said_accept(m)
+class SaidDetector(Detector):
+    def kind_of(self, m: re.Match) -> str:
+        return "password" if _said_password(m) else "secret"
 
 
 def xml_accept(m: re.Match) -> bool:
