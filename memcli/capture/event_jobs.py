@@ -37,7 +37,7 @@ from memcli.capture import diffs, sessions
 from memcli.capture.briefing import digest
 from memcli.capture.events import CAPTURE_SCOPE, EVENT_JOB
 from memcli.capture.knowledge import project_of_state
-from memcli.capture.ignored_content import IgnoredContent, withheld
+from memcli.capture.ignored_content import IgnoredContent, runs_a_command, withheld
 from memcli.capture.observe import EDIT, READ, SEARCH, SHELL, Observation, _output_text, observe, paths_of, read_digest
 from memcli.capture.options import CaptureOptions
 from memcli.capture.spool import Spool
@@ -145,7 +145,7 @@ class CaptureJobs:
             self.counts["skipped: ignored path"] += 1
             return
         content = self._content(cwd)
-        named = content.named(record, tool in SHELL)
+        named = content.named(record, tool in SHELL or (tool not in EDIT and runs_a_command(record.get("input"))))
         if named:  # what the event carries may be an ignored file's content: said, never kept
             self.counts["withheld: names an ignored file"] += 1
             self._put_observation(state, job, Observation(tool, withheld(tool, named)))

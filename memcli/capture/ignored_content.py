@@ -138,6 +138,11 @@ class IgnoredContent:
         return any(name and _PATHLIKE.match(name) and self.ignored(name) for name in found.group("a", "b", "c"))
 
 
+def runs_a_command(tool_input) -> bool:
+    """Whether a tool's input gives a command to run (an MCP server's shell tool, `{"command": ...}`)."""
+    return isinstance(tool_input, dict) and any(isinstance(tool_input.get(key), (str, list)) for key in ("command", "cmd"))
+
+
 def _command(tool_input) -> str:
     if isinstance(tool_input, dict):
         return " ; ".join(argv_command(tool_input[key]) for key in SHELL_KEYS if key in tool_input)

@@ -78,6 +78,13 @@ def test_a_codex_exec_whose_command_is_a_list_or_cmd_keeps_none_of_an_ignored_fi
     assert VALUE not in stored() and done[WITHHELD] == 1
 
 
+def test_an_mcp_shell_tool_that_reads_an_ignored_file_keeps_none_of_its_output(project):
+    done = send_and_drain(claude("PostToolUse", project, tool_name="mcp__terminal__run", tool_use_id="m1",
+                                 tool_input={"command": "sudo cat .env", "timeout": 30},
+                                 tool_response={"content": [{"type": "text", "text": f"NOTE={VALUE}"}]}))
+    assert VALUE not in stored() and done[WITHHELD] == 1
+
+
 @pytest.mark.parametrize("command", ["echo NOTE={v} >> .env", "printf 'NOTE={v}' | tee -a .env",
                                      "cat > .env <<EOF\nNOTE={v}\nEOF"])
 def test_a_command_that_writes_an_ignored_file_keeps_neither_what_it_wrote_nor_its_output(project, command):
