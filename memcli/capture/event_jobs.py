@@ -37,7 +37,7 @@ from memcli.capture import diffs, sessions
 from memcli.capture.briefing import digest
 from memcli.capture.events import CAPTURE_SCOPE, EVENT_JOB
 from memcli.capture.knowledge import project_of_state
-from memcli.capture.ignored_content import IgnoredContent, runs_a_command, withheld
+from memcli.capture.ignored_content import IgnoredContent, runs_a_command, searches, withheld
 from memcli.capture.observe import EDIT, READ, SEARCH, SHELL, Observation, _output_text, observe, paths_of, read_digest
 from memcli.capture.options import CaptureOptions
 from memcli.capture.spool import Spool
@@ -151,7 +151,8 @@ class CaptureJobs:
             self._put_observation(state, job, Observation(tool, withheld(tool, named)))
             return
         if tool in SEARCH or tool in SHELL:
-            kept, dropped = content.kept_lines(_output_text(record.get("output")))
+            search = tool in SEARCH or searches(record.get("input"))
+            kept, dropped = content.kept_lines(_output_text(record.get("output")), search)
             if dropped:
                 record = {**record, "output": kept}
                 self.counts["removed: lines of ignored files"] += dropped

@@ -107,13 +107,15 @@ class IgnoredContent:
 
     # -- search output ------------------------------------------------------------------------------
 
-    def kept_lines(self, output: str) -> tuple[str, int]:
-        """The output less the lines that come from ignored files, and how many went."""
+    def kept_lines(self, output: str, search: bool) -> tuple[str, int]:
+        """The output less the lines that come from ignored files, and how many went. A line holding a
+        path alone is a heading only in a search's output (`search`); elsewhere (`ls -a`, `git status`)
+        it is just a name."""
         kept, dropped, under_ignored = [], 0, False
         for line in output.split("\n"):
             section = _SECTION.match(line)
-            heading = (section.group(1) or section.group(2)) if section else line.strip()
-            if _PATHLIKE.match(heading) and ("/" in heading or "." in heading):
+            heading = (section.group(1) or section.group(2)) if section else line.strip() if search else ""
+            if heading and _PATHLIKE.match(heading) and ("/" in heading or "." in heading):
                 if self.ignored(heading):
                     under_ignored = True
                     dropped += 1
@@ -136,6 +138,11 @@ class IgnoredContent:
         if not found:
             return False
         return any(name and _PATHLIKE.match(name) and self.ignored(name) for name in found.group("a", "b", "c"))
+
+
+def searches(tool_input) -> bool:
+    """Whether a command runs a search tool anywhere in it (`bash -lc 'rg --heading KEY'`)."""
+    return command_words(_command(tool_input)).searches
 
 
 def runs_a_command(tool_input) -> bool:

@@ -115,6 +115,13 @@ def test_a_search_keeps_its_matches_in_kept_files_and_drops_those_in_ignored_one
     assert VALUE not in text and "src/db.py:3" in text
 
 
+def test_a_name_alone_on_a_line_of_a_command_that_is_no_search_drops_nothing_below_it(project):
+    out = "Untracked files:\n\t.env\n\tnotes-kept-Zq81.md\n\nnothing added to commit"
+    send_and_drain(claude("PostToolUse", project, tool_name="Bash", tool_use_id="gs",
+                          tool_input={"command": "git status"}, tool_response={"stdout": out, "stderr": ""}))
+    assert "notes-kept-Zq81.md" in stored()
+
+
 def test_a_gemini_shell_grep_drops_the_lines_of_ignored_files(project):
     send_and_drain(gemini("AfterTool", project, tool_name="run_shell_command",
                           tool_input={"command": "grep -rn DB_PASS ."},
