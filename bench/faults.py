@@ -40,7 +40,10 @@ session makes must be stored exactly once (missing: lost; twice: wrong), whateve
 
     .venv/bin/python bench/faults.py --only capture --code /path/to/other/checkout   # mem of another checkout
 
-The kinds of issue 53 (a teammate's commit: hostile store files, 1,200 tag filters): bench/hostile_files.py.
+The kinds of issue 53 (a teammate's commit: hostile store files, 1,200 tag filters): bench/hostile_files.py;
+links and unsealed files a commit brings into `.queue/` and `.capture/` after the first run:
+bench/hostile_links.py ("outside": kinds that created, removed or changed a file outside the store, handed
+a payload to a socket outside, or copied a key in; must be 0).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hostile_files import BOMB, HEAD, MERGE_BOMB, hostile_kinds, new_file  # noqa: E402  (files a commit brings)
+from hostile_links import link_kinds  # noqa: E402  (links a commit brings into .queue/ and .capture/)
 from store import make_store  # noqa: E402  (bench/store.py: the same synthetic memories)
 
 TIME_LIMIT_S = 300
@@ -514,6 +518,7 @@ NEW_KINDS = {
 CLEANUPS: list = []  # what a damage left to undo after the commands (a mount)
 FIRST_NOTES: list[str] = []  # what a damage itself saw, printed with its row
 CRASHES: list[str] = []  # crashes of a command the damage itself ran
+ESCAPES: list[str] = []  # what a damage saw change outside the store (bench/hostile_links.py)
 
 
 # -- running --------------------------------------------------------------------------------------
@@ -539,6 +544,7 @@ def main() -> None:
     for run in range(args.kills):
         kinds[f"capture: kill -9 of the drain (run {run + 1})"] = capture_killed_drain
     kinds.update(hostile_kinds(CRASHES, mem))
+    kinds.update(link_kinds(ESCAPES, hook, event, bash, mem))
     kinds = {name: damage for name, damage in kinds.items() if args.only in name}
 
     work = Path(tempfile.mkdtemp(prefix="mem-faults-"))
@@ -557,7 +563,7 @@ def main() -> None:
               f"load average {os.getloadavg()[0]:.1f}")
         print(f"{'kind':<36} {'outcome':<10} {'lost':>4} {'wrong':>5}  note")
         totals = {"recovered": 0, "reported": 0, "crashed": 0}
-        lost = wrong = 0
+        lost = wrong = outside = 0
         for name, damage in kinds.items():
             root = work / "run" / "store"
             shutil.rmtree(work / "run", ignore_errors=True)
@@ -565,6 +571,7 @@ def main() -> None:
             outcome = Outcome()
             FIRST_NOTES.clear()
             CRASHES.clear()
+            ESCAPES.clear()
             try:
                 spared = damage(root, rng)
                 after_damage(root, base, rng, outcome, spared)
@@ -575,10 +582,12 @@ def main() -> None:
             totals[outcome.verdict] += 1
             lost += outcome.lost
             wrong += outcome.wrong
-            note = (outcome.crashed or FIRST_NOTES or outcome.reported or [""])[0]
+            outside += bool(ESCAPES)
+            note = (outcome.crashed or ESCAPES or FIRST_NOTES or outcome.reported or [""])[0]
             print(f"{name:<36} {outcome.verdict:<10} {outcome.lost:>4} {outcome.wrong:>5}  {note[:110]}", flush=True)
         print(f"\n{len(kinds)} kinds: {totals['recovered']} recovered, {totals['reported']} reported, "
               f"{totals['crashed']} crashed; {lost} memories lost; {wrong} wrong first results; "
+              f"{outside} kinds changed something outside the store; "
               f"load average {os.getloadavg()[0]:.1f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -50,6 +50,11 @@ class StoreError(MemError):
     exit_code = 5
 
 
+class LocalDataExposed(StoreError):
+    """What stays on this machine (memories/local/, threads/local/) would reach git: a committed link
+    there, or a .gitignore that lets git take it. Nothing is written there until that is mended."""
+
+
 class InvalidMemory(MemError):
     """A memory file or record does not follow the schema."""
 

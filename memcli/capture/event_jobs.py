@@ -10,8 +10,8 @@ turns before the latest prompt folded into a memory that holds them as written, 
 thread (so search finds every prompt and answer, each stored once; the latest exchange is in the summary).
 Routine tools, paths the denylist ignores and repeated reads of an unchanged file are skipped with their
 reason counted; an event whose command or URLs can reach an ignored file is kept as a note of why, never
-with its output (memcli.capture.ignored_content). After a run, the digest of each project whose sessions it touched is written
-(memcli.capture.briefing), for the next SessionStart in that project.
+with its output (memcli.capture.ignored_content). After a run, the digest of each project whose sessions
+it touched is written (memcli.capture.briefing), for the next SessionStart in that project.
 
 Every capture job shares one scope, so one runner at a time works on a store's capture, in the order the
 events happened; and each is made to be run again after a kill at any instant: an event already folded
@@ -42,7 +42,7 @@ from memcli.capture.observe import EDIT, READ, SEARCH, SHELL, Observation, _outp
 from memcli.capture.options import CaptureOptions
 from memcli.capture.spool import Spool
 from memcli.store import ids
-from memcli.store.queue import Job, WorkQueue
+from memcli.store.queue import Job, Later, WorkQueue
 
 if TYPE_CHECKING:
     from memcli.core.mem import Mem
@@ -52,6 +52,7 @@ KINDS = (EVENT, OBSERVE, TURN, SUMMARY)
 SCOPE = CAPTURE_SCOPE
 SUMMARY_EVENTS = ("stop", "compact", "session_end")
 MERGE_CHARS = 12_000  # consecutive edits of one file merge into one observation up to about this size
+EXPOSED_WAIT_S = 60.0  # how long a job waits when local data would reach git (then tried again)
 KEEP_APPLIED = 4000  # event keys a session's state remembers (a session of more events forgets the oldest)
 
 
@@ -63,17 +64,53 @@ class CaptureJobs:
         self.mem, self.library = mem, library
         self.queue = WorkQueue(mem.store.root)
         self.spool = Spool(mem.store.root)
-        adopt_older_queue(self.spool, self.queue)
-        self.options = CaptureOptions.from_settings(mem.settings.capture)
+        self.options = self._agreed(CaptureOptions.from_settings(mem.settings.capture))
         self.counts: Counter = Counter()
         self.projects: set[str] = set()  # whose sessions this run touched
         self._rules = None
         self._contents: dict[str, IgnoredContent] = {}
 
+    def _kept_if_exposed(self, handler: Callable[[Job], None], job: Job) -> None:
+        """Run a handler; when what stays on this machine would reach git (memcli.store.folder), the job
+        waits in the queue (this machine's, never committed) with a warning, and nothing is lost."""
+        from memcli.errors import LocalDataExposed
+
+        try:
+            handler(job)
+        except LocalDataExposed as exc:
+            import logging
+
+            logging.getLogger("memcli").warning("capture kept in the queue: %s", exc)
+            self.spool.count("kept in the queue: local data would reach git", str(exc))
+            raise Later(EXPOSED_WAIT_S, str(exc)) from None
+
+    def _kept_here(self, state: dict, *, summary: bool = False) -> bool:
+        """Whether what a session makes stays on this machine: unless `capture.share` says otherwise
+        (`summaries` shares the summaries), or the developer shared the session (`mem share --session`),
+        after which what it makes next is shared too."""
+        if state.get("shared"):
+            return False
+        return self.options.share == "none" if summary else self.options.share != "all"
+
+    def _agreed(self, options: CaptureOptions) -> CaptureOptions:
+        """`capture.share` as the store says, once the developer agreed to it (a committed mem.yaml is
+        anyone's who can push); until then captured work stays on this machine, and status says why."""
+        if options.share == "none":
+            return options
+        import dataclasses
+
+        from memcli.providers.consent import untrusted_share
+
+        why = untrusted_share(self.mem.store.root)
+        if why is None:
+            return options
+        self.spool.count("capture.share not agreed", why)
+        return dataclasses.replace(options, share="none")
+
     @property
     def handlers(self) -> dict[str, Callable[[Job], None]]:
         def on_library(handler):
-            return lambda job: self.library(lambda: handler(job))
+            return lambda job: self.library(lambda: self._kept_if_exposed(handler, job))
 
         return {EVENT: on_library(self._event), OBSERVE: on_library(self._observe), TURN: on_library(self._turn),
                 SUMMARY: on_library(self._summary)}
@@ -230,7 +267,7 @@ class CaptureJobs:
         data = job.data
         text = Text(data["text"], ["observation", data["tool"]], f"session/{data['session']}#{data['seq']}",
                     data["client"], check_source=False, screened=True, memory_id=data["id"],
-                    kept_here=self.options.share != "all")
+                    kept_here=self._kept_here(self.spool.session(data["session"])))
         written = write(self.mem, text)
         self.counts["merged" if written.duplicate else "stored"] += 1
 
@@ -241,7 +278,7 @@ class CaptureJobs:
         state = self.spool.session(data["session"]) or {"id": data["session"], "client": "hook", "started": job.at}
         threads = Threads(self.mem)
         thread_id = sessions.thread_id(state)
-        threads.ensure(thread_id, f"{state['client']} session {state['id'][:8]}", local=self.options.share != "all")
+        threads.ensure(thread_id, f"{state['client']} session {state['id'][:8]}", local=self._kept_here(state))
         room = max(64, self.mem.settings.max_input_bytes - 64)  # a folded turn is "role: " and the turn
         content = data["content"].encode("utf-8", "replace")[:room]
         threads.append(thread_id, [{"role": data["role"], "content": content.decode("utf-8", "ignore")}],
@@ -262,7 +299,7 @@ class CaptureJobs:
         if not any(memory.raw == text for memory in now):
             written = write(self.mem, Text(text, ["session", state["client"]], source, state["client"],
                                            check_source=False, screened=True,
-                                           kept_here=self.options.share == "none"),
+                                           kept_here=self._kept_here(state, summary=True)),
                             compressing=CompressOptions(enabled=False), allow_duplicate=True,
                             supersedes=now[0].id if now else None)
             self.counts["summaries"] += 0 if written.unchanged else 1
@@ -290,7 +327,7 @@ class CaptureJobs:
             first, last = part[0].seq, part[-1].seq
             text = "\n".join(_turn_line(m) for m in part)
             write(self.mem, Text(text, ["thread", state["client"]], summary_source(thread, first, last), state["client"],
-                                 check_source=False, screened=True, kept_here=self.options.share != "all",
+                                 check_source=False, screened=True, kept_here=self._kept_here(state),
                                  memory_id=ids.keyed_id(_ms(state.get("started", 0)) + first, f"turns:{thread}#{first}-{last}")),
                   compressing=CompressOptions(enabled=False), allow_duplicate=True)
             self.counts["turns folded"] += len(part)
@@ -304,24 +341,6 @@ class CaptureJobs:
         return count or (lambda text: -(-len(text) // 3))
 
 
-def adopt_older_queue(spool: Spool, queue: WorkQueue) -> int:
-    """Events an older mem queued in `.capture/queue/` (before the store had one work queue) moved into the
-    work queue, so an upgrade loses none of them; how many."""
-    import json
-
-    moved = 0
-    older = spool.root / "queue"
-    for path in sorted(older.glob("*.json")) if older.is_dir() else []:
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(record, dict) and isinstance(record.get("session"), str):
-            from memcli.capture.events import queue_event
-
-            moved += queue_event(queue, record)
-        path.unlink(missing_ok=True)
-    return moved
 
 
 def _current(mem: Mem, source: str) -> list:

@@ -25,6 +25,12 @@ KINDS = {
 GEMINI_EVENTS = {"BeforeAgent", "AfterAgent", "AfterTool", "PreCompress", "BeforeTool", "BeforeModel", "AfterModel"}
 EXIT = re.compile(r"(?:Error: )?Exit code (\d+)")
 CODEX_EXEC = re.compile(r"Exit code: (\d+)\nWall time: [^\n]*\n(?:[^\n]*\n){0,3}?Output:\n")
+# A test runner's verdict that the run failed, for clients that send no exit code (Codex's shell output):
+# go test's FAIL lines, jest's FAIL and "Tests: N failed", mocha's "N failing", pytest's "N failed", cargo's
+# "test result: FAILED".
+FAILED_VERDICT = re.compile(r"^(?:--- FAIL:|FAIL\b)|^\s*[1-9]\d* failing\b|^Tests:.*\b[1-9]\d* failed\b|"
+                            r"(?:^|[=,] )[1-9]\d* failed\b|^test result: FAILED\b", re.MULTILINE)
+VERDICT_CHARS = 4000  # of an output's end, where a runner says how it went
 GEMINI_EXIT = re.compile(r"Command exited with code:? (\d+)\.?")
 GEMINI_TRAILER = re.compile(r"(Exit Code|Signal|Background PIDs|Process Group PGID): (\S.*)")
 PRIVATE_TAG = re.compile(r"<[ \t]*(/?)[ \t]*private[ \t]*>", re.IGNORECASE)
@@ -52,7 +58,7 @@ def normalise(payload, event: str | None = None, client: str | None = None) -> d
         "session": str(payload.get("session_id") or payload.get("session") or "unknown"),
         "cwd": str(payload.get("cwd") or ""),
     }
-    for key in ("tool_use_id", "turn_id", "prompt_id", "transcript_path"):
+    for key in ("tool_use_id", "turn_id", "prompt_id", "transcript_path", "timestamp"):
         if isinstance(payload.get(key), str):
             record[key] = payload[key]
     if kind == "tool":
@@ -100,6 +106,8 @@ def _tool(payload: dict, name: str) -> dict:
         found = EXIT.match(error)
         exit_code = int(found.group(1)) if found else None
     failed = name == "PostToolUseFailure" or bool(error) or bool(exit_code)
+    if exit_code is None and not failed and isinstance(response, (str, list)):
+        failed = bool(FAILED_VERDICT.search(_text(response)[-VERDICT_CHARS:]))
     if isinstance(response, dict) and response.get("is_error") is True:
         failed = True
     record = {"tool": str(payload.get("tool_name") or payload.get("tool") or "unknown"),
@@ -191,15 +199,59 @@ def strip_private(value) -> tuple[object, int]:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")  # C0 controls but tab, newline, carriage return
 
 
 def well_formed(text: str) -> str:
-    """Text that can be written as UTF-8: a lone surrogate (an emoji cut in half by a client's truncation,
-    sent as a `\\ud83d` escape) or a byte that was not UTF-8 (read with surrogateescape) becomes U+FFFD,
-    a surrogate pair the character it stands for, so one bad character never loses a whole event."""
+    """Text that can be written as UTF-8 and kept in a memory: a lone surrogate (an emoji cut in half by a
+    client's truncation, sent as a `\\ud83d` escape), a byte that was not UTF-8 (read with
+    surrogateescape) or a C0 control character (a NUL in a binary file's output; tab, newline and carriage
+    return aside) becomes U+FFFD, a surrogate pair the character it stands for, so one bad character
+    never loses a whole event."""
+    text = _CONTROL.sub("\ufffd", text)
     if not _SURROGATE.search(text):
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+CLIPPED_FIELDS = ("input", "output", "error")
+PEM_BEGIN, PEM_END = "-----BEGIN", "-----END"
+
+
+def clipped(record: dict, room: int) -> dict:
+    """The record with every string of a tool's input, output and error cut to its head and tail within
+    `room` characters: done before redaction, so a tool that prints gigabytes costs the hook no more time
+    or memory than one that prints a screen (an observation keeps less than this anyway)."""
+    def cut(value):
+        if isinstance(value, str):
+            return head_and_tail(value, room)
+        if isinstance(value, dict):
+            return {key: cut(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [cut(item) for item in value]
+        return value
+
+    return {key: cut(value) if key in CLIPPED_FIELDS else value for key, value in record.items()}
+
+
+def head_and_tail(text: str, room: int) -> str:
+    """Head and tail of a long output: a test run's verdict and a traceback's last line are at the end.
+    Cut at line ends, and never inside a PEM block (a key's BEGIN line without its END is refused whole
+    by redaction, its body without BEGIN is not recognised): the part of a block a cut would split goes."""
+    text = text.strip()
+    if len(text) <= room:
+        return text
+    head = text[: room * 2 // 5].rsplit("\n", 1)[0]
+    tail = text[-(room * 3 // 5):].split("\n", 1)[-1]
+    opened = head.rfind(PEM_BEGIN)
+    if opened >= 0 and head.find(PEM_END, opened) < 0:
+        head = head[:opened].rstrip()
+    closed = tail.find(PEM_END)
+    if closed >= 0 and tail.rfind(PEM_BEGIN, 0, closed) < 0:
+        after = tail.find("\n", closed)
+        tail = tail[after + 1:] if after >= 0 else ""
+    skipped = text.count("\n") - head.count("\n") - tail.count("\n")
+    return f"{head}\n[... {skipped} lines left out ...]\n{tail}"
 
 
 def _without_private(text: str, depth: int = 0) -> tuple[str, int, int]:

@@ -17,12 +17,13 @@ import sys
 import time
 from pathlib import Path
 
-from memcli.capture.events import BadPayload, normalise, queue_event, strip_private
+from memcli.capture.events import BadPayload, clipped, normalise, queue_event, strip_private
 from memcli.capture.options import CaptureOptions
 from memcli.capture.spool import Spool
 from memcli.store.queue import WorkQueue, start_runner
 
 ANSWERED = ("session_start",)  # the events whose output the client reads
+CLIP_ROOM = 2  # a tool's text is cut, before redaction, to this many times what an observation keeps
 
 
 def run(data: str, *, event: str | None = None, client: str | None = None, store_dir: Path | None = None,
@@ -55,7 +56,7 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
             return ""
         answer = _answer(record, spool, options)
         record, private = strip_private(record)
-        stored = _redacted(record, root, settings.get("redact"))
+        stored = _redacted(clipped(record, options.max_output_chars * CLIP_ROOM), root, settings.get("redact"))
         if stored is None:
             spool.count("refused: a private key survived redaction")
             return answer

@@ -12,18 +12,22 @@ from __future__ import annotations
 import _socket
 import json
 import os
+import stat
 
 SOCKET = os.path.join(".capture", "hook.sock")  # relative to the store: a unix socket path is short
 TIMEOUT_S = 5.0
 
 
 def ask(root: str, data: str, event: str | None, client: str | None) -> str | None:
-    """The server's answer for this payload, or None when no server listens for the store at `root` (or
-    it failed): the caller then does the work itself."""
-    if not os.path.exists(os.path.join(root, SOCKET)):
+    """The server's answer for this payload, or None when no server of this user's listens for the store
+    at `root` (the caller then does the work itself). Once the payload may have reached a server, a
+    timeout or a broken connection answers "" (nothing to print): the server has the event, and doing
+    the work again here would only double its cost."""
+    if not _own_socket(root):
         return None
     request = json.dumps({"data": data, "event": event, "client": client}).encode("utf-8", "surrogatepass")
     here = os.getcwd()
+    sent = False
     try:
         conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
@@ -33,14 +37,30 @@ def ask(root: str, data: str, event: str | None, client: str | None) -> str | No
                 conn.connect(SOCKET)
             finally:
                 os.chdir(here)
+            sent = True
             conn.sendall(request)
             conn.shutdown(_socket.SHUT_WR)
             reply = json.loads(_read_all(conn) or b"null")
         finally:
             conn.close()
+    except TimeoutError:
+        return ""
     except (OSError, ValueError):
-        return None
-    return reply.get("answer", "") if isinstance(reply, dict) else None
+        return "" if sent else None
+    return reply.get("answer", "") if isinstance(reply, dict) else ""
+
+
+def _own_socket(root: str) -> bool:
+    """Whether `.capture/hook.sock` is a socket this user made, in the capture folder of this user's (no
+    link on the way): a committed link, or a socket another user planted, is never handed a payload."""
+    try:
+        folder = os.lstat(os.path.join(root, os.path.dirname(SOCKET)))
+        sock = os.lstat(os.path.join(root, SOCKET))
+    except OSError:
+        return False
+    uid = os.geteuid()
+    return (stat.S_ISDIR(folder.st_mode) and folder.st_uid == uid and stat.S_ISSOCK(sock.st_mode)
+            and sock.st_uid == uid)
 
 
 def read_request(conn) -> dict:

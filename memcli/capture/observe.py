@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from memcli.capture import diffs
+from memcli.capture.events import head_and_tail
 from memcli.capture.shell_words import argv_command
 
 SHELL = {"Bash", "shell", "exec_command", "run_shell_command", "local_shell", "container.exec"}
@@ -73,11 +74,11 @@ def observe(record: dict, max_chars: int, read: Callable[[str, str], str | None]
         head = f"{tool}: ran `{command}` ({'failed' if failed else 'ok'}{f', exit {code}' if code else ''})"
         if isinstance(fields.get("description"), str):
             head += f": {fields['description']}"
-        return Observation(tool, _join(head, _clip(_both(error, output), max_chars)), command=command, failed=failed)
+        return Observation(tool, _join(head, head_and_tail(_both(error, output), max_chars)), command=command, failed=failed)
     if tool in EDIT:
         body, done = _edit(record, fields, paths, read)
         head = f"{tool}: {done or 'changed ' + (', '.join(paths) or 'a file')}" + (f" ({status}: {error})" if failed else "")
-        return Observation(tool, _join(head, _clip(body, max_chars)), files_changed=paths, failed=failed)
+        return Observation(tool, _join(head, head_and_tail(body, max_chars)), files_changed=paths, failed=failed)
     if tool in READ:
         lines = output.count("\n") + 1 if output else 0
         return Observation(tool, f"{tool}: read {', '.join(paths) or 'a file'} ({lines} lines)"
@@ -85,10 +86,10 @@ def observe(record: dict, max_chars: int, read: Callable[[str, str], str | None]
     if tool in SEARCH:
         pattern = fields.get("pattern") or fields.get("query") or ""
         where = f" in {', '.join(paths)}" if paths else ""
-        return Observation(tool, _join(f"{tool}: searched for `{pattern}`{where}", _clip(output, max_chars // 3)),
+        return Observation(tool, _join(f"{tool}: searched for `{pattern}`{where}", head_and_tail(output, max_chars // 3)),
                            files_read=paths)
     described = json.dumps(tool_input, ensure_ascii=False)[:400] if tool_input else ""
-    return Observation(tool, _join(f"{tool} ({status}) {described}".strip(), _clip(_both(error, output), max_chars // 2)),
+    return Observation(tool, _join(f"{tool} ({status}) {described}".strip(), head_and_tail(_both(error, output), max_chars // 2)),
                        files_read=paths, failed=failed)
 
 
@@ -188,17 +189,6 @@ def _text(value) -> str:
     if isinstance(value, list):
         return " ".join(_text(v) for v in value)
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _clip(text: str, room: int) -> str:
-    """Head and tail of a long output: a test run's verdict and a traceback's last line are at the end."""
-    text = text.strip()
-    if len(text) <= room:
-        return text
-    head = text[: room * 2 // 5].rsplit("\n", 1)[0]
-    tail = text[-(room * 3 // 5):].split("\n", 1)[-1]
-    skipped = text.count("\n") - head.count("\n") - tail.count("\n")
-    return f"{head}\n[... {skipped} lines left out ...]\n{tail}"
 
 
 def _join(head: str, body: str) -> str:

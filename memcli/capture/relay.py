@@ -19,14 +19,25 @@ def main(argv: list[str]) -> int:
     event, client, store_dir = _arguments(argv)
     try:  # bytes, whatever the locale says stdin is: a byte that is not UTF-8 must not lose the event
         raw = getattr(sys.stdin, "buffer", None)
-        data = ("" if sys.stdin.isatty() else raw.read().decode("utf-8", "surrogateescape") if raw is not None
-                else sys.stdin.read())
+        data = "" if sys.stdin.isatty() else decoded(raw.read()) if raw is not None else sys.stdin.read()
     except (OSError, UnicodeDecodeError):
         data = ""
     answer = handle(data, event, client, store_dir)
     if answer:
         sys.stdout.write(answer + "\n")
     return 0
+
+
+def decoded(raw: bytes) -> str:
+    """A payload's text: UTF-8 (a byte that is not kept as an escape, memcli.capture.events.well_formed
+    marks it), or UTF-16/32 when a byte-order mark says so (a Windows shell's pipe); the mark itself goes."""
+    import codecs
+
+    for mark, encoding in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                           (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if raw.startswith(mark):
+            return raw.decode(encoding, "replace")
+    return raw.removeprefix(codecs.BOM_UTF8).decode("utf-8", "surrogateescape")
 
 
 def handle(data: str, event: str | None, client: str | None, store_dir: str | None) -> str:

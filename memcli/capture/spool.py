@@ -19,7 +19,8 @@ from pathlib import Path
 from memcli.capture.projects import project_key
 from memcli.store.queue import safe_name
 from memcli.util.locks import flock_held
-from memcli.util.own_files import held_elsewhere, open_lock, own_folder, read_sealed, write_new, write_sealed
+from memcli.util.own_files import (held_elsewhere, open_lock, ours, own_folder, own_root, read_sealed, write_new,
+                                   write_sealed)
 
 FOLDER = ".capture"
 CONTEXTS = "context"  # one digest a project: <project_key>.md
@@ -35,13 +36,15 @@ class Spool:
     # -- the hook's side: quick, stdlib only --------------------------------------------------------
 
     def ensure(self) -> None:
-        """The folders, this user's and no links (memcli.util.own_files.NotOurs otherwise)."""
-        if not os.path.isdir(self.sessions) or os.path.islink(self.root):
-            for folder in (self.root, self.sessions, self.root / "seen"):
-                own_folder(folder)
-            ignore = self.root / ".gitignore"
-            if not os.path.lexists(ignore):
-                write_new(ignore, b"# mem's capture state: this machine's, never committed\n*\n")
+        """The store's folder and the capture folders, this user's and no links, checked on every use (a
+        link committed after the first run must not carry a write outside the store);
+        memcli.util.own_files.NotOurs otherwise."""
+        own_root(self.root.parent)
+        for folder in (self.root, self.sessions, self.root / "seen"):
+            own_folder(folder)
+        ignore = self.root / ".gitignore"
+        if not os.path.lexists(ignore):
+            write_new(ignore, b"# mem's capture state: this machine's, never committed\n*\n")
 
     def count(self, reason: str, detail: str | None = None) -> None:
         """Count a problem or a skip in the state file (`mem status`), under its lock; never raises."""
@@ -68,6 +71,8 @@ class Spool:
     def last_seen(self) -> dict[str, float]:
         """When each client's last event arrived."""
         folder = self.root / "seen"
+        if not (ours(self.root) and ours(folder)):
+            return {}
         try:
             return {name: os.lstat(folder / name).st_mtime for name in sorted(os.listdir(folder))}
         except OSError:
@@ -76,7 +81,7 @@ class Spool:
     def context(self, project: str) -> str:
         """The digest prepared for a new session of `project` (memcli.capture.projects), as this machine's
         last run wrote it; "" when none is (or the file is not one this machine sealed)."""
-        if not project:
+        if not project or not (ours(self.root) and ours(self.contexts)):
             return ""
         return read_sealed(self.contexts / f"{project_key(project)}.md") or ""
 
@@ -98,7 +103,7 @@ class Spool:
 
     def summary(self) -> dict | None:
         """For `mem status`: when the last event came, what the runs did, the problems."""
-        if not self.root.is_dir():
+        if not ours(self.root):
             return None
         state, seen = self.state(), self.last_seen()
         return {"last_event": max(seen.values(), default=None), "by_client": seen,
@@ -107,6 +112,8 @@ class Spool:
                 "errors": state.get("errors", {}), "last_error": state.get("last_error")}
 
     def state(self) -> dict:
+        if not ours(self.root):
+            return {}
         return _mapping(read_sealed(self.state_path))
 
     def update_state(self, change) -> dict:
@@ -119,6 +126,8 @@ class Spool:
             return state
 
     def session(self, session_id: str) -> dict:
+        if not (ours(self.root) and ours(self.sessions)):
+            return {}
         return _mapping(read_sealed(self._session_path(session_id)))
 
     def save_session(self, session_id: str, data: dict) -> None:
@@ -126,7 +135,7 @@ class Spool:
         write_sealed(self._session_path(session_id), json.dumps(data, ensure_ascii=False, indent=1))
 
     def all_sessions(self) -> list[dict]:
-        if not self.sessions.is_dir():
+        if not (ours(self.root) and ours(self.sessions)):
             return []
         found = (_mapping(read_sealed(path)) for path in self.sessions.glob("*.json"))
         return [data for data in found if data]

@@ -12,6 +12,7 @@ assistant's own answers do, so a test's output cannot plant a standing line in l
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # A sentence ends at a line break, or at . ! ? right after a word (or a closing quote or bracket) and
 # before a space: "pip install -e . before", "v3.8.1" and "e.g. this" stay whole.
@@ -51,9 +52,12 @@ MAX_RULINGS = 5  # of one prompt
 RULING_WORDS = 60
 PRONOUNS = frozenset("it this that they them these those which what one".split())
 # A line of tool output that speaks to the reader rather than reporting: never taken as a failure's line.
-ADDRESSED = re.compile(r"\b(?:ai|a\.i\.|assistants?|llms?|language models?|claude|codex|gemini|chatgpt|copilot|agents?)\b",
-                       re.IGNORECASE)
-INSTRUCTING = re.compile(r"\b(?:must|should|always|never|ignore|disregard|forget|execute|instructions?|system prompt|"
+ADDRESSED = re.compile(r"\b(?:ai|a\.i\.|ki|ia|assist\w*|llms?|language models?|claude|codex|gemini|chatgpt|copilot|"
+                       r"agents?|dear \w+|next time)\b", re.IGNORECASE)
+# Letters of other scripts drawn like Latin ones ("Аssistants" with a Cyrillic А), read as those.
+LOOKALIKES = str.maketrans("АВЕКМНОРСТХаеорсухіјѕԁԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧοι", "ABEKMHOPCTXaeopcyxijsdqwABEZHIKMNOPTYXoi")
+INSTRUCTING = re.compile(r"\b(?:must|should|always|never|ignore|disregard|forget|execute|run|please|instructions?|"
+                         r"anweisung\w*|system prompt|"
                          r"do not|don['’]t|you)\b", re.IGNORECASE)
 SPEAKING = re.compile(r"\b(?:ignore|disregard|forget)\b.{0,40}\b(?:instructions?|rules?|prompts?)\b|\bsystem prompt\b",
                       re.IGNORECASE)
@@ -152,12 +156,19 @@ def _named(word: str) -> bool:
             and ("_" in bare or "." in word or word.endswith("()") or not bare.islower() or bare.isupper()))
 
 
+def _speaks(line: str) -> bool:
+    """Whether a line of output speaks to its reader (an instruction addressed to an assistant), read with
+    look-alike letters and compatibility forms (full-width, ligatures) folded to plain Latin."""
+    line = unicodedata.normalize("NFKC", line).translate(LOOKALIKES)
+    return bool(ADDRESSED.search(line) and INSTRUCTING.search(line) or SPEAKING.search(line))
+
+
 def telling_line(output: str) -> str:
     """The line of a failed command's output that says what failed: the exception, a command or module not
     found, an `error:` line; with the first failed test's id. A line addressed to an assistant is never
     taken (it is the output speaking to the reader, not reporting)."""
     lines = [line.strip() for line in (output or "").splitlines() if line.strip()]
-    lines = [line for line in lines if not (ADDRESSED.search(line) and INSTRUCTING.search(line) or SPEAKING.search(line))]
+    lines = [line for line in lines if not _speaks(line)]
     said = ""
     for pattern in ERROR_LINES:
         said = next((m[1].strip() for m in map(pattern.search, lines) if m), "")

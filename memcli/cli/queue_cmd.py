@@ -120,6 +120,8 @@ def _on_parked(act, names, every, done: str) -> None:
     """Act on the parked jobs named (or all); say how many; exit 1 when none was."""
     if not names and not every:
         raise click.UsageError("name the jobs (as `mem queue` shows them), or give --all")
+    if any(not name.strip() for name in names):  # "" begins every name: it would act on them all
+        raise click.UsageError("an empty job name names no job: give a name as `mem queue` shows it, or --all")
     count = act(None if every else list(names))
     click.echo(f"mem: {count} parked job{'s' if count != 1 else ''} {done}", err=True)
     if not count:

@@ -47,6 +47,10 @@ def status(env: Env, as_json: bool) -> None:
 
 
 def _capture(capture: dict) -> None:
+    for why in capture.get("not_agreed", []):
+        click.echo(f"not agreed: {why}")
+    if "last_event" not in capture:  # no hook has run yet
+        return
     last = _clock(capture["last_event"]) if capture["last_event"] else "never"
     clients = ", ".join(f"{name} {_clock(at)}" for name, at in capture["by_client"].items())
     click.echo(f"capture:    last event {last}" + (f" ({clients})" if len(capture["by_client"]) > 1 else "")
@@ -66,6 +70,10 @@ def _work(work: dict) -> None:
         click.echo(f"parked:     {job['name']} after {job['tries']} tries: {job['reason']}")
     if work["parked_jobs"]:
         click.echo("            `mem queue retry --all` tries them again, `mem queue drop --all` forgets them")
+    if work["bad"]:
+        from memcli.store.queue import set_aside_why
+
+        click.echo(f"set aside:  {set_aside_why(work['bad'])}")
 
 
 def _clock(epoch: float) -> str:

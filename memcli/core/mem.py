@@ -50,7 +50,7 @@ class Mem:
             from memcli.core import engines
 
             settings = self.settings
-            if settings.provider.remote and settings.provider.send_to_remote and not self.store.private:
+            if settings.provider.remote and settings.provider.send_to_remote and self._others_may_write():
                 from memcli.providers.consent import untrusted
 
                 why = untrusted(settings.provider)
@@ -60,6 +60,11 @@ class Mem:
                         settings, provider=dataclasses.replace(settings.provider, send_to_remote=False))
             self._providers = engines.with_provider(self._local or engines.local(), settings, self.store.index_dir)
         return self._providers
+
+    def _others_may_write(self) -> bool:
+        from memcli.providers.consent import others_may_write
+
+        return others_may_write(self.store.root)
 
     @property
     def vectors(self):

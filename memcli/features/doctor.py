@@ -74,7 +74,43 @@ def diagnose(mem, progress=None, *, fix: bool = False, sample: int = 0) -> list[
     findings += _git(store.root)
     findings += _compression(mem)
     findings += _parked(mem)
+    findings += _capture_settings(mem)
+    findings += _machine_folders(store.root)
+    findings += _local_data_in_git(store.root)
     return findings
+
+
+def _local_data_in_git(root: Path) -> list[Finding]:
+    """What stays on this machine (captured work not shared) that git would commit (memcli.store.folder)."""
+    from memcli.store.folder import LOCAL_FOLDERS, Store, keeps_local
+
+    if not keeps_local(root) and not any(os.path.lexists(root / folder) for folder in LOCAL_FOLDERS):
+        return []  # a store made before local data: its first write there adds the lines, then checks
+    why = Store(root).local_data_exposed()
+    return [Finding("local data", False, why, "capture keeps its work in the queue until this is mended")] if why \
+        else []
+
+
+def _machine_folders(root: Path) -> list[Finding]:
+    """A folder of the work queue or the capture state that is not this user's (a link a commit brought):
+    mem neither reads nor writes it, so capture and queued work stop there until it is removed."""
+    from memcli.capture.spool import FOLDER as CAPTURE
+    from memcli.store.queue import FOLDER as QUEUE
+    from memcli.util.own_files import ours
+
+    folders = [QUEUE, *(f"{QUEUE}/{name}" for name in ("jobs", "parked", "done", "locks", "bad")),
+               CAPTURE, *(f"{CAPTURE}/{name}" for name in ("sessions", "seen", "context"))]
+    bad = [name for name in folders if os.path.lexists(root / name) and not ours(root / name)]
+    return [Finding("machine folders", False, f"{root / name} is a link or not a folder of yours: mem does not "
+                                              f"use it (a commit may have brought it)", f"rm {root / name}")
+            for name in bad]
+
+
+def _capture_settings(mem) -> list[Finding]:
+    """Capture settings of mem.yaml that wait for the user's word (memcli.providers.consent)."""
+    from memcli.features.status import capture_not_agreed
+
+    return [Finding("capture", True, why, info=True) for why in capture_not_agreed(mem)]
 
 
 def _unreadable(root: Path, broken: list[tuple[str, str]], readable: int) -> list[Finding]:
@@ -314,8 +350,17 @@ def _parked(mem) -> list[Finding]:
     """Jobs of the work queue that kept failing, each named with its reason (memcli.store.queue)."""
     from memcli.store.queue import WorkQueue
 
-    parked = WorkQueue(mem.store.root).parked()
-    return [Finding("work queue", False, f"the {job.kind} job {job.name} was parked after {counted(job.tries, 'try', 'tries')}: "
+    queue = WorkQueue(mem.store.root)
+    parked = queue.parked()
+    bad = queue.counts()["bad"]
+    if bad:
+        from memcli.store.queue import set_aside_why
+
+        parked_findings = [Finding("work queue", False, set_aside_why(bad),
+                                   f"look at {queue.root / 'bad'}, then delete the files there")]
+    else:
+        parked_findings = []
+    return parked_findings + [Finding("work queue", False, f"the {job.kind} job {job.name} was parked after {counted(job.tries, 'try', 'tries')}: "
                                          f"{job.error or 'unknown reason'}",
                     f"mem queue retry {job.name}  (or: mem queue drop {job.name})") for job in parked]
 

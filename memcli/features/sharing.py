@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from memcli.core import reading
 from memcli.core.persist import save
-from memcli.errors import NotFound
+from memcli.errors import AmbiguousId, InputError, NotFound
 from memcli.index.filters import Filters
 from memcli.index.versions import chain
 from memcli.store.memory import is_local
@@ -46,6 +46,7 @@ def share(mem: Mem, handles: list[str], *, session: str | None = None, dry_run: 
         except NotFound:
             shared.threads.append(threads.resolve(handle))
     if session is not None:
+        session = session_named(mem, session)
         found = _of_session(mem, session)
         if not found:
             raise NotFound(f"no captured memory of session {session!r}")
@@ -56,6 +57,8 @@ def share(mem: Mem, handles: list[str], *, session: str | None = None, dry_run: 
         state = Spool(mem.store.root).session(session)
         if state:
             shared.threads.append(thread_id(state))
+            if not dry_run:
+                _share_from_now_on(mem, session)
     for memory_id in dict.fromkeys(memory_ids):
         if is_local(reading.relpath_of(mem, memory_id)):
             shared.memories.append(memory_id)
@@ -67,6 +70,39 @@ def share(mem: Mem, handles: list[str], *, session: str | None = None, dry_run: 
         for thread in local_threads:
             threads.share(thread)
     return shared
+
+
+def session_named(mem: Mem, handle: str) -> str:
+    """A captured session's id from the whole id or a unique beginning of it (as memory ids are named);
+    InputError for a blank one, AmbiguousId (listing them) when it begins several."""
+    from memcli.capture.spool import Spool
+
+    if not handle.strip():
+        raise InputError("a blank session id names no session")
+    exact = "".join(f"[{c}]" if c in "*?[" else c for c in f"session/{handle}")
+    known = {m.source.split("/", 1)[1].split("#", 1)[0]
+             for m in reading.listing(mem, Filters(source=exact + "*", all_versions=True)) if m.source}
+    known |= {state["id"] for state in Spool(mem.store.root).all_sessions()
+              if isinstance(state.get("id"), str) and state["id"].startswith(handle)}
+    if handle in known or not known:
+        return handle
+    if len(known) > 1:
+        raise AmbiguousId(handle, sorted(known), kinds="sessions")
+    return known.pop()
+
+
+def _share_from_now_on(mem: Mem, session: str) -> None:
+    """Mark the session shared in its capture state, under the capture runners' lock: what it makes next
+    (turns, observations, its summary) goes where git takes it too."""
+    from memcli.capture.events import CAPTURE_SCOPE
+    from memcli.capture.spool import Spool
+    from memcli.store.queue import WorkQueue
+
+    spool = Spool(mem.store.root)
+    with WorkQueue(mem.store.root).scope(CAPTURE_SCOPE, wait=True):
+        state = spool.session(session)
+        if state and not state.get("shared"):
+            spool.save_session(session, {**state, "shared": True})
 
 
 def _share_memory(mem: Mem, memory_id: str) -> None:

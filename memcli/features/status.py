@@ -23,6 +23,9 @@ def status(mem) -> dict:
     capture = Spool(mem.store.root).summary()
     if capture is not None:
         out["capture"] = capture
+    not_agreed = capture_not_agreed(mem)
+    if not_agreed:
+        out.setdefault("capture", {})["not_agreed"] = not_agreed
     out["work"] = work_queue(mem)
     if mem.providers.status is not None:
         out.update(mem.providers.status())
@@ -39,3 +42,11 @@ def work_queue(mem) -> dict:
     parked = [{"name": job.name, "kind": job.kind, "tries": job.tries, "reason": job.error or "unknown"}
               for job in queue.parked()]
     return {**counts, "parked_jobs": parked}
+
+
+def capture_not_agreed(mem) -> list[str]:
+    """Why a capture setting of mem.yaml that needs the user's word is not used (memcli.providers.consent)."""
+    from memcli.capture.options import CaptureOptions
+    from memcli.providers.consent import unagreed_capture
+
+    return unagreed_capture(mem.store.root, CaptureOptions.from_settings(mem.settings.capture))

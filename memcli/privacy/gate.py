@@ -7,12 +7,15 @@ record) or `redact` (a text before it is split or read further).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections import Counter
 from pathlib import Path
 
 from memcli.errors import InputError, Refused
+from memcli.store.memory import Memory
 
+OWN_FIELDS = frozenset(field.name for field in dataclasses.fields(Memory))
 TEXTS = ("raw", "compressed")  # long texts, redacted as they are (no key gives them context)
 
 
@@ -79,7 +82,7 @@ class Gate:
     def screen(self, record: dict, skip: tuple[str, ...] = ()) -> tuple[dict, dict[str, int]]:
         """A memory record with every string in it redacted, and the counts: the text, the short form,
         each tag (before tags are lower-cased, so a key's shape is still seen), source, written_by, the
-        compression details and any key mem does not know, nested or not, and the keys themselves. A
+        compression details and any key mem does not know, nested or not, and the keys but mem's own field names. A
         value held under a secret-named key (`password: two words`) goes whole. Refused if a private
         key survives anywhere. `skip` names top-level fields already screened."""
         from memcli.privacy.detectors import held_secret
@@ -103,7 +106,8 @@ class Gate:
                 counts.update(result.counts)
                 return result.text
             if isinstance(value, dict):
-                return {clean(k, "") if isinstance(k, str) else k:
+                # mem's own field names are structure, not text (a user's redact pattern may match them).
+                return {clean(k, "") if isinstance(k, str) and not (value is record and k in OWN_FIELDS) else k:
                         v if value is record and k in skip else clean(v, k if isinstance(k, str) else "")
                         for k, v in value.items()}
             if isinstance(value, (list, tuple)):

@@ -1,10 +1,12 @@
 """Whether the user agreed to the provider a shared store's mem.yaml names.
 
-A store inside a git work tree has a committed mem.yaml: whoever controls the repository writes it. If
-it names a key variable (`api_key_env: AWS_SECRET_ACCESS_KEY`) or a server off this machine, the first
-write in a fresh clone would send that variable as a bearer token and every text to that host. So such
-a provider is used only once the user's own config (`~/.config/mem/config.yaml`, never committed) lists
-it under `trusted_providers`; until then texts are compressed here, and the write says how to agree.
+A store inside a git work tree (or a project's `.mem` folder without one: an unpacked archive) has a
+mem.yaml that whoever controls the repository writes. If it names a key variable (`api_key_env:
+AWS_SECRET_ACCESS_KEY`) or a server off this machine, the first write in a fresh clone would send that
+variable as a bearer token and every text to that host. So such a provider is used only once the user's
+own config (`~/.config/mem/config.yaml`, never committed) lists it under `trusted_providers`; until then
+texts are compressed here, and the write says how to agree. The same holds for the capture settings that
+reach beyond the store: `capture.prompt_context` and `capture.share`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from memcli.util.paths import user_config_dir, work_tree_top
 
 TRUSTED = "trusted_providers"
 TRUSTED_PROMPT_CONTEXT = "trusted_prompt_context"
+TRUSTED_SHARE = "trusted_capture_share"
 _LOOPBACK = ("localhost", "::1")
 
 
@@ -41,17 +44,48 @@ def untrusted(settings: ProviderSettings) -> str | None:
 def untrusted_prompt_context(store_root: Path) -> str | None:
     """Why a store's `capture.prompt_context` may not be used yet, or None. It answers every prompt of an
     assistant with the store's memories: turned on by a committed mem.yaml (anyone who can push to the
-    repository), it needs the user's word, as a provider does; a store outside a git work tree (the user
-    store) is its owner's own."""
+    repository), it needs the user's word, as a provider does."""
+    return _unagreed(store_root, TRUSTED_PROMPT_CONTEXT, "turns on capture.prompt_context (every prompt "
+                                                         "answered with this repository's memories)")
+
+
+def untrusted_share(store_root: Path) -> str | None:
+    """Why a store's `capture.share` (summaries or all) may not be used yet, or None. It writes every
+    prompt and tool output of a developer's sessions where git takes them: turned on by a committed
+    mem.yaml, it needs the developer's word; until then captured work stays on this machine."""
+    return _unagreed(store_root, TRUSTED_SHARE, "sets capture.share (your captured sessions written where "
+                                                "git commits them)")
+
+
+def unagreed_capture(store_root: Path, options) -> list[str]:
+    """Why each capture setting of the store's that needs the user's word (and is set) is not used yet:
+    what `mem status` and `mem doctor` say."""
+    found = [untrusted_share(store_root) if options.share != "none" else None,
+             untrusted_prompt_context(store_root) if options.prompt_context else None]
+    return [why for why in found if why]
+
+
+def others_may_write(store_root: Path) -> bool:
+    """Whether a store's mem.yaml may be someone else's: a store inside a git work tree (committed), or
+    a project's `.mem` folder without one (an unpacked archive, a copy of a repository). Only the user
+    store, and a store of the user's own outside any project, are exempt."""
+    root = Path(store_root)
+    if work_tree_top(root) is None and root.name != ".mem":
+        return False
+    from memcli.util.paths import user_store_dir
+
+    return root.resolve() != user_store_dir().resolve()
+
+
+def _unagreed(store_root: Path, listed_in: str, what: str) -> str | None:
     root = Path(store_root).resolve()
-    if work_tree_top(root) is None:
+    if not others_may_write(Path(store_root)):
         return None
     path = user_config_dir() / USER_CONFIG
-    trusted = read_user_config(path).get(TRUSTED_PROMPT_CONTEXT) or []
+    trusted = read_user_config(path).get(listed_in) or []
     if isinstance(trusted, list) and str(root) in {str(Path(str(item)).expanduser()) for item in trusted}:
         return None
-    return (f"the committed mem.yaml turns on capture.prompt_context (every prompt answered with this "
-            f"repository's memories); not used until you agree: add `{TRUSTED_PROMPT_CONTEXT}: [{root}]` to {path}")
+    return f"the store's mem.yaml {what}; not used until you agree: add `{listed_in}: [{root}]` to {path}"
 
 
 def needs_consent(settings: ProviderSettings) -> bool:

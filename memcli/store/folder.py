@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 import yaml
 
 from memcli.config import Settings
-from memcli.errors import InvalidMemory, StoreError
+from memcli.errors import InvalidMemory, LocalDataExposed, StoreError
 from memcli.store.comments import comments_of, with_comments
 from memcli.store.memory import LOCAL_MEMORIES, Memory, is_local
 from memcli.store.yamlfile import parse_yaml
@@ -49,6 +49,7 @@ class Store:
         self._lock_depth = 0
         self._private: bool | None = None
         self._memories_real: Path | None = None
+        self._exposed: tuple[float, str | None] | None = None
 
     @property
     def private(self) -> bool:
@@ -177,8 +178,23 @@ class Store:
 
     def keep_local_out_of_git(self) -> None:
         """The store's .gitignore leaves out what stays on this machine (a store made before local memories
-        gets the lines at its first local write)."""
+        gets the lines at its first local write), and nothing would take it into git anyway: the check
+        comes before every write there, LocalDataExposed when it fails."""
         _ensure_lines(self.root / ".gitignore", IGNORED, self.file_mode)
+        why = self.local_data_exposed()
+        if why:
+            raise LocalDataExposed(why)
+
+    def local_data_exposed(self) -> str | None:
+        """Why what stays on this machine would not (a committed link as memories/local/ or threads/local/,
+        or a .gitignore, of the store or the repository, that lets git take it), or None. Asks git once
+        a minute at most: a capture run writes many files."""
+        now = time.monotonic()
+        if self._exposed is not None and now - self._exposed[0] < 60:
+            return self._exposed[1]
+        why = _local_folders_unsafe(self.root) or _git_would_take(self.root)
+        self._exposed = (now, why)
+        return why
 
     def delete(self, relpath: str) -> None:
         with contextlib.suppress(FileNotFoundError):
@@ -291,8 +307,84 @@ def _comments_in(path: Path) -> list:
         raise StoreError(f"cannot read {path.name} to keep its comments: {exc}") from None
 
 
+MAX_LINES_FILE = 1 << 20  # a .gitignore or .gitattributes larger than this is no store's
+
+
 def _ensure_lines(path: Path, lines: list[str], mode: int | None) -> None:
-    existing = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    """Add the lines `path` lacks. The file comes from git: it is read only as a regular file, never
+    through a link (a committed `.gitignore -> /proc/self/environ` would copy the environment into the
+    store); a link or anything else there is replaced by a file holding mem's lines alone."""
+    existing = _own_lines(path)
     missing = [line for line in lines if line not in existing]
     if missing:
         atomic_write(path, "\n".join(existing + missing) + "\n", mode)
+
+
+def _own_lines(path: Path) -> list[str]:
+    """The lines of a regular file at `path` (not followed through a link); none when there is none."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:  # missing, or a link (ELOOP)
+        return []
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return []
+        if info.st_size > MAX_LINES_FILE:
+            raise StoreError(f"{path} is larger than {MAX_LINES_FILE} bytes: not read")
+        return handle.read(MAX_LINES_FILE).decode("utf-8", "replace").splitlines()
+
+
+LOCAL_FOLDERS = (LOCAL_MEMORIES, "threads/local")
+
+
+def _local_folders_unsafe(root: Path) -> str | None:
+    """A folder of what stays here that is a link or not this user's folder (a link committed by anyone
+    would carry local data into a folder git takes, or out of the store)."""
+    import stat
+
+    steps = [part for relpath in LOCAL_FOLDERS for part in (relpath.split("/")[0], relpath)]
+    for relpath in steps:  # each folder on the way: a committed `threads -> elsewhere` carries local/ too
+        try:
+            info = os.lstat(root / relpath)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            return (f"{root / relpath} is a link or not a folder of yours: what stays on this machine "
+                    f"would be written through it; remove it (mem makes the folder again)")
+    return None
+
+
+def keeps_local(root: Path) -> bool:
+    """Whether the store's .gitignore has the lines that leave out what stays on this machine."""
+    return f"{LOCAL_MEMORIES}/" in _own_lines(root / ".gitignore")
+
+
+def _git_would_take(root: Path) -> str | None:
+    """Which folder of what stays here git would commit (a `!memories/local/` in some .gitignore, or the
+    store's own lines removed), as `git check-ignore` decides; None outside a work tree or without git."""
+    import subprocess
+
+    if work_tree_top(root) is None:
+        return None
+    probes = [f"{relpath}/probe/probe.yaml" for relpath in LOCAL_FOLDERS]
+    try:
+        done = subprocess.run(["git", "-C", str(root), "check-ignore", "--no-index", "--stdin", "-z", "-n", "-v"],
+                              input="\0".join(probes) + "\0", capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode not in (0, 1):
+        return None
+    fields = done.stdout.split("\0")
+    # -z -v -n: source, line, pattern, path for each probe; an empty pattern (or a "!" one) is not ignored
+    for at in range(0, len(fields) - 3, 4):
+        pattern, path = fields[at + 2], fields[at + 3]
+        if not pattern or pattern.startswith("!"):
+            folder = path.rsplit("/probe/", 1)[0]
+            return (f"git would commit {root / folder}/ (what stays on this machine: captured work not shared)"
+                    + (f": `{pattern}` in {fields[at]}" if pattern else ": no .gitignore line leaves it out, or one "
+                                                                       "brings it back")
+                    + f"; put `{folder}/` back in {root / '.gitignore'} and remove any line that re-includes it")
+    return None

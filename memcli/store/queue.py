@@ -26,13 +26,15 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import time
 from pathlib import Path
 from collections import Counter
 from typing import Callable, Iterable, Iterator
 
 from memcli.util.locks import flock_held
-from memcli.util.own_files import held_elsewhere, open_lock, own_folder, read_sealed, sealed, write_new
+from memcli.util.own_files import (held_elsewhere, is_own_file, open_lock, ours, own_folder, own_root, read_sealed,
+                                   sealed, write_new)
 
 FOLDER = ".queue"
 MAX_TRIES = 5
@@ -40,6 +42,7 @@ BACKOFF_S = 2.0
 MAX_BACKOFF_S = 900.0
 KEEP_DONE_S = 7 * 24 * 3600  # how long a done job's key keeps a late duplicate out (jobs put `once`)
 SAFE = "-_."
+DONE_NAME = re.compile(r"[a-z_]+-[0-9a-f]{16,64}")  # a done marker's name: kind-hexkey (events.event_key)
 
 
 class Job:
@@ -70,6 +73,14 @@ class Job:
                    once=bool(record.get("once")))
 
 
+def set_aside_why(count: int) -> str:
+    """What `mem status` and `mem doctor` say of the files a runner set aside in bad/."""
+    from memcli.util.own_files import KEY_FILE
+
+    return (f"{count} job{'s' if count != 1 else ''} set aside in {FOLDER}/bad/: not sealed by this machine "
+            f"(committed or copied in, damaged, or sealed under a {KEY_FILE} since lost or replaced); never run")
+
+
 def safe_name(text: str) -> str:
     """A key as a file name: what is not a letter, digit or -_. becomes _, at most 120 characters."""
     return "".join(c if c.isalnum() or c in SAFE else "_" for c in text)[:120].lstrip(".") or "_"
@@ -92,9 +103,9 @@ class WorkQueue:
         KEEP_DONE_S: a duplicate delivery). `replace` writes over a waiting job of the same key instead
         (its tries start again)."""
         job = Job(kind, safe_name(key), data, at=self.clock() if at is None else at, scope=scope, once=once)
-        if once and (self.done_dir / job.name).exists():
-            return False
         self.ensure()
+        if once and os.path.lexists(self.done_dir / job.name):
+            return False
         final = self.jobs_dir / f"{job.name}.json"
         if replace:
             _write_atomic(final, job.to_dict())
@@ -110,21 +121,24 @@ class WorkQueue:
         return True
 
     def ensure(self) -> None:
-        if not os.path.isdir(self.locks_dir) or os.path.islink(self.root):
-            for folder in (self.root, self.jobs_dir, self.parked_dir, self.done_dir, self.locks_dir):
-                own_folder(folder)
-            ignore = self.root / ".gitignore"
-            if not os.path.lexists(ignore):
-                write_new(ignore, b"# mem's work queue: this machine's, never committed\n*\n")
+        """The store's folder and the queue's, this user's and no links, checked on every use (a link
+        committed after the first run must not carry a write outside the store); NotOurs otherwise."""
+        own_root(self.root.parent)
+        for folder in (self.root, self.jobs_dir, self.parked_dir, self.done_dir, self.locks_dir):
+            own_folder(folder)
+        ignore = self.root / ".gitignore"
+        if not os.path.lexists(ignore):
+            write_new(ignore, b"# mem's work queue: this machine's, never committed\n*\n")
 
     # -- reading ------------------------------------------------------------------------------------
 
-    def waiting(self, kinds: Iterable[str] | None = None) -> list[Job]:
-        """The jobs not yet done (parked ones aside), oldest first."""
-        return self._read_all(self.jobs_dir, kinds)
+    def waiting(self, kinds: Iterable[str] | None = None, *, tidy: bool = False) -> list[Job]:
+        """The jobs not yet done (parked ones aside), oldest first. A file that is not a job of this
+        machine's is left out; `tidy` (a runner) also sets it aside in bad/. A listing changes nothing."""
+        return self._read_all(self.jobs_dir, kinds, tidy)
 
     def parked(self, kinds: Iterable[str] | None = None) -> list[Job]:
-        return self._read_all(self.parked_dir, kinds)
+        return self._read_all(self.parked_dir, kinds, False)
 
     def get(self, kind: str, key: str) -> Job | None:
         return self._read(self.jobs_dir / f"{kind}-{safe_name(key)}.json")
@@ -139,22 +153,22 @@ class WorkQueue:
             for name in _names(folder):
                 kind = name.split("-", 1)[0]
                 out[kind] = out.get(kind, 0) + 1
-        return {"waiting": waiting, "parked": parked}
+        return {"waiting": waiting, "parked": parked, "bad": len(_names(self.root / "bad"))}
 
-    def _read_all(self, folder: Path, kinds: Iterable[str] | None) -> list[Job]:
+    def _read_all(self, folder: Path, kinds: Iterable[str] | None, tidy: bool) -> list[Job]:
         wanted = set(kinds) if kinds is not None else None
         jobs = []
         for name in _names(folder):
             if wanted is not None and name.split("-", 1)[0] not in wanted:
                 continue
-            job = self._read(folder / name)
+            job = self._read(folder / name, tidy)
             if job is not None:
                 jobs.append(job)
         return sorted(jobs, key=lambda job: (job.at, job.name))
 
-    def _read(self, path: Path) -> Job | None:
+    def _read(self, path: Path, tidy: bool = False) -> Job | None:
         """A job file, or None when it is gone (done meanwhile) or cannot be trusted or read: not sealed by
-        this machine, a link, not JSON (set aside in bad/)."""
+        this machine, a link, not JSON (and then, `tidy`, set aside in bad/)."""
         if not os.path.lexists(path):
             return None
         text = read_sealed(path)
@@ -163,12 +177,16 @@ class WorkQueue:
                 raise ValueError("not sealed by this machine")
             return Job.from_dict(json.loads(text))
         except (ValueError, KeyError, TypeError):
-            self._set_aside(path)
+            if tidy:
+                self._set_aside(path)
             return None
 
     def _set_aside(self, path: Path) -> None:
+        """Move a file that is no job of this machine's into bad/ (`mem status` counts them): only within
+        folders checked to be this user's, so a linked folder never makes this a move outside the store."""
         bad = self.root / "bad"
         with contextlib.suppress(OSError):
+            self.ensure()
             own_folder(bad)
             os.replace(path, bad / path.name)
 
@@ -176,6 +194,7 @@ class WorkQueue:
 
     def finish(self, job: Job) -> None:
         """The job's work is done: take it out (and keep its key a while when it was put `once`)."""
+        self.ensure()
         if job.once:
             with contextlib.suppress(OSError):
                 write_new(self.done_dir / job.name, b"")
@@ -190,6 +209,7 @@ class WorkQueue:
     def fail(self, job: Job, reason: str, *, permanent: bool = False) -> bool:
         """The job raised: tried again after a pause that doubles, or parked (True) after MAX_TRIES or
         at once when `permanent`."""
+        self.ensure()
         job.tries += 1
         job.error = reason[:500]
         if permanent or job.tries >= MAX_TRIES:
@@ -204,8 +224,9 @@ class WorkQueue:
 
     def _rewrite(self, job: Job) -> None:
         """Save a waiting job's new state, unless it was done or replaced meanwhile."""
+        self.ensure()
         path = self.jobs_dir / f"{job.name}.json"
-        if path.exists():
+        if os.path.lexists(path):
             _write_atomic(path, job.to_dict())
 
     def retry(self, names: Iterable[str] | None = None) -> int:
@@ -227,19 +248,25 @@ class WorkQueue:
         return dropped
 
     def _chosen(self, names: Iterable[str] | None) -> list[Job]:
+        self.ensure()
         parked = self.parked()
         if names is None:
             return parked
-        wanted = set(names)
+        wanted = {name for name in names if name.strip()}  # a blank name begins every name: it names none
         return [job for job in parked if job.name in wanted or any(job.name.startswith(n) for n in wanted)]
 
     def forget_done(self, age_s: float = KEEP_DONE_S) -> int:
         """Drop the keys of `once` jobs done more than `age_s` ago: a duplicate comes within seconds."""
         before, dropped = self.clock() - age_s, 0
+        try:
+            self.ensure()
+        except OSError:
+            return 0
         for name in _names(self.done_dir, suffix=""):
-            with contextlib.suppress(OSError):
-                if (self.done_dir / name).stat().st_mtime < before:
-                    (self.done_dir / name).unlink()
+            path = self.done_dir / name
+            with contextlib.suppress(OSError):  # only an empty marker of mem's shape, never a link
+                if DONE_NAME.fullmatch(name) and is_own_file(path, empty=True) and os.lstat(path).st_mtime < before:
+                    path.unlink()
                     dropped += 1
         return dropped
 
@@ -331,7 +358,7 @@ def run_jobs(queue: WorkQueue, handlers: dict[str, Handler], *, names: Iterable[
 
     counts: Counter = Counter()
     wanted = set(names) if names is not None else None
-    for job in queue.waiting(handlers):
+    for job in queue.waiting(handlers, tidy=True):
         if limit is not None and sum(counts.values()) - counts["busy"] >= limit:
             break
         if wanted is not None and job.name not in wanted:
@@ -364,9 +391,12 @@ def run_jobs(queue: WorkQueue, handlers: dict[str, Handler], *, names: Iterable[
 
 
 def _names(folder: Path, suffix: str = ".json") -> list[str]:
+    """The names in one of the queue's folders; none when the folder is not this user's (a link)."""
+    if not ours(folder) or not ours(folder.parent):
+        return []
     try:
         return [name for name in os.listdir(folder) if name.endswith(suffix) and not name.startswith(".")]
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:
         return []
 
 

@@ -99,7 +99,8 @@ def build(messages: Sequence[Message], folds: Sequence[Fold], budget: int, count
         newest = tail[-1:] if tail and cost(tail[-1].content) <= budget - used else []
         older = tail[:-1] if newest else []
         room = budget - used - sum(cost(m.content) for m in newest)
-        chosen, kept = select(digests, room, block_cost, count, [m.content for m in older], cost)
+        chosen, kept = select(digests, room, block_cost, count, [m.content for m in older], cost,
+                              frozenset(t for t, m in enumerate(older) if m.role == "assistant"))
         verbatim = [m for t, m in enumerate(older) if t in kept] + newest
     result = ChatContext(budget=budget)
     out = [m.to_chat() for m in system]

@@ -95,17 +95,22 @@ def concepts(text: str) -> frozenset[str]:
 
 def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], int],
            count: Callable[[str], int], turns: Sequence[str] = (),
-           turn_cost: Callable[[str], int] | None = None) -> tuple[dict[int, set[int]], set[int]]:
+           turn_cost: Callable[[str], int] | None = None,
+           assistant_turns: frozenset[int] = frozenset()) -> tuple[dict[int, set[int]], set[int]]:
     """Which sentences of which digests ({digest: {sentence}}) and which of the `turns` (whole messages,
     oldest first, each costing turn_cost(text)) to show within `room` tokens: those with facts not yet
     shown first, each tier by rare-word coverage per token; a filler never. block_cost(lines) is the
-    exact cost of the block the lines make."""
+    exact cost of the block the lines make. At equal standing the user's facts go before the assistant's:
+    the user states what must be remembered, the assistant mostly restates it or proposes (the turns
+    numbered in `assistant_turns` are the assistant's)."""
     units = [(d, u, concepts(unit.text)) for d, digest in enumerate(digests) for u, unit in enumerate(digest.units)
              if not is_filler(unit.text)]
     units += [(-1 - t, 0, concepts(text)) for t, text in enumerate(turns) if not is_filler_turn(text)]
     texts = [digests[d].units[u].text if d >= 0 else turns[-1 - d] for d, u, _ in units]
     stated = [[] if text.rstrip().endswith("?") else [fact.words for fact in facts(text)] for text in texts]
     spoken = [words_of(text) for text in texts]
+    assistant = [(digests[d].units[u].speaker == "assistant") if d >= 0 else (-1 - d in assistant_turns)
+                 for d, u, _ in units]
     frequency: dict[str, int] = {}
     for _, _, words in units:
         for word in words:
@@ -129,11 +134,11 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
     speaking: set[tuple[str | None, str | None]] = set()  # (date, speaker) already labelled on a date's line
     order: list[int] = []
 
-    def worth(i: int) -> tuple[bool, float]:
-        """(adds a fact, rare-word coverage per token, the more for each fact it adds); both only fall
+    def worth(i: int) -> tuple[bool, bool, float]:
+        """(adds a fact, the user's, rare-word coverage per token, the more for each fact it adds); both only fall
         as the context grows."""
         new = sum(1 for words in stated[i] if not words <= held)
-        return new > 0, (1 + new) * sum(weight[word] for word in units[i][2] - covered) / costs[i]
+        return new > 0, not assistant[i], (1 + new) * sum(weight[word] for word in units[i][2] - covered) / costs[i]
 
     def said(i: int) -> tuple[str | None, str | None]:
         d, u, _ = units[i]
@@ -177,9 +182,9 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
         while heap:
             *_, newer, i = heapq.heappop(heap)
             value = worth(i)
-            if value[1] <= 0:
+            if value[2] <= 0:
                 continue
-            if heap and _key(value) > heap[0][:2]:
+            if heap and _key(value) > heap[0][:3]:
                 heapq.heappush(heap, (*_key(value), newer, i))
                 continue
             if used + need(i) > room:
@@ -203,7 +208,7 @@ def select(digests: list[Digest], room: int, block_cost: Callable[[list[str]], i
     return chosen, shown
 
 
-def _key(worth: tuple[bool, float]) -> tuple[int, float]:
-    """A heap key: smallest first, so fact-adding sentences, then the most worth."""
-    return (0 if worth[0] else 1), -worth[1]
+def _key(worth: tuple[bool, bool, float]) -> tuple[int, int, float]:
+    """A heap key: smallest first, so fact-adding sentences, the user's first, then the most worth."""
+    return (0 if worth[0] else 1), (0 if worth[1] else 1), -worth[2]
 

@@ -90,6 +90,8 @@ class Threads:
         if not drafts:
             raise InputError("no messages to append")
         folder = self._folder(thread_id)
+        if folder.parent == self.local_root:
+            self.mem.store.keep_local_out_of_git()
         stored = []
         fixed = list(fixed_ids) if fixed_ids is not None else [None] * len(drafts)
         with self.mem.store.lock():

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memcli.capture.options import CaptureOptions
+from memcli.capture.projects import project_of
 from memcli.capture.spool import Spool
 from memcli.core.reading import listing
 from memcli.index.filters import Filters
@@ -46,24 +47,26 @@ def sessions_page(mem, offset: int = 0) -> dict:
             "observations": [row(mem, m) for m in found[:OBSERVATIONS]], "observed": len(found),
             "summary": row(mem, summary[0]) | {"text": summary[0].raw} if summary else None})
     counts = spool.state().get("counts") or {}
-    digest, options = next_digest(mem.store.root)
+    project = project_of(_text(states[0].get("cwd"))) if states else ""
+    digest, options = next_digest(mem.store.root, project)
     return {"projects": list(projects.items()), "sessions": len(states), "offset": offset,
             "more": offset + SESSIONS if len(states) > offset + SESSIONS else None,
             "earlier": max(offset - SESSIONS, 0) if offset else None,
             "skipped": {reason[len(SKIPPED):]: n for reason, n in counts.items() if reason.startswith(SKIPPED)},
             "done": {reason: n for reason, n in counts.items() if not reason.startswith(SKIPPED)},
             "problems": spool.state().get("errors") or {},
-            "digest": digest, "digest_tokens": _count(mem)(digest) if digest else 0,
+            "digest": digest, "digest_project": project, "digest_tokens": _count(mem)(digest) if digest else 0,
             "tokenizer": mem.settings.compress_model, "budget": options.inject_tokens, "capturing": options.enabled}
 
 
-def next_digest(root: Path) -> tuple[str, CaptureOptions]:
-    """What the next SessionStart hook hands the assistant, read as the hook reads it, and the options
-    it was read with."""
+def next_digest(root: Path, project: str) -> tuple[str, CaptureOptions]:
+    """What the next SessionStart hook in `project` (memcli.capture.projects) hands the assistant, read as
+    the hook reads it, and the options it was read with. The page shows the project of the newest
+    captured session: a store filled by `--user` hooks holds several, each with its own digest."""
     from memcli.capture.hook import store_settings, trim
 
     options = CaptureOptions.from_settings(store_settings(root).get("capture"))
-    return (trim(Spool(root).context(), options.inject_chars) if options.enabled else ""), options
+    return (trim(Spool(root).context(project), options.inject_chars) if options.enabled else ""), options
 
 
 def _by_session(mem, tag: str, globs: list[str]) -> dict[str, list]:

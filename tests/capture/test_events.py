@@ -140,3 +140,56 @@ def test_codex_apply_patch_answer_gives_its_exit_code_and_its_output():
                              tool_input={"command": "*** Begin Patch\n*** End Patch\n"},
                              tool_response="Exit code: 1\nWall time: 0 seconds\nOutput:\nverification failed\n"))
     assert (record["exit_code"], record["failed"], record["output"]) == (1, True, "verification failed\n")
+
+
+def test_two_identical_gemini_tool_calls_without_an_id_are_two_events(tmp_path):
+    call = {"tool_name": "run_shell_command", "tool_input": {"command": "make test"},
+            "tool_response": {"llmContent": "Output: ok", "returnDisplay": "ok"}}
+    first = normalise(gemini("AfterTool", tmp_path, **call))
+    again = normalise(gemini("AfterTool", tmp_path, **call))  # a second delivery of the same event
+    later = normalise({**gemini("AfterTool", tmp_path, **call), "timestamp": "2026-12-05T09:05:00Z"})
+    assert event_key(first) == event_key(again) != event_key(later)
+
+
+def test_nul_and_control_characters_become_a_visible_mark_and_the_text_stays():
+    record, _ = strip_private({"output": "binary\x00file\x07 with\ttabs\r\nand lines", "input": {"k\x01": "v"}})
+    assert record == {"output": "binary\ufffdfile\ufffd with\ttabs\r\nand lines", "input": {"k\ufffd": "v"}}
+
+
+def test_a_huge_tool_output_is_cut_to_its_head_and_tail_before_anything_reads_it():
+    from memcli.capture.events import clipped
+
+    lines = [f"line {n}" for n in range(200_000)]
+    record = clipped({"event": "tool", "prompt": "p" * 50_000, "output": {"stdout": "\n".join(lines)},
+                      "input": {"command": "cat big.log"}}, 1000)
+    out = record["output"]["stdout"]
+    assert len(out) <= 1100 and out.startswith("line 0\n") and out.endswith("line 199999")
+    assert "lines left out" in out and record["prompt"] == "p" * 50_000
+
+
+@pytest.mark.parametrize("where", ["head", "tail"])
+def test_a_cut_never_splits_a_private_key_block(where):
+    from memcli.capture.events import clipped
+
+    block = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(["QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo="] * 300) + \
+        "\n-----END RSA PRIVATE KEY-----"
+    filler = "\n".join(f"log line {n}" for n in range(3000))
+    text = f"{block}\n{filler}" if where == "head" else f"{filler}\n{block}"
+    out = clipped({"output": text}, 4000)["output"]
+    assert "QUJDREVG" not in out and "log line" in out
+
+
+@pytest.mark.parametrize("output, failed", [
+    ("--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1 want 2\nFAIL\nFAIL\texample.com/p\t0.003s", True),
+    ("  1 passing (4ms)\n  1 failing\n\n  1) parser\n     AssertionError: expected 1 to equal 2", True),
+    ("Tests:       1 failed, 4 passed, 5 total", True),
+    ("FAILED tests/test_a.py::test_b - assert 1 == 2\n1 failed, 11 passed in 0.42s", True),
+    ("test result: FAILED. 1 passed; 1 failed; 0 ignored", True),
+    ("ok  \texample.com/p\t0.003s", False),
+    ("  3 passing (4ms)", False),
+    ("12 passed in 0.40s", False),
+])
+def test_a_test_runs_own_verdict_says_it_failed_when_the_client_sends_no_exit_code(output, failed):
+    record = normalise(codex("PostToolUse", "/p", turn_id="t", tool_name="shell", tool_use_id="c",
+                             tool_input={"command": ["bash", "-lc", "go test ./..."]}, tool_response=output))
+    assert record["failed"] is failed

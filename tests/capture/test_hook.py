@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fake_secrets import aws_access_key, github_token
 from helpers import ok, open_mem
 from payloads import claude, claude_bash
@@ -78,6 +79,17 @@ def test_a_cut_emoji_or_a_byte_that_is_not_utf8_loses_one_character_not_the_even
     drain(open_mem())
     text = every_file_text(project / ".mem")
     assert "deploy the api \ufffd" in text and "rotate the keys \ufffd tonight" in text
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-32"])
+def test_a_payload_with_a_byte_order_mark_is_read_as_its_mark_says(project, encoding):
+    payload = json.dumps(claude("UserPromptSubmit", project, prompt=f"ship the {encoding} build"), ensure_ascii=False)
+    done = subprocess.run([sys.executable, "-m", "memcli", "hook"], input=payload.encode(encoding), capture_output=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout == b""
+    assert Spool(project / ".mem").state().get("counts", {}).get("bad payload") is None
+    drain(open_mem())
+    assert f"ship the {encoding} build" in every_file_text(project / ".mem")
 
 
 def test_two_hooks_delivering_the_same_event_at_once_store_one_observation(project):
@@ -169,3 +181,44 @@ def test_an_unknown_event_name_holding_a_token_is_counted_redacted(project):
     state = (project / ".mem" / ".capture" / "state.json").read_text()
     status = ok("status").stdout + ok("status", "--json").stdout
     assert token not in state and token not in status and "bad payload" in status
+
+
+def test_a_payload_nested_five_thousand_deep_exits_0_and_is_counted(project):
+    deep = '{"hook_event_name": "PostToolUse", "cwd": "%s", "tool_input": %s}' % (project, "[" * 5000 + "]" * 5000)
+    result = hook(deep)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    nested = {"hook_event_name": "PostToolUse", "cwd": str(project), "tool_name": "Bash", "tool_input": {}}
+    inner = nested["tool_input"]
+    for _ in range(900):  # deep, yet within what the JSON reader takes
+        inner["a"] = {}
+        inner = inner["a"]
+    result = hook(nested)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_a_tool_output_holding_nul_bytes_is_kept_not_set_aside(project):
+    hook(claude_bash(project, "cat build.bin", "ELF\x00\x00\x01 header then the words nightly export"))
+    drain(open_mem())
+    found = ok("search", "nightly export", "--jsonl").stdout
+    assert "nightly export" in found
+    from memcli.store.queue import WorkQueue
+
+    assert WorkQueue(project / ".mem").parked() == [] and not (project / ".mem" / ".queue" / "bad").exists()
+
+
+def test_a_relay_whose_server_takes_the_payload_but_never_answers_does_not_do_the_work_again(project, monkeypatch):
+    import socket
+
+    from memcli.capture import hook as own_work
+    from memcli.capture import hook_socket, relay
+
+    (project / ".mem" / ".capture").mkdir(mode=0o700)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(project / ".mem" / ".capture" / "hook.sock"))
+    server.listen(4)  # never accepts: the payload waits in the backlog, no answer comes
+    monkeypatch.setattr(hook_socket, "TIMEOUT_S", 0.05)
+    monkeypatch.setattr(own_work, "run", lambda *a, **k: (_ for _ in ()).throw(AssertionError("done twice")))
+    try:
+        assert relay.handle(json.dumps(claude_bash(project, "make", "ok")), None, None, None) == ""
+    finally:
+        server.close()

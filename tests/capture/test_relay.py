@@ -74,12 +74,21 @@ def test_the_server_starts_a_runner_once_it_has_answered(project, monkeypatch):
     assert started == [True]
 
 
-def test_prompt_context_when_turned_on_answers_a_prompt_with_the_memories_found(project):
+def agree_to_prompt_context(project, tmp_path) -> None:
+    """What the user adds to their own config to let a project's mem.yaml turn prompt_context on."""
+    config = tmp_path / "config" / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"trusted_prompt_context: [{(project / '.mem').resolve()}]\n")
+    config.chmod(0o600)
+
+
+def test_prompt_context_when_turned_on_answers_a_prompt_with_the_memories_found(project, tmp_path):
     import fakes
 
     ok("add", "The staging database runs on port 5433 behind pgbouncer")
     with open(project / ".mem" / "mem.yaml", "a") as settings:
         settings.write("capture:\n  prompt_context: true\n  prompt_tokens: 80\n")
+    agree_to_prompt_context(project, tmp_path)
     server = HookServer(project / ".mem", fakes.current)
     assert server.start()
     try:
@@ -104,9 +113,7 @@ def test_prompt_context_turned_on_by_a_committed_mem_yaml_waits_for_the_users_wo
     try:
         assert hook(prompt).stdout == ""
         assert "trusted_prompt_context" in ok("status").stdout
-        config = tmp_path / "config" / "config.yaml"
-        config.write_text(f"trusted_prompt_context: [{(project / '.mem').resolve()}]\n")
-        config.chmod(0o600)
+        agree_to_prompt_context(project, tmp_path)
         answered = hook(prompt).stdout
     finally:
         server.stop()
@@ -123,3 +130,29 @@ def test_prompt_context_is_off_by_default(project):
         assert hook(claude("UserPromptSubmit", project, prompt="staging database port")).stdout == ""
     finally:
         server.stop()
+
+
+def test_a_project_store_without_git_still_asks_before_prompt_context(project):
+    import fakes
+
+    ok("add", "The staging database runs on port 5433 behind pgbouncer")  # no .git: an unpacked archive
+    with open(project / ".mem" / "mem.yaml", "a") as settings:
+        settings.write("capture:\n  prompt_context: true\n")
+    server = HookServer(project / ".mem", fakes.current)
+    assert server.start()
+    try:
+        assert hook(claude("UserPromptSubmit", project, prompt="which port does the staging database use")).stdout == ""
+    finally:
+        server.stop()
+    assert "trusted_prompt_context" in ok("status").stdout
+
+
+def test_the_user_store_uses_its_own_prompt_context_without_asking(tmp_path, monkeypatch):
+    from memcli.providers.consent import untrusted_prompt_context
+    from memcli.util.paths import user_store_dir
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (user_store_dir() / ".git").mkdir(parents=True)  # even inside a repository (dotfiles)
+    assert untrusted_prompt_context(user_store_dir()) is None
+    assert untrusted_prompt_context(tmp_path / "proj" / ".mem") is not None

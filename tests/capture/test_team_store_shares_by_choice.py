@@ -34,6 +34,12 @@ def committable(project) -> list[str]:
     return [path for path in listed if path.startswith(".mem/")]
 
 
+def kinds_waiting(project) -> set[str]:
+    from memcli.store.queue import WorkQueue
+
+    return {job.kind for job in WorkQueue(project / ".mem").waiting()}
+
+
 def test_captured_work_stays_out_of_git_and_is_found_by_search(project):
     a_git_project(project)
     captured_session(project)
@@ -74,10 +80,22 @@ def test_one_memory_is_shared_with_every_version_kept_here(project):
     assert summary["id"] in done["memories"] and len(done["memories"]) == 2 and done["threads"] == []
 
 
-def test_capture_share_all_writes_captured_work_where_git_takes_it(project):
+def agree(project, setting: str) -> None:
+    """What the developer adds to their own config (never committed) to agree to a committed setting."""
+    import os
+    from pathlib import Path
+
+    config = Path(os.environ["MEM_CONFIG_DIR"]) / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"{setting}: [{(project / '.mem').resolve()}]\n")
+    config.chmod(0o600)
+
+
+def test_capture_share_all_writes_captured_work_where_git_takes_it_once_agreed(project):
     a_git_project(project)
     with open(project / ".mem" / "mem.yaml", "a") as settings:
         settings.write("capture:\n  share: all\n")
+    agree(project, "trusted_capture_share")
     captured_session(project)
     shared = committable(project)
     assert sum(path.startswith(".mem/memories/") for path in shared) == 2
@@ -92,3 +110,75 @@ def test_an_edit_of_a_memory_kept_here_keeps_it_here(project, monkeypatch):
     ok("edit", observation["id"])
     assert "export_nightly.py" in ok("show", observation["id"], "--raw").stdout
     assert not any(path.startswith(".mem/memories/") for path in committable(project))
+
+
+def test_a_committed_negation_of_the_local_folders_keeps_captured_work_in_the_queue(project):
+    a_git_project(project)
+    with open(project / ".mem" / ".gitignore", "a") as ignore:
+        ignore.write("!memories/local/\n!threads/local/\n")
+    captured_session(project)
+    assert not any(path.startswith((".mem/memories/", ".mem/threads/")) for path in committable(project))
+    assert kinds_waiting(project) >= {"observe", "turn"}  # nothing lost: it waits in this machine's queue
+    doctor = run("doctor")
+    assert doctor.exit_code != 0 and "git would commit" in doctor.stdout + doctor.stderr
+    assert "local data would reach git" in ok("status").stdout
+
+
+def test_a_committed_link_as_a_local_folder_keeps_captured_work_in_the_queue(project):
+    a_git_project(project)
+    for local, shared in (("memories/local", "memories/team"), ("threads/local", "threads/team")):
+        (project / ".mem" / shared).mkdir(parents=True)
+        (project / ".mem" / local).symlink_to(project / ".mem" / shared, target_is_directory=True)
+    captured_session(project)
+    assert list((project / ".mem" / "memories" / "team").iterdir()) == []
+    assert list((project / ".mem" / "threads" / "team").iterdir()) == []
+    assert kinds_waiting(project) >= {"observe", "turn"}
+
+
+def test_capture_share_in_a_committed_mem_yaml_waits_for_the_developers_word(project, tmp_path):
+    a_git_project(project)
+    with open(project / ".mem" / "mem.yaml", "a") as settings:
+        settings.write("capture:\n  share: all\n")
+    captured_session(project)
+    assert not any(path.startswith((".mem/memories/", ".mem/threads/")) for path in committable(project))
+    assert "trusted_capture_share" in ok("status").stdout
+    assert "trusted_capture_share" in run("doctor").stdout
+
+
+def test_a_session_is_shared_by_a_unique_beginning_of_its_id(project):
+    a_git_project(project)
+    for session in ("4f2c-aaaa", "4f2c-bbbb", "9e1d-cccc"):
+        hook(json.dumps(claude("UserPromptSubmit", project, session=session, prompt=f"question {session}")))
+        hook(json.dumps(claude_bash(project, f"make {session}", "ok", tool_use_id=f"t-{session}", session=session)))
+    drain(open_mem())
+    ambiguous = run("share", "--session", "4f2c")
+    assert ambiguous.exit_code == 4 and "4f2c-aaaa" in ambiguous.stderr and "4f2c-bbbb" in ambiguous.stderr
+    assert run("share", "--session", "").exit_code == 2
+    assert "shared 1 memories" in ok("share", "--session", "9e1").stderr
+    assert any(path.startswith(".mem/memories/") for path in committable(project))
+
+
+def test_what_a_session_makes_after_it_was_shared_is_shared_too(project):
+    a_git_project(project)
+    captured_session(project)
+    ok("share", "--session", "c1")
+    subprocess.run(["git", "-C", str(project), "reset", "-q"], check=True)
+    hook(json.dumps(claude("UserPromptSubmit", project, prompt="and the weekly export?")))
+    hook(json.dumps(claude_bash(project, "python weekly.py", "ok", "b2")))
+    hook(json.dumps(claude("Stop", project, last_assistant_message="The weekly one reads UTF-8.")))
+    drain(open_mem())
+    assert not list((project / ".mem" / "memories" / "local").rglob("*.yaml"))
+    assert not (project / ".mem" / "threads" / "local").exists() or not any(
+        (project / ".mem" / "threads" / "local").iterdir())
+    shared = committable(project)
+    assert any("weekly" in (project / path).read_text() for path in shared if path.startswith(".mem/threads/"))
+
+
+def test_a_committed_link_as_the_threads_folder_keeps_captured_turns_in_the_queue(project, tmp_path):
+    a_git_project(project)
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "local").mkdir(parents=True)
+    (project / ".mem" / "threads").symlink_to(elsewhere, target_is_directory=True)
+    captured_session(project)
+    assert list((elsewhere / "local").iterdir()) == []
+    assert "turn" in kinds_waiting(project)

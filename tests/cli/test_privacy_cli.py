@@ -123,6 +123,16 @@ def test_store_patterns_from_mem_yaml_redact_with_their_name():
     assert load_file(memory_files()[0])["raw"] == "Ask [REDACTED:employee-id] about the payroll export"
 
 
+def test_a_store_pattern_that_matches_mems_own_field_names_still_lets_notes_in():
+    ok("init")
+    settings = yaml.safe_load((store_root() / "mem.yaml").read_text())
+    settings["redact"] = [{"name": "snake-ids", "regex": r"\b[a-z]+_[a-z]+\b"}]
+    (store_root() / "mem.yaml").write_text(yaml.safe_dump(settings))
+    result = ok("add", "--json", "the parser uses recursive descent, see parse_expr")
+    assert json.loads(result.stdout)["redacted"] == {"snake-ids": 1}
+    assert load_file(memory_files()[0])["raw"] == "the parser uses recursive descent, see [REDACTED:snake-ids]"
+
+
 def test_a_broken_store_pattern_is_named_and_nothing_is_stored():
     ok("init")
     settings = yaml.safe_load((store_root() / "mem.yaml").read_text())

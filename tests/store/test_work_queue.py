@@ -36,13 +36,14 @@ def test_jobs_run_oldest_first_and_leave_the_queue(queue):
 
 
 def test_a_duplicate_delivery_is_dropped_until_its_key_is_forgotten(queue):
-    assert queue.put("event", "k1", {}, scope="s", once=True)
-    assert not queue.put("event", "k1", {}, scope="s", once=True)  # still waiting
+    key = "0123456789abcdef" * 2  # an event's key (memcli.capture.events.event_key)
+    assert queue.put("event", key, {}, scope="s", once=True)
+    assert not queue.put("event", key, {}, scope="s", once=True)  # still waiting
     run_jobs(queue, {"event": lambda job: None})
-    assert not queue.put("event", "k1", {}, scope="s", once=True)  # done a moment ago
-    queue.clock.now = (queue.done_dir / "event-k1").stat().st_mtime + 8 * 24 * 3600
+    assert not queue.put("event", key, {}, scope="s", once=True)  # done a moment ago
+    queue.clock.now = (queue.done_dir / f"event-{key}").stat().st_mtime + 8 * 24 * 3600
     assert queue.forget_done() == 1
-    assert queue.put("event", "k1", {}, scope="s", once=True)
+    assert queue.put("event", key, {}, scope="s", once=True)
 
 
 def test_a_failing_job_waits_longer_before_each_try_then_is_parked_and_the_others_run(queue):
@@ -122,3 +123,34 @@ def test_retry_and_drop_say_how_many_and_exit_1_when_none_matched():
     assert run("queue", "drop").exit_code == 2  # say which
     assert "1 parked job dropped" in ok("queue", "drop", "--all").stderr
     assert queue.parked() == [] and queue.waiting() == []
+
+
+def test_an_empty_job_name_is_a_usage_error_and_drops_nothing():
+    add("a note")
+    queue = WorkQueue(store_root())
+    queue.put("fold", "t1", {"thread": "t1"}, scope="thread-t1")
+    queue.fail(queue.get("fold", "t1"), "unreadable", permanent=True)
+    for blank in ("", "  "):
+        assert run("queue", "drop", blank).exit_code == 2
+        assert run("queue", "retry", blank).exit_code == 2
+    assert [job.name for job in queue.parked()] == ["fold-t1"]
+    assert queue.drop([""]) == 0
+
+
+def test_listing_the_queue_after_the_key_changed_moves_no_job_and_status_counts_the_set_aside(monkeypatch):
+    from memcli.util import own_files
+
+    add("a note")
+    queue = WorkQueue(store_root())
+    queue.put("fold", "t1", {"thread": "t1"}, scope="thread-t1")
+    (store_root().parent / "config" / own_files.KEY_FILE).unlink()  # a new machine key: the old seals fail
+    monkeypatch.setattr(own_files, "_keys", {})
+    ok("queue", "ls")
+    ok("queue", "--jsonl")
+    assert (queue.jobs_dir / "fold-t1.json").exists() and not (queue.root / "bad").exists()
+    run_jobs(queue, {"fold": lambda job: None})
+    assert (queue.root / "bad" / "fold-t1.json").exists()
+    status = ok("status").stdout + ok("status").stderr
+    assert "1 job set aside" in status and "machine.key" in status
+    doctor = run("doctor")
+    assert "1 job set aside" in doctor.stdout + doctor.stderr

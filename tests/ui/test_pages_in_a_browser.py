@@ -35,7 +35,8 @@ def test_every_page_loads_with_what_the_session_left(page):
     assert page.locator("#savings-chart rect").count() >= 2
     assert page.locator("#doctor tr").count() > 3
     follow(page, "nav >> text=Memories")
-    follow(page, "li.memory a.id >> nth=0")
+    compressed = next(row["id"] for row in jsonl(ok("ls", "--jsonl", "-t", "observation").stdout) if row.get("optimized"))
+    follow(page, f"li.memory[data-id='{compressed}'] a.id")
     assert page.locator("pre.raw").is_visible() and page.locator("pre.compressed").is_visible()
     assert page.locator("pre.raw del").count() > 0  # the words compression dropped, struck out
     assert page.locator(".verdict .badge").inner_text() in ("passes", "rejects")
