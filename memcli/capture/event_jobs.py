@@ -37,7 +37,8 @@ from memcli.capture import diffs, sessions
 from memcli.capture.briefing import digest
 from memcli.capture.events import CAPTURE_SCOPE, EVENT_JOB
 from memcli.capture.knowledge import project_of_state
-from memcli.capture.ignored_content import IgnoredContent, runs_a_command, searches, withheld
+from memcli.capture.ignored_content import (BACKGROUND, IgnoredContent, background_tasks, input_strings, runs_a_command,
+                                            searches, withheld)
 from memcli.capture.observe import EDIT, READ, SEARCH, SHELL, Observation, _output_text, observe, paths_of, read_digest
 from memcli.capture.options import CaptureOptions
 from memcli.capture.spool import Spool
@@ -183,8 +184,13 @@ class CaptureJobs:
             return
         content = self._content(cwd)
         named = content.named(record, tool in SHELL or (tool not in EDIT and runs_a_command(record.get("input"))))
+        held = state.setdefault("withheld_tasks", [])
+        if not named and held and set(held) & set(input_strings(record.get("input"))):
+            named = [BACKGROUND]  # the output of a command withheld when it went to the background
         if named:  # what the event carries may be an ignored file's content: said, never kept
             self.counts["withheld: names an ignored file"] += 1
+            held += background_tasks(record.get("output"))
+            del held[:-KEEP_APPLIED]
             self._put_observation(state, job, Observation(tool, withheld(tool, named)))
             return
         if tool in SEARCH or tool in SHELL:

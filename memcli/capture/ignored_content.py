@@ -40,6 +40,11 @@ _JSON_PATH = re.compile(r'"path"\s*:\s*(?:\{\s*"text"\s*:\s*)?"((?:[^"\\]|\\.){1
 _BINARY = re.compile(r"^(?:Binary file (.+) matches|grep: (.+): binary file matches)$")
 _PATHLIKE = re.compile(r"^[\w./@+~ -]{1,300}$")
 UNNAMED = ""  # in `named`: the command reaches files none of its words names, and the folder holds an ignored one
+BACKGROUND = "the background task of a withheld command"
+# How a client says a command went on in the background, and the id a later call fetches its output by
+# (Claude Code's `Command running in background with ID: b1x2`, then TaskOutput/BashOutput with that id).
+_BACKGROUND_ID = re.compile(r'(?:in background with ID:?\s*|"(?:backgroundTaskId|task_id|shell_id|bash_id)"\s*:\s*")'
+                            r"([\w-]{4,64})")
 MAX_GLOB = 5000  # names one glob may expand to before it counts as naming everything
 MAX_WALK = 50_000  # entries a walk for ignored files looks at before it assumes there is one
 
@@ -150,6 +155,19 @@ def runs_a_command(tool_input) -> bool:
     return isinstance(tool_input, dict) and any(isinstance(tool_input.get(key), (str, list)) for key in ("command", "cmd"))
 
 
+def background_tasks(output) -> list[str]:
+    """The ids of background tasks a tool's output reports (memcli.capture.event_jobs withholds a later
+    call that fetches the output of one started by a withheld command)."""
+    import json
+
+    text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
+    return list(dict.fromkeys(_BACKGROUND_ID.findall(text)))
+
+
+def input_strings(tool_input) -> list[str]:
+    return list(_strings(tool_input))
+
+
 def _command(tool_input) -> str:
     if isinstance(tool_input, dict):
         return " ; ".join(argv_command(tool_input[key]) for key in SHELL_KEYS if key in tool_input)
@@ -192,10 +210,12 @@ def withheld(tool: str, names: list[str]) -> str:
     are) and why nothing else of it is kept."""
     from memcli.privacy.redact import redact
 
-    named = [os.path.basename(name.rstrip("/")) or name for name in names if name != UNNAMED]
+    named = [os.path.basename(name.rstrip("/")) or name for name in names if name not in (UNNAMED, BACKGROUND)]
     said = []
     if named:
         said.append(f"named {redact(', '.join(named[:5])[:300]).text}, which the denylist ignores")
+    if BACKGROUND in names:
+        said.append("fetched the output of a background task whose command was withheld")
     if UNNAMED in names:
         said.append("reached files it does not name (xargs, find -exec, an archive, a listing) in a folder "
                     "holding ignored ones")

@@ -85,6 +85,20 @@ def test_an_mcp_shell_tool_that_reads_an_ignored_file_keeps_none_of_its_output(p
     assert VALUE not in stored() and done[WITHHELD] == 1
 
 
+def test_the_output_of_a_withheld_command_sent_to_the_background_is_withheld_when_fetched(project):
+    started = "Command running in background with ID: b7k2x9q. Output is being written to: /tmp/claude/tasks/b7k2x9q.output"
+    hook(json.dumps(claude("PostToolUse", project, tool_name="Bash", tool_use_id="bg1",
+                           tool_input={"command": "cat .env", "run_in_background": True},
+                           tool_response={"stdout": started, "stderr": ""})))
+    done = send_and_drain(claude("PostToolUse", project, tool_name="TaskOutput", tool_use_id="bg2",
+                                 tool_input={"task_id": "b7k2x9q", "block": True},
+                                 tool_response={"output": f"NOTE={VALUE}", "status": "completed"}))
+    assert VALUE not in stored() and done[WITHHELD] == 2
+    kept = send_and_drain(claude("PostToolUse", project, tool_name="TaskOutput", tool_use_id="bg3",
+                                 tool_input={"task_id": "other1"}, tool_response={"output": "kept-output-Zq81"}))
+    assert kept[WITHHELD] == 0 and "kept-output-Zq81" in stored()
+
+
 @pytest.mark.parametrize("command", ["echo NOTE={v} >> .env", "printf 'NOTE={v}' | tee -a .env",
                                      "cat > .env <<EOF\nNOTE={v}\nEOF"])
 def test_a_command_that_writes_an_ignored_file_keeps_neither_what_it_wrote_nor_its_output(project, command):
