@@ -122,6 +122,7 @@ def positives() -> dict[str, list[tuple[str, str]]]:
     groups["issue 42: values and credential files"] = issue42_values()
     groups["issue 42: families stored before"] = issue42_families()
     groups.update(issue53_shapes())
+    groups.update(issue53_round4())
     return groups
 
 
@@ -194,6 +195,54 @@ def issue53_shapes() -> dict[str, list[tuple[str, str]]]:
     rows = {"issue 53: names and values apart": named, "issue 53: passwords in commands": commands,
             "issue 53: vendor shapes": vendor, "issue 53: the previous round's still stored": older,
             "issue 53: held out (never tuned on)": held_out}
+    return {group: [(line.format(s=secret), secret) for line, secret in lines] for group, lines in rows.items()}
+
+
+FULL_WIDTH = {c: chr(ord(c) + 0xFEE0) for c in string.ascii_letters + string.digits + "_-"}
+MATH_BOLD = {c: chr(0x1D41A + ord(c) - ord("a")) for c in string.ascii_lowercase}
+
+
+def _disguised(text: str, table: dict[str, str]) -> str:
+    return "".join(table.get(c, c) for c in text)
+
+
+def issue53_round4() -> dict[str, list[tuple[str, str]]]:
+    """Issue 53 items 30-33, the shapes a hostile round still got stored after item 6: secrets in escaped
+    JSON strings, tokens glued after `_` or a word character, passwords said in prose, keys in characters
+    whose NFKC form is ASCII. The held-out group was written after the detectors changed but before they were
+    first run on it, and never tuned on."""
+    pw = lambda: r(6) + "-" + r(5)  # noqa: E731
+    escaped = [
+        ('{{"body": "{{\\"api_key\\": \\"{s}\\"}}"}}', r(32)),
+        ('log={{\\"client_secret\\":\\"{s}\\",\\"n\\":1}}', r(40, URLSAFE)),
+        ('"{{\\\\\\"password\\\\\\": \\\\\\"{s}\\\\\\"}}"', pw()),
+        ('{{"out": "ok\\n{s}"}}', "ghp_" + r(36)),
+        ('{{"err": "bad key\\t{s}"}}', "AKIA" + r(16, UPPER)),
+        ('{{\\u0022password\\u0022: \\u0022{s}\\u0022}}', pw()),
+        ("q=%7B%22password%22%3A%22{s}%22%7D", pw()),
+    ]
+    glued = [("_{s}", "ghp_" + r(36)), ("x_{s}", "sk-" + r(48)), ("MY_{s}", "glpat-" + r(20, URLSAFE)),
+             ("tok{s}", "ghp_" + r(36)), ("key_{s}", "xoxb-" + r(12, string.digits) + "-" + r(24)),
+             ("_{s}", "npm_" + r(36)), ("x{s}", "sk-ant-api03-" + r(80, URLSAFE))]
+    prose = [("the password is {s}", pw() + "!"), ("my pw is {s}", pw()), ("The password for prod is {s}. Rotate it.", pw()),
+             ("password for the db: {s}", pw()), ("the db password was changed to {s} yesterday", pw()),
+             ("use password {s} to log in", pw()), ("pwd is {s}", pw()), ("password -> {s}", pw()),
+             ("my token is {s}", r(32)), ("the API secret is {s}", r(40))]
+    nfkc = [("{s}", _disguised("ghp_" + r(36), FULL_WIDTH)), ("token {s}", "ghp_" + r(10) + "\ufb01" + r(24)),
+            ("{s}", _disguised("ghp", MATH_BOLD) + "_" + r(36)),
+            (_disguised("password", FULL_WIDTH) + " = {s}", pw()),
+            ("{s}", _disguised("AKIA", FULL_WIDTH) + r(16, UPPER))]
+    held_out = [
+        ('{{"msg": "{{\\"token\\": \\"{s}\\"}}"}}', r(40, URLSAFE)),
+        ("{{\\\"DB_PASSWORD\\\": \\\"{s}\\\"}}", pw()),
+        ("GH_{s}", "ghp_" + r(36)), ("val_{s}", "hf_" + r(34)), ("the wifi passphrase is {s}", pw()),
+        ("pw for the router: {s}", pw()), ("Password was set to {s} by ops", pw()),
+        ("{s}", _disguised("sk-ant-", FULL_WIDTH) + r(40)), ("key ｇｌｐａｔ-{s}", r(20, URLSAFE)),
+        ("enter the password {s} when asked", pw()),
+    ]
+    rows = {"issue 53 r4: escaped JSON strings": escaped, "issue 53 r4: tokens glued after _ or a word char": glued,
+            "issue 53 r4: passwords said in prose": prose, "issue 53 r4: NFKC-equivalent characters": nfkc,
+            "issue 53 r4: held out (never tuned on)": held_out}
     return {group: [(line.format(s=secret), secret) for line, secret in lines] for group, lines in rows.items()}
 
 
@@ -293,6 +342,16 @@ def look_alikes() -> dict[str, list[str]]:
             'def test_login(client):\n    client.login(username="alice", password="password")',
             "fixtures/password.txt holds the fixture", "login(user, password)", "zip -P is weak encryption",
         ],
+        "issue 53 r4 look-alikes": [
+            '{\\"name\\": \\"alice\\", \\"role\\": \\"admin\\"}', 'printf "say \\"hi\\"\\n"', "C:\\new\\table\\x.txt",
+            '{"msg": "line\\nnext", "id": "' + _uuid() + '"}', "task_sk-learn-estimators", "the desk-ant-farm is closed",
+            "the password is stored in the keychain", "pw is 12 chars", "use password authentication",
+            "with password hashing enabled", "the pass is valid until 2024-12-01", "type the password in the box",
+            "the password was reset to default", "E=mc² and the oﬃce", f"sha256:{r(64, HEX)}",
+            'assert login("bob", password="password")', "tests/fixtures/password_reset.json",
+            "ＡＢＣ－１２３ ｶﾀｶﾅ", f"cache_{r(40, HEX)}", "the token is invalid", "the secret is out",
+            "progress [ 50%] done", "https://example.com/search?q=password%20reset",
+        ],
         "prefix-like words": [
             "the key-value store is Redis", "dapi is the Databricks CLI prefix", "SKU SK-1234 ships Monday",
             "ico-files live in assets/", "sha256~ is how OpenShift marks tokens", "pnu_ and pplx- are prefixes",
@@ -308,31 +367,142 @@ def found(line: str, secret: str) -> bool:
     return not any(piece in out for piece in pieces)
 
 
+def tables(verbose: bool = False, tuning: bool = False) -> dict:
+    """Misses per group of positives and false positives per group of look-alikes, with this process's memcli."""
+    out: dict = {"positives": {}, "look-alikes": {}, "misses": [], "wrong": []}
+    for group, rows in positives().items():
+        if tuning and "held out" in group:
+            continue
+        missed = [line for line, secret in rows if not found(line, secret)]
+        out["positives"][group] = [len(rows), len(missed)]
+        if verbose and "held out" not in group:
+            out["misses"] += [f"{group}: {line.splitlines()[0][:100]}" for line in missed]
+    for group, rows in look_alikes().items():
+        wrong = [line for line in rows if redact(line).text != line]
+        out["look-alikes"][group] = [len(rows), len(wrong)]
+        if verbose:
+            out["wrong"] += [f"{group}: {line.splitlines()[0][:100]} -> {redact(line).text.splitlines()[0][:100]}"
+                             for line in wrong]
+    return out
+
+
+OUTPUTS = {"plain": ("user", "u{n}"), "escaped secret names, no secret": ("token", "none"),
+           "a secret behind escapes on every line": ("token", "u{n}")}
+
+
+def tool_output(size: int, kind: str = "plain") -> str:
+    """A large tool output of the kinds a hook redacts: a test run, a log of JSON request bodies (escaped
+    strings), grep lines, source code. Plain, it holds no secret (the common case). The other kinds log
+    bodies with a `\\"token\\":` key, which makes redaction look closer at those lines: with a placeholder
+    value (nothing to find), or with a value redaction takes for a secret (the text is then read twice)."""
+    name, value = OUTPUTS[kind]
+    parts, n = [], 0
+    while sum(map(len, parts)) < size:
+        n += 1
+        parts += [f"tests/test_api.py::test_case_{n} PASSED [{n % 100:3d}%]",
+                  '{"level": "info", "msg": "request", "body": "{\\"%s\\": \\"%s\\", \\"items\\": [1, 2]}"}'
+                  % (name, value.format(n=n)),
+                  f"src/app/handlers.py:{n}:    return render(request, 'page_{n}.html', {{'count': {n}}})",
+                  f"    def handler_{n}(self, request):\n        value = self.cache.get('key:{n}')\n        return value or {n}",
+                  f"2026-12-06T03:{n % 60:02d}:00Z GET /api/items/{n}?page=2 200 {n % 997}ms ua=Mozilla/5.0"]
+    return "\n".join(parts)[:size]
+
+
+def timing(size: int, runs: int) -> dict[str, list[float]]:
+    """Seconds per redact() of each kind of tool output, `runs` times each."""
+    import time
+
+    redact(tool_output(1000))  # compile the detectors outside the timed runs
+    times: dict[str, list[float]] = {}
+    for kind in OUTPUTS:
+        text = tool_output(size, kind)
+        times[kind] = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            redact(text)
+            times[kind].append(time.perf_counter() - start)
+    return times
+
+
+def _other(path: str, args: list[str]) -> dict:
+    """This script's tables (or times) with the memcli of another checkout, in a fresh process run from a
+    neutral folder so that checkout's package is the one imported."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(path)}
+    with tempfile.TemporaryDirectory() as neutral:
+        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json", *args], env=env, cwd=neutral,
+                              capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
 def main() -> None:
+    import json
+    import os
+    import statistics
+
     parser = argparse.ArgumentParser()
     parser.add_argument("-v", "--verbose", action="store_true", help="List every miss and false positive.")
     parser.add_argument("--tuning", action="store_true", help="Leave the held-out group out (while tuning).")
+    parser.add_argument("--against", metavar="CHECKOUT", help="Also run the tables with another checkout's memcli "
+                        "(e.g. main's worktree) in the same run, and print both.")
+    parser.add_argument("--timing", type=int, default=0, metavar="BYTES",
+                        help="Also time redact() on a tool output of this many bytes (median of --runs).")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one side of --against
     args = parser.parse_args()
-    total_pos = total_fn = total_neg = total_fp = 0
-    print(f"{'positives':40} {'n':>4} {'FN':>4}")
-    for group, rows in positives().items():
-        if args.tuning and "held out" in group:
-            continue
-        missed = [line for line, secret in rows if not found(line, secret)]
-        total_pos, total_fn = total_pos + len(rows), total_fn + len(missed)
-        print(f"{group:40} {len(rows):4} {len(missed):4}")
-        if args.verbose and "held out" not in group:
-            for line in missed:
-                print("    missed:", line.splitlines()[0][:100])
-    print(f"\n{'look-alikes':40} {'n':>4} {'FP':>4}")
-    for group, rows in look_alikes().items():
-        wrong = [line for line in rows if redact(line).text != line]
-        total_neg, total_fp = total_neg + len(rows), total_fp + len(wrong)
-        print(f"{group:40} {len(rows):4} {len(wrong):4}")
-        if args.verbose:
-            for line in wrong:
-                print("    redacted:", line.splitlines()[0][:100], "->", redact(line).text.splitlines()[0][:100])
-    print(f"\nall: {total_fn}/{total_pos} secrets missed, {total_fp}/{total_neg} look-alikes redacted")
+    if args.json:
+        result = tables(args.verbose, args.tuning)
+        if args.timing:
+            result["times"] = timing(args.timing, args.runs)
+        print(json.dumps(result))
+        return
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    flags = (["-v"] if args.verbose else []) + (["--tuning"] if args.tuning else [])
+    sides = {"this": None}
+    if args.against:
+        sides = {"before": args.against, "after": here}
+    results: dict[str, dict] = {name: {} for name in sides}
+    rounds = 2 if args.timing and args.against else 1
+    for n in range(rounds):  # with --timing, the two sides alternate, so a load change hits both
+        for name, path in sides.items():
+            timed = ["--timing", str(args.timing), "--runs", str(args.runs)] if args.timing else []
+            got = _other(path, flags + timed) if path else json.loads(json.dumps(
+                {**tables(args.verbose, args.tuning), **({"times": timing(args.timing, args.runs)} if args.timing else {})}))
+            if n == 0:
+                results[name] = got
+            else:
+                for kind, times in got["times"].items():
+                    results[name]["times"][kind] += times
+    names = list(sides)
+    for section, what in (("positives", "missed"), ("look-alikes", "redacted")):
+        print(f"{section:48} {'n':>4} " + " ".join(f"{what + ' ' + name:>16}" for name in names))
+        total = {name: 0 for name in names}
+        count = 0
+        for group, (n, _) in results[names[-1]][section].items():
+            cells = []
+            for name in names:
+                row = results[name][section].get(group)
+                cells.append(f"{row[1]:16d}" if row else f"{'-':>16}")
+                total[name] += row[1] if row else 0
+            count += n
+            print(f"{group[:48]:48} {n:4d} " + " ".join(cells))
+        print(f"{'all':48} {count:4d} " + " ".join(f"{total[name]:16d}" for name in names) + "\n")
+    for name in names:
+        for line in results[name]["misses"]:
+            print(f"  {name} missed: {line}")
+        for line in results[name]["wrong"]:
+            print(f"  {name} redacted: {line}")
+    for kind in results[names[0]].get("times", {}) if args.timing else ():
+        medians = {name: statistics.median(results[name]["times"][kind]) for name in names}
+        runs = len(results[names[0]]["times"][kind])
+        print(f"redact() on a {args.timing}-byte tool output ({kind}), median of {runs} runs: "
+              + ", ".join(f"{name} {medians[name]:.3f} s" for name in names)
+              + (f", ratio after/before {medians['after'] / medians['before']:.2f}" if args.against else ""))
 
 
 if __name__ == "__main__":

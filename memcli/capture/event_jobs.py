@@ -9,8 +9,9 @@ thread) and, at Stop, PreCompact and SessionEnd, a `summary` job: the session's 
 turns before the latest prompt folded into a memory that holds them as written, then taken out of the
 thread (so search finds every prompt and answer, each stored once; the latest exchange is in the summary).
 Routine tools, paths the denylist ignores and repeated reads of an unchanged file are skipped with their
-reason counted. After a run, the digest of each project whose sessions it touched is written
-(memcli.capture.briefing), for the next SessionStart in that project.
+reason counted; an event whose command or URLs can reach an ignored file is kept as a note of why, never
+with its output (memcli.capture.ignored_content). After a run, the digest of each project whose sessions
+it touched is written (memcli.capture.briefing), for the next SessionStart in that project.
 
 Every capture job shares one scope, so one runner at a time works on a store's capture, in the order the
 events happened; and each is made to be run again after a kill at any instant: an event already folded
@@ -19,23 +20,26 @@ so it is stored once; a turn has a message id fixed by its event; a summary is c
 session's current one (found by its source) and written only when it says something new; a fold of turns
 has an id fixed by its range, and the turns it holds are taken out of the thread only after it is stored
 (taking them out again takes nothing). A job that
-fails is retried and then parked with its reason (`mem status`), and the others go on. Texts are
-redacted once, by the hook: nothing here runs the gate again.
+fails is retried and then parked with its reason (`mem status`), and the others go on. An event's texts
+are redacted once, by the hook; what a run reads from disk itself (the lines an edit is widened to) is
+redacted here.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections import Counter
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from memcli.capture import sessions
+from memcli.capture import diffs, sessions
 from memcli.capture.briefing import digest
 from memcli.capture.events import CAPTURE_SCOPE, EVENT_JOB
 from memcli.capture.knowledge import project_of_state
-from memcli.capture.observe import EDIT, READ, SEARCH, SHELL, _output_text, observe, paths_of, read_digest
+from memcli.capture.ignored_content import (BACKGROUND, IgnoredContent, background_tasks, input_strings, runs_a_command,
+                                            searches, withheld)
+from memcli.capture.observe import EDIT, READ, SEARCH, SHELL, Observation, _output_text, observe, paths_of, read_digest
 from memcli.capture.options import CaptureOptions
 from memcli.capture.spool import Spool
 from memcli.store import ids
@@ -65,6 +69,7 @@ class CaptureJobs:
         self.counts: Counter = Counter()
         self.projects: set[str] = set()  # whose sessions this run touched
         self._rules = None
+        self._contents: dict[str, IgnoredContent] = {}
 
     def _kept_if_exposed(self, handler: Callable[[Job], None], job: Job) -> None:
         """Run a handler; when what stays on this machine would reach git (memcli.store.folder), the job
@@ -174,11 +179,23 @@ class CaptureJobs:
             return
         state["tools"] = state.get("tools", 0) + 1
         paths, cwd = paths_of(record), record.get("cwd") or state["cwd"]
-        if any(self._ignored(path, cwd) for path in [*paths, *named_paths(record)]):
+        if any(self._ignored(path, cwd) for path in paths):
             self.counts["skipped: ignored path"] += 1
             return
-        if tool in SEARCH or (tool in SHELL and _searches(record)):
-            kept, dropped = self._lines_of_kept_files(_output_text(record.get("output")), cwd)
+        content = self._content(cwd)
+        named = content.named(record, tool in SHELL or (tool not in EDIT and runs_a_command(record.get("input"))))
+        held = state.setdefault("withheld_tasks", [])
+        if not named and held and set(held) & set(input_strings(record.get("input"))):
+            named = [BACKGROUND]  # the output of a command withheld when it went to the background
+        if named:  # what the event carries may be an ignored file's content: said, never kept
+            self.counts["withheld: names an ignored file"] += 1
+            held += background_tasks(record.get("output"))
+            del held[:-KEEP_APPLIED]
+            self._put_observation(state, job, Observation(tool, withheld(tool, named)))
+            return
+        if tool in SEARCH or tool in SHELL:
+            search = tool in SEARCH or searches(record.get("input"))
+            kept, dropped = content.kept_lines(_output_text(record.get("output")), search)
             if dropped:
                 record = {**record, "output": kept}
                 self.counts["removed: lines of ignored files"] += dropped
@@ -188,7 +205,7 @@ class CaptureJobs:
                 self.counts["skipped: unchanged read"] += 1
                 return
             state["read"].update(dict.fromkeys(paths, seen))
-        found = observe(record, self.options.max_output_chars)
+        found = observe(record, self.options.max_output_chars, self._file_text)
         if tool in SHELL and found.command:
             sessions.note_command(state, found.command, found.failed,
                                   record.get("error") or _output_text(record.get("output")), job.at)
@@ -196,6 +213,9 @@ class CaptureJobs:
             sessions.note_edit(state, found.files_changed, record.get("input"))
             if self._merged(state, job, found):
                 return
+        self._put_observation(state, job, found)
+
+    def _put_observation(self, state: dict, job: Job, found: Observation) -> None:
         data = {"session": state["id"], "client": state["client"], "tool": found.tool, "text": found.text,
                 "files": found.files_changed, "seq": state["seq"], "id": ids.keyed_id(_ms(job.at), job.key),
                 "events": [job.key]}
@@ -218,16 +238,25 @@ class CaptureJobs:
         self.counts["merged"] += 1
         return True
 
-    def _lines_of_kept_files(self, output: str, cwd: str) -> tuple[str, int]:
-        """A search's output less the lines it found in files the denylist excludes (`.env:3:KEY=...`)."""
-        kept, dropped = [], 0
-        for line in output.split("\n"):
-            found = MATCH_LINE.match(line)
-            if found and self._ignored(found.group(1), cwd):
-                dropped += 1
-            else:
-                kept.append(line)
-        return "\n".join(kept), dropped
+    def _content(self, cwd: str) -> IgnoredContent:
+        """The denylist's view of a session folder (memcli.capture.ignored_content), one per folder a run."""
+        if cwd not in self._contents:
+            self._contents[cwd] = IgnoredContent(cwd, lambda path: self._ignored(path, cwd),
+                                                 lambda root: self.mem.gate.ignore_rules(Path(root)))
+        return self._contents[cwd]
+
+    def _file_text(self, cwd: str, path: str) -> str | None:
+        """A file's text to place and widen an edit's hunks with: never an ignored file's, and redacted (what
+        it adds to the diff, whole lines around the change, was never through the hook's redaction)."""
+        from memcli.errors import Refused
+
+        if self._ignored(path, cwd):
+            return None
+        text = diffs.read_inside(cwd, path)
+        try:
+            return None if text is None else self.mem.gate.redact(text).text
+        except Refused:  # a private key's remains: no line of this file is worth that
+            return None
 
     def _ignored(self, path: str, cwd: str) -> bool:
         if self._rules is None:
@@ -318,69 +347,6 @@ class CaptureJobs:
         return count or (lambda text: -(-len(text) // 3))
 
 
-MATCH_LINE = re.compile(r"^([^\s:][^:\n]{0,300}?)[:-]\d+[:-]")  # grep -n, rg -n: path:line:text
-SEARCHERS = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "git"}
-READERS = {"cat", "tac", "less", "more", "head", "tail", "bat", "nl", "sed", "awk", "cut", "sort", "uniq", "wc",
-           "grep", "egrep", "fgrep", "rg", "ag", "ack", "xxd", "od", "hexdump", "strings", "base64", "source", ".",
-           "cp", "mv", "diff", "cmp", "jq", "yq", "openssl", "gpg", "docker", "env", "dotenv", "scp", "rsync", "tar",
-           "zip", "curl"}
-
-
-def named_paths(record: dict) -> list[str]:
-    """Files an event names beyond its input's path fields: the words of a shell command (`cat .env`,
-    `--env-file=.env`), a `file://` URL (a web fetch of a local file), an apply_patch's move target. Each
-    is decided by the denylist like any path: text read from an excluded file is not kept."""
-    found: list[str] = []
-    tool_input = record.get("input")
-    values = list(tool_input.values()) if isinstance(tool_input, dict) else [tool_input]
-    for value in values:
-        if not isinstance(value, str):
-            continue
-        if value.startswith("file://"):
-            from urllib.parse import unquote, urlsplit
-
-            found.append(unquote(urlsplit(value).path))
-        found += re.findall(r"(?m)^\*\*\* Move to: (.+)$", value)
-    if record.get("tool") in SHELL:
-        found += _files_read(_command(record))
-    return found
-
-
-def _files_read(command: str) -> list[str]:
-    """The files a shell command reads: the arguments of a reading command (`cat .env`, `grep KEY .env`,
-    `source .env`, `--env-file=.env`) in any part of a pipeline or list, and a redirect's (`< .env`)."""
-    files: list[str] = []
-    for part in re.split(r"\|\|?|&&|;|\n", command):
-        words = _words(part)
-        files += [word for before, word in zip(["", *words], words) if before == "<" and word]
-        files += [word[1:] for word in words if word.startswith("<") and len(word) > 1]
-        if not words or os.path.basename(words[0]) not in READERS:
-            continue
-        for word in words[1:]:
-            word = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
-            if word and not word.startswith("-") and len(word) < 4096:
-                files.append(word)
-    return files
-
-
-def _command(record: dict) -> str:
-    tool_input = record.get("input")
-    command = tool_input.get("command") if isinstance(tool_input, dict) else tool_input
-    return " ".join(map(str, command)) if isinstance(command, list) else command if isinstance(command, str) else ""
-
-
-def _words(command: str) -> list[str]:
-    import shlex
-
-    try:
-        return shlex.split(command, comments=True)
-    except ValueError:  # an unclosed quote: the plain words
-        return command.split()
-
-
-def _searches(record: dict) -> bool:
-    """Whether a shell command runs a search tool (its output lines name the files they come from)."""
-    return any(os.path.basename(word) in SEARCHERS for word in _words(_command(record))[:3])
 
 
 def _current(mem: Mem, source: str) -> list:

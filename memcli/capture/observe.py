@@ -9,9 +9,11 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from memcli.capture import diffs
 from memcli.capture.events import head_and_tail
+from memcli.capture.shell_words import argv_command
 
 SHELL = {"Bash", "shell", "exec_command", "run_shell_command", "local_shell", "container.exec"}
 READ = {"Read", "read_file", "read_many_files", "NotebookRead", "view"}
@@ -53,7 +55,11 @@ def paths_of(record: dict) -> list[str]:
     return [_relative(p, record.get("cwd") or "") for p in dict.fromkeys(found)]
 
 
-def observe(record: dict, max_chars: int) -> Observation:
+def observe(record: dict, max_chars: int, read: Callable[[str, str], str | None] = diffs.read_inside) -> Observation:
+    """The observation of a tool event. `read(cwd, path)` is a file's current text for placing an edit's
+    hunks and widening them to whole lines (memcli.capture.diffs), or None; what it returns ends up in
+    the observation, so it must be text that may be kept (the runner's reader skips ignored files and
+    redacts)."""
     tool, tool_input = record.get("tool", "unknown"), record.get("input")
     fields = tool_input if isinstance(tool_input, dict) else {}
     output = _output_text(record.get("output"))
@@ -63,14 +69,14 @@ def observe(record: dict, max_chars: int) -> Observation:
     status = "failed" if failed else "ok"
     if tool in SHELL:
         failed = failed or bool(FAILURE.search(error or output))
-        command = fields.get("command") if isinstance(fields.get("command"), str) else _text(fields.get("command"))
+        command = argv_command(fields.get("command", fields.get("cmd")))  # Codex's exec_command: `cmd`, argv lists
         code = record.get("exit_code")
         head = f"{tool}: ran `{command}` ({'failed' if failed else 'ok'}{f', exit {code}' if code else ''})"
         if isinstance(fields.get("description"), str):
             head += f": {fields['description']}"
         return Observation(tool, _join(head, head_and_tail(_both(error, output), max_chars)), command=command, failed=failed)
     if tool in EDIT:
-        body, done = _edit(record, fields, paths)
+        body, done = _edit(record, fields, paths, read)
         head = f"{tool}: {done or 'changed ' + (', '.join(paths) or 'a file')}" + (f" ({status}: {error})" if failed else "")
         return Observation(tool, _join(head, head_and_tail(body, max_chars)), files_changed=paths, failed=failed)
     if tool in READ:
@@ -92,14 +98,14 @@ def read_digest(record: dict) -> str:
     return hashlib.sha256(_output_text(record.get("output")).encode("utf-8", "replace")).hexdigest()[:16]
 
 
-def _edit(record: dict, fields: dict, paths: list[str]) -> tuple[str, str]:
+def _edit(record: dict, fields: dict, paths: list[str], read: Callable[[str, str], str | None]) -> tuple[str, str]:
     """The edit as a unified diff with its line numbers (memcli.capture.diffs), and for a patch what it did
     to each file ("changed a, added b"; empty when it only changed files)."""
     name = paths[0] if paths else "file"
     output, cwd = record.get("output"), record.get("cwd") or ""
     patch = _patch_text(record)
     if patch:
-        diff, files = diffs.from_codex_patch(patch, lambda path: diffs.read_inside(cwd, path))
+        diff, files = diffs.from_codex_patch(patch, lambda path: read(cwd, path))
         verbs = {"add": "added", "delete": "deleted", "update": "changed"}
         done = [f"moved {path} to {dest}" if dest else f"{verbs[action]} {path}" for action, path, dest in files]
         return diff or patch, ", ".join(done) if any(a != "update" or d for a, _, d in files) else ""
@@ -113,7 +119,7 @@ def _edit(record: dict, fields: dict, paths: list[str]) -> tuple[str, str]:
     pairs = [(old, new) for old, new in pairs if isinstance(old, str) and isinstance(new, str)]
     if pairs:
         source = next((fields[k] for k in PATH_KEYS if isinstance(fields.get(k), str)), name)
-        return diffs.from_replacements(name, pairs, diffs.read_inside(cwd, source)), ""
+        return diffs.from_replacements(name, pairs, read(cwd, source)), ""
     content = fields.get("content", fields.get("new_source"))
     if isinstance(content, str) and isinstance(output, dict) and output.get("type") == "create":
         return diffs.from_codex_patch(f"*** Add File: {name}\n" + "".join(

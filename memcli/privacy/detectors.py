@@ -39,6 +39,7 @@ from memcli.privacy.named_secrets import (
     PhraseDetector,
     ProseDetector,
     SAID,
+    SaidDetector,
     SPACED,
     TERRAFORM,
     VALUE_NAME,
@@ -53,7 +54,7 @@ from memcli.privacy.named_secrets import (
     said_accept,
     xml_accept,
 )
-from memcli.privacy.secret_values import Detector, PASSWORD_WORD, REFERENCE, SECRET_WORD, SECRET_WORDS, TOKEN_CHARS, generated, is_placeholder, looks_random, real_secret
+from memcli.privacy.secret_values import Detector, PASSWORD_WORD, REFERENCE, SECRET_WORD, SECRET_WORDS, TOKEN_CHARS, LEAD, generated, is_placeholder, looks_random, real_secret
 
 
 def _b64_head(value: str) -> bytes:
@@ -76,7 +77,7 @@ def _vendor_detectors() -> tuple[Detector, ...]:
     glued before or after it)."""
     from memcli.privacy.vendors import VENDOR_TOKENS
 
-    return tuple(Detector(kind, _c(rf"(?<![{TOKEN_CHARS}])(?:{token})(?![{TOKEN_CHARS}])"), keywords=keywords)
+    return tuple(Detector(kind, _c(rf"{LEAD}(?:{token})(?![{TOKEN_CHARS}])"), keywords=keywords)
                  for kind, keywords, token in VENDOR_TOKENS)
 
 
@@ -146,17 +147,17 @@ BUILTIN: tuple[Detector, ...] = (
             r"""[ \t]*(?:=>|:=|[:=]|[ \t])[ \t]*["']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"""
         ),
     ),
-    Detector("github-token", _c(rf"(?<![{TOKEN_CHARS}])(?:gh[pousr]_[A-Za-z0-9]{{36,255}}|github_pat_[A-Za-z0-9_]{{50,255}})(?![{TOKEN_CHARS}])")),
-    Detector("gitlab-token", _c(rf"(?<![{TOKEN_CHARS}])glpat-[{TOKEN_CHARS}]{{20,}}"), lambda m: looks_random(m.group())),
-    Detector("npm-token", _c(rf"(?<![{TOKEN_CHARS}])npm_[A-Za-z0-9]{{36}}(?![{TOKEN_CHARS}])")),
-    Detector("huggingface-token", _c(rf"(?<![{TOKEN_CHARS}])hf_[A-Za-z0-9]{{34}}(?![{TOKEN_CHARS}])")),
-    Detector("anthropic-key", _c(rf"(?<![{TOKEN_CHARS}])sk-ant-[{TOKEN_CHARS}]{{20,}}"), lambda m: looks_random(m.group())),
+    Detector("github-token", _c(rf"(?:gh[pousr]_[A-Za-z0-9]{{36,255}}|github_pat_[A-Za-z0-9_]{{50,255}})(?![{TOKEN_CHARS}])")),
+    Detector("gitlab-token", _c(rf"glpat-[{TOKEN_CHARS}]{{20,}}"), lambda m: looks_random(m.group())),
+    Detector("npm-token", _c(rf"{LEAD}npm_[A-Za-z0-9]{{36}}(?![{TOKEN_CHARS}])")),
+    Detector("huggingface-token", _c(rf"{LEAD}hf_[A-Za-z0-9]{{34}}(?![{TOKEN_CHARS}])")),
+    Detector("anthropic-key", _c(rf"sk-ant-[{TOKEN_CHARS}]{{20,}}"), lambda m: looks_random(m.group())),
     Detector(
         "openai-key",
-        _c(rf"(?<![{TOKEN_CHARS}])sk-(?:(?:proj|svcacct|admin|None)-[{TOKEN_CHARS}]{{20,}}|[A-Za-z0-9]{{32,}}(?![{TOKEN_CHARS}]))"),
+        _c(rf"(?:sk-(?:proj|svcacct|admin|None)-[{TOKEN_CHARS}]{{20,}}|{LEAD}sk-[A-Za-z0-9]{{32,}}(?![{TOKEN_CHARS}]))"),
         lambda m: looks_random(m.group()),
     ),
-    Detector("slack-token", _c(rf"(?<![{TOKEN_CHARS}])(?:xox[baprs]|xapp)-[A-Za-z0-9-]{{10,}}"), lambda m: looks_random(m.group())),
+    Detector("slack-token", _c(rf"(?:xox[baprs]|xapp)-[A-Za-z0-9-]{{10,}}"), lambda m: looks_random(m.group())),
     Detector(
         "slack-webhook",
         _c(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/-]{20,})"),
@@ -178,8 +179,8 @@ BUILTIN: tuple[Detector, ...] = (
         lambda m: looks_random(m.group("secret")),
         keywords=("code=",),
     ),
-    Detector("stripe-key", _c(rf"(?<![{TOKEN_CHARS}])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{{20,}}(?![{TOKEN_CHARS}])")),
-    Detector("google-api-key", _c(rf"(?<![{TOKEN_CHARS}])AIza[0-9A-Za-z_-]{{35}}(?![{TOKEN_CHARS}])")),
+    Detector("stripe-key", _c(rf"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{{20,}}(?![{TOKEN_CHARS}])")),
+    Detector("google-api-key", _c(rf"{LEAD}AIza[0-9A-Za-z_-]{{35}}(?![{TOKEN_CHARS}])")),
     *_vendor_detectors(),
     SEED_PHRASE,
     Detector(  # an AWS secret key without its label, beside its key id (a credentials CSV, a pasted pair) or
@@ -208,7 +209,7 @@ BUILTIN: tuple[Detector, ...] = (
         _c(r"(?<![\w$])\$(?:1|2[abxy]?|5|6|y|7|apr1|argon2(?:id|i|d))\$[./A-Za-z0-9$=,+-]{16,}"),
     ),
     Detector("password-hash", _c(r"\{SSHA?\}[A-Za-z0-9+/]{27,}={0,2}")),  # htpasswd's SHA1
-    Detector("jwt", _c(rf"(?<![{TOKEN_CHARS}])eyJ[{TOKEN_CHARS}]{{5,}}\.[{TOKEN_CHARS}]{{5,}}\.[{TOKEN_CHARS}]*(?![.{TOKEN_CHARS}])")),
+    Detector("jwt", _c(rf"{LEAD}eyJ[{TOKEN_CHARS}]{{5,}}\.[{TOKEN_CHARS}]{{5,}}\.[{TOKEN_CHARS}]*(?![.{TOKEN_CHARS}])")),
     Detector(
         "bearer-token",
         _c(
@@ -264,7 +265,7 @@ BUILTIN: tuple[Detector, ...] = (
     ),
     *COMMANDS,
     Detector("password", LINE_PASSWORD, line_password_accept),
-    Detector("password", SAID, said_accept),  # "the ssh password is ..."
+    SaidDetector("password", SAID, said_accept),  # "the ssh password is ...", "my token is ..."
     AssignmentDetector("secret", SPACED, assignment_accept),  # Dockerfile ENV, fish set -x
     AssignmentDetector("secret", NAME_VALUE, assignment_accept),  # Kubernetes, ECS, .NET and Spring XML
     AssignmentDetector("secret", VALUE_NAME, assignment_accept),

@@ -60,7 +60,10 @@ log = logging.getLogger("memcli")
 
 
 def _absolute(path: Path | str) -> str:
-    return os.path.abspath(os.fspath(path))
+    """The absolute path, with a leading `//` as `/` (POSIX keeps it apart, so no folder above it would
+    ever be the root)."""
+    found = os.path.abspath(os.fspath(path))
+    return "/" + found.lstrip("/") if found.startswith("//") else found
 
 
 def _inside(path: str, folder: str) -> bool:

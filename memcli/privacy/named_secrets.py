@@ -172,15 +172,46 @@ TERRAFORM = re.compile(
 )
 # An XML element named like a secret (`<password>...</password>` in Maven's settings.xml).
 XML = re.compile(rf"""<(?P<key>[\w:.-]*?(?:{SECRET_WORDS}))>(?P<bare1>[^<>\s][^<>\n]*?)</(?P=key)>""", re.IGNORECASE)
-# A password said in a sentence: `the ssh password is Xk3-lamp`, `wifi passphrase was: ...`.
-SAID = re.compile(r"""\b(?:password|passphrase|passwd|pin)[ \t]+(?:is|was|=|is[ \t]+now|:)[ \t]+["'`]?"""
-                   r"""(?P<secret>[^\s"'`]+?)["'`]?(?=[.,;!?)]*(?:\s|$))""", re.IGNORECASE)
+# A password said in a sentence: `the ssh password is Xk3-lamp`, `wifi passphrase was: ...`, `my pw is ...`,
+# `the password for prod is ...`, `the db password was changed to ...`, `use password ... to log in`,
+# `Password is "two words"`. A closing `!` belongs to the value (`hunter2-Blue!`): losing an exclamation
+# mark costs less than keeping the last character of a password.
+_SAID_NAME = r"(?:password|passphrase|passwd|passcode|pwd|pw|pass|pin)"
+_SAID_VALUE = r"""["'`]?(?P<secret>(?<=["'`])[^"'`\n]{4,64}(?=["'`])|[^\s"'`]+?)["'`]?(?=[.,;?)]*(?:\s|$))"""
+_SAID_FOR = r"[ \t]+(?:for|of|on|to)[ \t]+(?:the[ \t]+)?[\w.@/-]+(?:[ \t]+(?:account|user|server|box|db|database))?"
+_SAID_VERB = (r"[ \t]+(?:(?:is|was|has[ \t]+been)[ \t]+)?(?:changed|set|reset)[ \t]+to|[ \t]+is[ \t]+now|[ \t]+is|[ \t]+was"
+              r"|[ \t]+[:=]|[ \t]*(?:->|=>)")
+
+
+def _said(names: str) -> re.Pattern:
+    return re.compile(
+        rf"""(?:(?<![\w-]){names}(?:(?:{_SAID_FOR})?(?:{_SAID_VERB})|{_SAID_FOR}[:=])[ \t]+"""
+        rf"""|(?<![\w-])(?:use|using|with|enter|type)[ \t]+(?:the[ \t]+)?{names}[ \t]+){_SAID_VALUE}""",
+        re.IGNORECASE)
+
+
+# The same sentences say a token or key (`my token is ...`, `the API secret is ...`); what is said of one
+# must look generated (12+ characters, letters and digits), since `the token is invalid` is prose. One
+# pattern for both: each scan of a long text costs.
+SAID = _said(rf"(?:{_SAID_NAME}|(?:api|access|secret|auth|private|client)[ \t_-]?(?:key|token|secret)|secret|token)")
+_SAID_PASSWORD = re.compile(rf"(?<![\w-]){_SAID_NAME}(?![\w-])", re.IGNORECASE)
+
+
+def _said_password(m: re.Match) -> bool:
+    return _SAID_PASSWORD.search(m.string, m.start(), m.start("secret")) is not None
 
 
 def said_accept(m: re.Match) -> bool:
     value = m.group("secret")
+    if not _said_password(m) and (len(value) < 12 or not looks_random(value)):
+        return False
     return (len(value) >= 6 and any(c.isdigit() or not c.isalnum() for c in value) and any(c.isalpha() for c in value)
             and not is_placeholder(value) and not REFERENCE.match(value) and not CODE.match(value))
+
+
+class SaidDetector(Detector):
+    def kind_of(self, m: re.Match) -> str:
+        return "password" if _said_password(m) else "secret"
 
 
 def xml_accept(m: re.Match) -> bool:

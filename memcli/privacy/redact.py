@@ -38,7 +38,66 @@ class Redaction:
 
 
 def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
-    """Replace every secret found by the built-in detectors and the store's `extra` patterns."""
+    """Replace every secret found by the built-in detectors and the store's `extra` patterns.
+
+    A text holding escaped strings (JSON inside JSON, a log of a request body: `{\\"api_key\\": \\"...\\"}`,
+    `\\u0022` quotes, or percent-encoded in a URL: `%22password%22%3A%22...`) is read a second time with its
+    escapes undone (up to three levels); when that finds more, the text is kept so, one level plainer,
+    with those secrets out."""
+    found = _redacted(text, extra)
+    if "\\" not in text and "%" not in text:
+        return found
+    suspect = [line for line in text.split("\n") if ("\\" in line or "%" in line) and _escapes_hide_secrets(line)]
+    if suspect and _redacted(_plainer("\n".join(suspect)), extra).total:  # only then the whole text again
+        plainer = _redacted(_plainer(text), extra)
+        if plainer.total > found.total:
+            return plainer
+    return found
+
+
+def _plainer(text: str) -> str:
+    for _ in range(3):
+        text = _PERCENT.sub(_decoded_percent, _ESCAPE.sub(_unescaped, text))
+        if not _ESCAPE.search(text) and not _PERCENT.search(text):
+            break
+    return text
+
+
+_ESCAPE = re.compile(r"\\([\\\"'/ntr]|u00(?:22|27|3[aAdD]))")
+_PERCENT = re.compile(r"%(?:2[27]|3[aAdD]|7[bBdD]|2[cC]|20)")  # quotes, `:`, `=`, braces, `,`, space
+
+
+def _decoded_percent(m: re.Match) -> str:
+    return chr(int(m.group()[1:], 16))
+
+
+# Where escapes can hide a secret from the detectors: a secret-like name closed by an escaped quote
+# (`\\"api_key\\":`, `\\u0022`, `%22`) or followed by an encoded `=` or `:` (`password%3D`), or a
+# token-like run glued to an escaped newline or tab (`\\nAKIA...`). Text with neither (most escaped JSON)
+# is read once. Both are found from their backslash or percent sign, which the regex engine looks for
+# fast; the name before a quote is then checked.
+_ESCAPED_QUOTE = re.compile(r"\\+(?:[\"']|u00(?:22|27))|%2[27]|%3[aAdD]")
+_ESCAPED_GLUE = re.compile(r"\\[ntr][A-Za-z0-9_+/-]{16,}")
+_SECRET_NAME_ENDS = ("pass", "password", "passwd", "passphrase", "pw", "pwd", "secret", "token", "key", "auth",
+                     "credential", "credentials", "id", "cookie", "sig")
+
+
+def _escapes_hide_secrets(text: str) -> bool:
+    if _ESCAPED_GLUE.search(text):
+        return True
+    return any(text[max(0, m.start() - 12):m.start()].lower().endswith(_SECRET_NAME_ENDS)
+               for m in _ESCAPED_QUOTE.finditer(text))
+
+
+_UNESCAPED = {"n": "\n", "t": "\t", "r": "\r", "u0022": '"', "u0027": "'", "u003a": ":", "u003A": ":",
+              "u003d": "=", "u003D": "="}
+
+
+def _unescaped(m: re.Match) -> str:
+    return _UNESCAPED.get(m.group(1), m.group(1))
+
+
+def _redacted(text: str, extra: Iterable[dict]) -> Redaction:
     counts: Counter[str] = Counter()
     text = _wrapped_shapes(_plain_tokens(text), counts)
     for detector in BUILTIN + store_detectors(extra):
@@ -48,32 +107,48 @@ def redact(text: str, extra: Iterable[dict] = ()) -> Redaction:
     return Redaction(text, dict(counts))
 
 
-# Zero-width characters and full-width forms that a chat, a document or a hostile hand can leave inside
-# a key; shapes would not see the key through them.
-_DISGUISE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff\uff01-\uff5e]")
+# Characters a chat, a document or a hostile hand can leave inside a key, which shapes would not see it
+# through: zero-width characters, and compatibility forms whose NFKC form is ASCII (full-width letters and
+# digits, ligatures such as U+FB01, mathematical and circled letters, superscript digits).
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
-_DISGUISED_RUN = re.compile("[A-Za-z0-9_+/=.:~\u00ad\u200b-\u200d\u2060\ufeff\uff01-\uff5e-]{12,}")
+_RUN = re.compile(r"(?:[A-Za-z0-9_+/=.:~-]|[^\x00-\x7f\s])+")
+
+
+@lru_cache(maxsize=4096)
+def _plain_char(c: str) -> str:
+    import unicodedata
+
+    plain = unicodedata.normalize("NFKC", c)
+    return plain if plain.isascii() and plain.isprintable() else c
 
 
 def _plain_tokens(text: str) -> str:
-    """Token-like runs written plainly: zero-width characters dropped, full-width letters and digits as
-    ASCII. A run that starts in ASCII changes whenever it holds such characters; one written in
-    full-width forms from its start changes only when its plain form is a known key shape, so text
-    written in full-width forms stays as it is."""
-    if not _DISGUISE.search(text):
+    """Token-like runs written plainly: zero-width characters dropped, each compatibility character whose
+    NFKC form is ASCII written so. A run of 12 or more that starts in ASCII changes whenever it holds
+    such characters; any other changes only when its plain form is a known key shape or holds a secret's
+    name (`ｐａｓｓｗｏｒｄ=`), so text written in full-width forms (and `mc²`) stays as it is."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    if unicodedata.is_normalized("NFKC", text) and not any(c in text for c in "\u00ad\u200b\u200c\u200d\u2060\ufeff"):
         return text
     from memcli.privacy.detectors import SHAPES
+    from memcli.privacy.secret_values import SECRET_WORD
 
     def plain(m: re.Match) -> str:
         run = m.group()
-        if not _DISGUISE.search(run):
+        if run.isascii():
             return run
-        plain_run = "".join(chr(ord(c) - 0xFEE0) if "\uff01" <= c <= "\uff5e" else c for c in run.translate(_INVISIBLE))
-        if run[0].isascii() or any(detector.pattern.search(plain_run) for detector in SHAPES):
+        plain_run = "".join(map(_plain_char, run.translate(_INVISIBLE)))
+        if plain_run == run:
+            return run
+        if (len(run) >= 12 and run[0].isascii()) or SECRET_WORD.search(plain_run) \
+                or any(detector.pattern.search(plain_run) for detector in SHAPES):
             return plain_run
         return run
 
-    return _DISGUISED_RUN.sub(plain, text)
+    return _RUN.sub(plain, text)
 
 
 # Two token-like runs, the first at a line's end and the second at the next line's start (a key wrapped

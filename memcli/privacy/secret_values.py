@@ -11,6 +11,10 @@ from typing import Callable
 
 # Characters that may continue a token; a shape-matched token must not be glued to more of them.
 TOKEN_CHARS = r"A-Za-z0-9_-"
+# Before a token known by its prefix: not a letter, digit or dash (the token would be the tail of a longer
+# word), but an underscore may be (`_ghp_...`, `MY_x_sk-...`: a name glued on). Prefixes that no word
+# holds (`ghp_`, `sk-ant-`, `xoxb-`, `glpat-`) are found after any character (`\nghp_...` in escaped JSON).
+LEAD = r"(?<![A-Za-z0-9-])"
 
 
 @dataclass(frozen=True)

@@ -174,6 +174,15 @@ def test_one_pass_redaction_of_a_record_finds_what_the_gate_finds_field_by_field
     assert fast["output"]["lines"][1] == "plain" and fast["n"] == 3
 
 
+def test_an_unknown_event_name_holding_a_token_is_counted_redacted(project):
+    token = github_token()
+    for name in (token, f"Weird{token}", f"<{token}>"):
+        assert hook(claude(name, project)).returncode == 0
+    state = (project / ".mem" / ".capture" / "state.json").read_text()
+    status = ok("status").stdout + ok("status", "--json").stdout
+    assert token not in state and token not in status and "bad payload" in status
+
+
 def test_a_payload_nested_five_thousand_deep_exits_0_and_is_counted(project):
     deep = '{"hook_event_name": "PostToolUse", "cwd": "%s", "tool_input": %s}' % (project, "[" * 5000 + "]" * 5000)
     result = hook(deep)

@@ -131,3 +131,10 @@ def test_a_failed_command_keeps_its_output_and_its_exit_code_in_every_client(tmp
     if telling:
         assert telling in found.text
     assert "Command exited with code" not in found.text and "untrusted_context" not in found.text
+
+
+@pytest.mark.parametrize("tool_input, command", [({"cmd": "pytest -q"}, "pytest -q"),
+                                                 ({"command": ["bash", "-lc", "pytest -q"]}, "bash -lc 'pytest -q'")])
+def test_a_codex_exec_says_the_command_it_ran_whether_cmd_or_an_argv_list(tool_input, command):
+    found = observe(tool("exec_command", tool_input, "1 passed"), 6000)
+    assert found.command == command and found.text.startswith(f"exec_command: ran `{command}` (ok)")

@@ -52,6 +52,13 @@ def test_builtin_defaults_ignore_names_in_any_case(store):
     assert not rules.is_ignored("ENVIRONMENT.md")
 
 
+def test_a_path_written_with_a_leading_double_slash_is_decided_as_with_one(store):
+    """POSIX keeps a leading `//` apart; a command word like `file://localhost/...`'s path must still be decided."""
+    rules = IgnoreRules.load(store)
+    assert rules.is_ignored("/" + str(store / ".env"))
+    assert not rules.is_ignored("/" + str(store / "notes.md"))
+
+
 def test_a_memignore_minds_case_where_the_file_system_does(store, monkeypatch):
     from memcli.privacy import patterns
 

@@ -1,0 +1,222 @@
+"""Whether a tool event can carry what a file the denylist excludes holds, and the lines of a search's
+output that come from such a file.
+
+An event's input path fields are decided by the caller; this is about the names an event gives in other
+ways: the words of a shell command (memcli.capture.shell_words: behind sudo, `bash -c`, `python -c`,
+subshells, xargs, find -exec, redirections and `tee`), globs expanded against the project's real files
+(`cat .e*`), a `file:` URL in any field, in any case, percent-encoded or nested (`FILE:///app/%2Eenv`, a
+URL inside another's query), an apply_patch's move target. A command that can reach files none of its
+words names (`xargs cat`, `find -exec cat {}`, `grep -rh`) can name an ignored file when the project
+holds one. Its output is then withheld whole: over-dropping loses an output, under-dropping leaks a secret.
+
+Search output (grep, rg, ag, git grep, a client's Grep tool, whatever runs them) names the file of each
+line in several layouts: `path:line:text`, `path:text` (no `-n`), `path-line-text` (context),
+`HEAD:path:text`, rg's `--json` records, `Binary file path matches`, or a heading line holding the path alone with its matches
+below (`rg --heading`, `git grep --heading`, `tail`'s `==> path <==`, read_many_files' `--- path ---`). A line naming an ignored
+file goes, and so do the lines under an ignored heading, up to the next line that names a kept file.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from typing import Callable
+from urllib.parse import unquote
+
+from memcli.capture.shell_words import argv_command, command_words
+
+SHELL_KEYS = ("command", "cmd", "argv", "args", "script")
+GLOB = re.compile(r"[*?\[]")
+FILE_URL = re.compile(r"(?i)\bfile:(?://(?:localhost)?)?(?P<path>[^\s'\"<>?#&|;]+)")
+MOVE = re.compile(r"(?m)^\*\*\* Move to: (.+)$")
+# A grep-like line's file: before its first colon (or `-N-` of a context line), after a `HEAD:`-like
+# revision, or a binary file's notice.
+_LINE_FILES = re.compile(r"^(?P<a>[^:\n]{1,300}?)(?::(?P<b>[^:\n]{1,300}?))?:|^(?P<c>[^\n]{1,300}?)-\d+-")
+# A file's text under a line naming it: `tail`/`head` of several files (`==> path <==`), read_many_files
+# (`--- path ---`).
+_SECTION = re.compile(r"^(?:==> (.+) <==|--- (.+) ---)$")
+_JSON_PATH = re.compile(r'"path"\s*:\s*(?:\{\s*"text"\s*:\s*)?"((?:[^"\\]|\\.){1,300})"')  # rg --json
+_BINARY = re.compile(r"^(?:Binary file (.+) matches|grep: (.+): binary file matches)$")
+_PATHLIKE = re.compile(r"^[\w./@+~ -]{1,300}$")
+UNNAMED = ""  # in `named`: the command reaches files none of its words names, and the folder holds an ignored one
+BACKGROUND = "the background task of a withheld command"
+# How a client says a command went on in the background, and the id a later call fetches its output by
+# (Claude Code's `Command running in background with ID: b1x2`, then TaskOutput/BashOutput with that id).
+_BACKGROUND_ID = re.compile(r'(?:in background with ID:?\s*|"(?:backgroundTaskId|task_id|shell_id|bash_id)"\s*:\s*")'
+                            r"([\w-]{4,64})")
+MAX_GLOB = 5000  # names one glob may expand to before it counts as naming everything
+MAX_WALK = 50_000  # entries a walk for ignored files looks at before it assumes there is one
+
+
+class IgnoredContent:
+    """The denylist's view of one session folder. `ignored(path)` decides one name (relative to `cwd`);
+    `walk_rules()` gives rules to walk `cwd` with (memcli.privacy.ignore.IgnoreRules)."""
+
+    def __init__(self, cwd: str, ignored: Callable[[str], bool], walk_rules: Callable[[str], object]):
+        self.cwd = cwd
+        self._decide = ignored
+        self._walk_rules = walk_rules
+        self._decided: dict[str, bool] = {}
+        self._any_ignored: bool | None = None
+
+    def ignored(self, name: str) -> bool:
+        if name not in self._decided:
+            self._decided[name] = bool(name.strip()) and self._decide(os.path.expanduser(name))
+        return self._decided[name]
+
+    # -- what an event names ------------------------------------------------------------------------
+
+    def named(self, record: dict, shell: bool) -> list[str]:
+        """The ignored files (as named) that the event's command, URLs or patch can reach; UNNAMED for a
+        command that reaches files it does not name in a folder holding an ignored one."""
+        found: list[str] = []
+        strings = list(_strings(record.get("input")))
+        for value in strings:
+            found += [path for path in _file_urls(value) if self.ignored(path)]
+            found += [path.strip() for path in MOVE.findall(value) if self.ignored(path.strip())]
+        if shell:
+            words = command_words(_command(record.get("input")))
+            for word in words.words:
+                found += self._reached(word)
+            if words.wide and self._holds_ignored_file():
+                found.append(UNNAMED)
+        return list(dict.fromkeys(found))
+
+    def _reached(self, word: str) -> list[str]:
+        if self.ignored(word):
+            return [word]
+        if not GLOB.search(word) or not self.cwd or not os.path.isabs(self.cwd):
+            return []
+        pattern = os.path.expanduser(word)
+        hits = []
+        for n, path in enumerate(glob.iglob(pattern, root_dir=None if os.path.isabs(pattern) else self.cwd,
+                                            recursive=True)):
+            if n >= MAX_GLOB:
+                return [word]
+            if self.ignored(path):
+                hits.append(path)
+        return hits
+
+    def _holds_ignored_file(self) -> bool:
+        """Whether the session's folder holds a file the denylist ignores (outside ignored folders, which a
+        walk does not enter); a folder too large to look through counts as holding one."""
+        if self._any_ignored is None:
+            self._any_ignored = False
+            if self.cwd and os.path.isdir(self.cwd):
+                for n, (_, match, pinned) in enumerate(self._walk_rules(self.cwd).walk()):
+                    if n >= MAX_WALK or (match is not None and match.ignored and pinned is not None):
+                        self._any_ignored = True
+                        break
+        return self._any_ignored
+
+    # -- search output ------------------------------------------------------------------------------
+
+    def kept_lines(self, output: str, search: bool) -> tuple[str, int]:
+        """The output less the lines that come from ignored files, and how many went. A line holding a
+        path alone is a heading only in a search's output (`search`); elsewhere (`ls -a`, `git status`)
+        it is just a name."""
+        kept, dropped, under_ignored = [], 0, False
+        for line in output.split("\n"):
+            section = _SECTION.match(line)
+            heading = (section.group(1) or section.group(2)) if section else line.strip() if search else ""
+            if heading and _PATHLIKE.match(heading) and ("/" in heading or "." in heading):
+                if self.ignored(heading):
+                    under_ignored = True
+                    dropped += 1
+                    continue
+                if under_ignored and (section or os.path.exists(os.path.join(self.cwd, heading))):
+                    under_ignored = False
+            if under_ignored or self._names_ignored(line):
+                dropped += 1
+            else:
+                kept.append(line)
+        return "\n".join(kept), dropped
+
+    def _names_ignored(self, line: str) -> bool:
+        if '"path"' in line and any(self.ignored(m.group(1)) for m in _JSON_PATH.finditer(line)):
+            return True
+        binary = _BINARY.match(line)
+        if binary:
+            return self.ignored(binary.group(1) or binary.group(2))
+        found = _LINE_FILES.match(line)
+        if not found:
+            return False
+        return any(name and _PATHLIKE.match(name) and self.ignored(name) for name in found.group("a", "b", "c"))
+
+
+def searches(tool_input) -> bool:
+    """Whether a command runs a search tool anywhere in it (`bash -lc 'rg --heading KEY'`)."""
+    return command_words(_command(tool_input)).searches
+
+
+def runs_a_command(tool_input) -> bool:
+    """Whether a tool's input gives a command to run (an MCP server's shell tool, `{"command": ...}`)."""
+    return isinstance(tool_input, dict) and any(isinstance(tool_input.get(key), (str, list)) for key in ("command", "cmd"))
+
+
+def background_tasks(output) -> list[str]:
+    """The ids of background tasks a tool's output reports (memcli.capture.event_jobs withholds a later
+    call that fetches the output of one started by a withheld command)."""
+    import json
+
+    text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
+    return list(dict.fromkeys(_BACKGROUND_ID.findall(text)))
+
+
+def input_strings(tool_input) -> list[str]:
+    return list(_strings(tool_input))
+
+
+def _command(tool_input) -> str:
+    if isinstance(tool_input, dict):
+        return " ; ".join(argv_command(tool_input[key]) for key in SHELL_KEYS if key in tool_input)
+    return argv_command(tool_input)
+
+
+def _strings(value, depth: int = 0):
+    """Every string in a tool's input, nested or not (keys too)."""
+    if depth > 32:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str):
+                yield key
+            yield from _strings(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item, depth + 1)
+
+
+def _file_urls(value: str) -> list[str]:
+    """The local paths of the `file:` URLs in a text, decoded as often as they were encoded (a URL inside
+    another's query is encoded once more)."""
+    if "file" not in value.lower() and "%" not in value:
+        return []
+    paths, seen = [], set()
+    for _ in range(4):
+        if value in seen:
+            break
+        seen.add(value)
+        paths += [unquote(m.group("path")) for m in FILE_URL.finditer(value)]
+        value = unquote(value)
+    return list(dict.fromkeys(paths))
+
+
+def withheld(tool: str, names: list[str]) -> str:
+    """The text of an observation whose event named ignored files: which (redacted, as the hook's texts
+    are) and why nothing else of it is kept."""
+    from memcli.privacy.redact import redact
+
+    named = [os.path.basename(name.rstrip("/")) or name for name in names if name not in (UNNAMED, BACKGROUND)]
+    said = []
+    if named:
+        said.append(f"named {redact(', '.join(named[:5])[:300]).text}, which the denylist ignores")
+    if BACKGROUND in names:
+        said.append("fetched the output of a background task whose command was withheld")
+    if UNNAMED in names:
+        said.append("reached files it does not name (xargs, find -exec, an archive, a listing) in a folder "
+                    "holding ignored ones")
+    return f"{tool}: {'; '.join(said)}: its input and output are not kept (`mem ignore check -v` explains a name)"
