@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
-from retrieval import DEVCONTENT, KEYWORD_NOTES  # noqa: E402
+from retrieval import DEVCONTENT, KEYWORD_NOTES, devcontent_questions  # noqa: E402
 from spread import build  # noqa: E402
 
 CONCEPT_NOTES = ROOT / "bench" / "data" / "concept_notes.json"
@@ -175,13 +175,7 @@ def corpora() -> dict[str, tuple[list, list]]:
                              ("build", "Move the billing cron to Fly.io machines", None)],
                             [("rate limiting", {"scraper"}, "tour")])
     if DEVCONTENT is not None:
-        items = [json.loads(line) for line in (DEVCONTENT / "items.jsonl").read_text().splitlines() if line.strip()]
-        asked = []
-        for line in (DEVCONTENT / "retrieval.jsonl").read_text().splitlines():
-            if line.strip():
-                query = json.loads(line)
-                split = "check" if int(query["id"].rsplit("-", 1)[1]) % 3 == 0 else "tune"
-                asked.append((query["query"], set(query["relevant"]), split))
+        items, asked = devcontent_questions()
         found["devcontent"] = ([(i["id"], i["raw"], None) for i in items], asked)
     return found
 

@@ -189,7 +189,9 @@ def split_corpus(name: str, items: list, asked: list[tuple[str, set[str], str]],
                       f" {seconds / max(1, len(questions_)):8.4f}")
 
 
-def devcontent(work: Path, versions: dict[str, Path], modes: dict[str, list[str]]) -> None:
+def devcontent_questions() -> tuple[list[dict], list[tuple[str, set, str]]]:
+    """The devcontent items and its retrieval questions as (query, relevant ids, split): every third
+    question is the check split, never tuned on."""
     items = [json.loads(line) for line in (DEVCONTENT / "items.jsonl").read_text().splitlines() if line.strip()]
     asked = []
     for line in (DEVCONTENT / "retrieval.jsonl").read_text().splitlines():
@@ -197,6 +199,11 @@ def devcontent(work: Path, versions: dict[str, Path], modes: dict[str, list[str]
             query = json.loads(line)
             split = "check" if int(query["id"].rsplit("-", 1)[1]) % 3 == 0 else "tune"
             asked.append((query["query"], set(query["relevant"]), split))
+    return items, asked
+
+
+def devcontent(work: Path, versions: dict[str, Path], modes: dict[str, list[str]]) -> None:
+    items, asked = devcontent_questions()
     split_corpus("devcontent", [(item["id"], item["raw"], None) for item in items], asked, work, versions, modes)
 
 

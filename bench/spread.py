@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
 from min_score import nonsense, vocabulary  # noqa: E402
-from retrieval import DEFAULT_DATA, DEVCONTENT, KEYWORD_NOTES, questions, turns  # noqa: E402
+from retrieval import DEFAULT_DATA, KEYWORD_NOTES, devcontent_questions, questions, turns  # noqa: E402
 
 K = 10
 
@@ -90,13 +90,7 @@ def collect(out: Path) -> None:
         mem, keys = build(work / "notes", [(n["id"], n["text"], None) for n in data["notes"]], "notes")
         rows += features(mem, keys, [(q["q"], set(q["relevant"]), q["split"]) for q in data["queries"]], "notes")
         print(f"notes: {len(rows)} queries", file=sys.stderr)
-        items = [json.loads(line) for line in (DEVCONTENT / "items.jsonl").read_text().splitlines() if line.strip()]
-        asked = []
-        for line in (DEVCONTENT / "retrieval.jsonl").read_text().splitlines():
-            if line.strip():
-                query = json.loads(line)
-                split = "check" if int(query["id"].rsplit("-", 1)[1]) % 3 == 0 else "tune"
-                asked.append((query["query"], set(query["relevant"]), split))
+        items, asked = devcontent_questions()
         mem, keys = build(work / "devcontent", [(i["id"], i["raw"], None) for i in items], "devcontent")
         rows += features(mem, keys, asked, "devcontent")
         print(f"devcontent: {len(rows)} queries", file=sys.stderr)
