@@ -238,9 +238,9 @@ def head_and_tail(text: str, room: int) -> str:
     """Head and tail of a long output: a test run's verdict and a traceback's last line are at the end.
     Cut at line ends, and never inside a PEM block (a key's BEGIN line without its END is refused whole
     by redaction, its body without BEGIN is not recognised): the part of a block a cut would split goes."""
-    text = text.strip()
     if len(text) <= room:
-        return text
+        return text  # whole, as sent: a diff's context line keeps its leading space
+    text = text.strip()
     head = text[: room * 2 // 5].rsplit("\n", 1)[0]
     tail = text[-(room * 3 // 5):].split("\n", 1)[-1]
     opened = head.rfind(PEM_BEGIN)

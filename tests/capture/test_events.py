@@ -167,6 +167,13 @@ def test_a_huge_tool_output_is_cut_to_its_head_and_tail_before_anything_reads_it
     assert "lines left out" in out and record["prompt"] == "p" * 50_000
 
 
+def test_text_within_the_room_is_kept_as_sent_leading_spaces_and_all():
+    from memcli.capture.events import clipped
+
+    hunk = {"lines": [" line 18", "-    return a - b", "+    return a + b", " line 22"]}
+    assert clipped({"output": {"structuredPatch": [hunk]}}, 1000)["output"] == {"structuredPatch": [hunk]}
+
+
 @pytest.mark.parametrize("where", ["head", "tail"])
 def test_a_cut_never_splits_a_private_key_block(where):
     from memcli.capture.events import clipped
