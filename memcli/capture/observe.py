@@ -20,7 +20,10 @@ READ = {"Read", "read_file", "read_many_files", "NotebookRead", "view"}
 EDIT = {"Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch", "replace", "write_file", "edit_file"}
 SEARCH = {"Grep", "search_file_content", "grep_search", "grep", "rg"}
 # What a shell output says when the command failed though the client reported no exit status.
-FAILURE = re.compile(r"(?m)\b\d+ failed\b|^FAILED |^ERROR |Traceback \(most recent call last\)|^error(?:\[\w+\])?: |"
+# Test runners' own verdicts among them: go test's `--- FAIL:`/`FAIL`, mocha's `N failing`, jest's `Tests: N failed`,
+# cargo's `test result: FAILED`.
+FAILURE = re.compile(r"(?m)\b[1-9]\d* failed\b|^FAILED |^ERROR |Traceback \(most recent call last\)|^error(?:\[\w+\])?: |"
+                     r"^(?:--- FAIL:|FAIL\b)|^\s*[1-9]\d* failing\b|^test result: FAILED\b|"
                      r"command not found|No such file or directory|exit (?:code|status) [1-9]")
 PATH_KEYS = ("file_path", "path", "notebook_path", "absolute_path", "dir_path", "filename")
 

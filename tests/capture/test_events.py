@@ -195,8 +195,11 @@ def test_a_cut_never_splits_a_private_key_block(where):
     ("ok  \texample.com/p\t0.003s", False),
     ("  3 passing (4ms)", False),
     ("12 passed in 0.40s", False),
+    ("0 failed, 12 passed", False),
 ])
 def test_a_test_runs_own_verdict_says_it_failed_when_the_client_sends_no_exit_code(output, failed):
+    from memcli.capture.observe import observe
+
     record = normalise(codex("PostToolUse", "/p", turn_id="t", tool_name="shell", tool_use_id="c",
                              tool_input={"command": ["bash", "-lc", "go test ./..."]}, tool_response=output))
-    assert record["failed"] is failed
+    assert observe(record, 4000).failed is failed
