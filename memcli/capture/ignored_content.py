@@ -113,9 +113,10 @@ class IgnoredContent:
     # -- search output ------------------------------------------------------------------------------
 
     def kept_lines(self, output: str, search: bool) -> tuple[str, int]:
-        """The output less the lines that come from ignored files, and how many went. A line holding a
-        path alone is a heading only in a search's output (`search`); elsewhere (`ls -a`, `git status`)
-        it is just a name."""
+        """The output less the lines that come from ignored files, and how many went. Only a search's
+        output (`search`) names a line's file in front of it, or a heading holding a path alone; elsewhere
+        `build: compiled 3 files` or a name in `git status` is just text. Sections of several files
+        (`==> path <==`) are read in any output."""
         kept, dropped, under_ignored = [], 0, False
         for line in output.split("\n"):
             section = _SECTION.match(line)
@@ -127,7 +128,7 @@ class IgnoredContent:
                     continue
                 if under_ignored and (section or os.path.exists(os.path.join(self.cwd, heading))):
                     under_ignored = False
-            if under_ignored or self._names_ignored(line):
+            if under_ignored or search and self._names_ignored(line):
                 dropped += 1
             else:
                 kept.append(line)

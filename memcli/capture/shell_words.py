@@ -37,6 +37,7 @@ LISTERS = {"ls", "find", "fd", "fdfind", "locate", "compgen"}
 ARCHIVERS = {"tar", "zip", "7z", "7za", "cpio", "pax"}
 SEARCHERS = {"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "git-grep"}
 _EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
+ACTIVATE = re.compile(r"(?:^|/)(?:bin|Scripts)/activate(?:\.\w+)?$")  # a virtualenv's (or conda's) activation script
 _SEPARATOR = re.compile(r"^[();|&]+$")
 _REDIRECT = re.compile(r"^\d*[<>&]+[|&-]?$")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
@@ -172,6 +173,8 @@ def _simple(words: list[str], found: CommandWords, depth: int) -> None:
     elif program in SEARCHERS:
         found.searches = True
         found.wide = found.wide or any(_hides_names(program, arg) for arg in args)
+    elif program in ("source", ".") and args and ACTIVATE.search(args[0]):
+        args = args[1:]  # a virtualenv's activation: a script run (like `.venv/bin/python`), nothing of it printed
     for arg in args:
         found.words += _pieces(arg)
 

@@ -190,3 +190,29 @@ def test_a_command_that_only_runs_a_program_from_an_ignored_folder_is_kept(proje
                                  tool_response={"stdout": "3 passed", "stderr": ""}))
     assert done["stored"] == 1
 
+
+
+@pytest.mark.parametrize("command", ["source .venv/bin/activate && pytest -q", ". .venv/bin/activate; python -m pytest",
+                                     ".venv/bin/python -m pytest -q"])
+def test_a_test_run_inside_an_ignored_virtualenv_is_kept(project, command):
+    (project / ".gitignore").write_text(".venv/\n")
+    (project / ".venv" / "bin").mkdir(parents=True)
+    (project / ".venv" / "bin" / "activate").write_text("export VIRTUAL_ENV=.venv\n")
+    done = send_and_drain(claude("PostToolUse", project, tool_name="Bash", tool_use_id=command,
+                                 tool_input={"command": command},
+                                 tool_response={"stdout": "FAILED tests/test_cart.py::test_total\n1 failed, 9 passed",
+                                                "stderr": ""}))
+    assert WITHHELD not in done
+    assert "test_total" in stored()
+
+
+def test_a_name_in_ordinary_output_is_not_taken_for_a_search_match(project):
+    (project / ".memignore").write_text("build\ncoverage\n*.log\n")
+    (project / "build").mkdir()
+    (project / "app.log").write_text("started\n")
+    send_and_drain(claude("PostToolUse", project, tool_name="Bash", tool_use_id="make",
+                          tool_input={"command": "make"},
+                          tool_response={"stdout": "build: compiled 3 files\ncoverage: 85%\nErrors go to app.log: see there",
+                                         "stderr": ""}))
+    text = stored()
+    assert "compiled 3 files" in text and "85%" in text and "see there" in text
