@@ -14,12 +14,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import os
 import time
 from pathlib import Path
 from typing import Callable
 
 from memcli.providers.settings import ProviderSettings
-from memcli.util.fsutil import atomic_write, open_lock
+from memcli.util.fsutil import atomic_write
+from memcli.util.own_files import open_lock
 
 STATE_FILE = "provider.json"
 WINDOW_S = 60.0
@@ -41,7 +43,7 @@ class CircuitState:
     def _locked(self):
         """The state, read under the lock; whatever the block changes is written back."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open_lock(self.path.with_suffix(".lock")) as lock:
+        with os.fdopen(open_lock(self.path.with_suffix(".lock")), "r+") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             data = self._read()
             before = json.dumps(data, sort_keys=True)

@@ -289,7 +289,8 @@ class Store:
             self.protect()
             if path.is_dir() and not path.is_symlink():
                 shutil.rmtree(path)  # only a cache folder: whatever took the lock file's place goes
-            handle = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND,
+            _drop_links(self.index_dir)
+            handle = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW,
                                        0o600 if self.private else 0o666), "a+")
         except OSError as exc:
             if not self.read_only:
@@ -412,3 +413,14 @@ def _git_would_take(root: Path) -> str | None:
                                                                        "brings it back")
                     + f"; put `{folder}/` back in {root / '.gitignore'} and remove any line that re-includes it")
     return None
+
+
+def _drop_links(folder: Path) -> None:
+    """Take out every link under the index folder, before any write there: it is a rebuildable cache that mem
+    fills with plain files only, so a link is one a commit or someone else put there (`.index/catalog.sqlite ->
+    ~/.bashrc` would have the next write overwrite that file). The link goes, never what it names."""
+    for entry in os.scandir(folder):
+        if entry.is_symlink():
+            os.unlink(entry.path)
+        elif entry.is_dir(follow_symlinks=False):
+            _drop_links(Path(entry.path))

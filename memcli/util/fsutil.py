@@ -31,12 +31,6 @@ def private_mode(folder: Path) -> int | None:
         return None
 
 
-def open_lock(path: Path):
-    """A lock file opened for flock, created as private as its folder."""
-    mode = private_mode(path.parent)
-    return os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666 if mode is None else mode), "a+")
-
-
 def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
     """Write text to path all at once: readers see the old file or the new one, never a part. `mode`
     (0o600 for a private store) is the file's from its first byte; None makes it as private as its

@@ -792,3 +792,17 @@ def test_a_catalog_made_before_the_stamp_index_gets_it_in_place_and_keeps_its_me
         plan = db.execute("EXPLAIN QUERY PLAN SELECT path, mtime_ns, size, ctime_ns FROM memories").fetchall()
         assert "COVERING INDEX memories_stamp" in str(plan)
         assert db.execute("SELECT label FROM vectors").fetchall() == labels != []
+
+
+@pytest.mark.parametrize("name", ["lock", "catalog.sqlite", "vectors-appending"])
+def test_a_link_a_commit_put_in_the_index_folder_is_taken_out_not_written_through(tmp_path, name):
+    ok("init")
+    bashrc = tmp_path / ".bashrc"
+    bashrc.write_text("alias ll='ls -l'\n")
+    index = store_root() / ".index"
+    index.mkdir(exist_ok=True)
+    (index / name).symlink_to(bashrc)
+    add("the staging database listens on port 5433")
+    assert bashrc.read_text() == "alias ll='ls -l'\n"
+    assert not (index / name).is_symlink()
+    assert "5433" in ok("search", "staging database port", "--raw").stdout
