@@ -21,7 +21,7 @@ from memcli.util.paths import user_config_dir, work_tree_top
 TRUSTED = "trusted_providers"
 TRUSTED_PROMPT_CONTEXT = "trusted_prompt_context"
 TRUSTED_SHARE = "trusted_capture_share"
-_LOOPBACK = ("localhost", "::1")
+_LOOPBACK = ("localhost",)
 
 
 def untrusted(settings: ProviderSettings) -> str | None:
@@ -91,7 +91,20 @@ def _unagreed(store_root: Path, listed_in: str, what: str) -> str | None:
 def needs_consent(settings: ProviderSettings) -> bool:
     """A key variable, or a server that is not on this machine, named by a file others write."""
     host = urlsplit(settings.base_url or "").hostname or ""
-    return bool(settings.api_key_env) or not (host in _LOOPBACK or host.startswith("127."))
+    return bool(settings.api_key_env) or not _loopback(host)
+
+
+def _loopback(host: str) -> bool:
+    """Whether a URL's host is this machine: `localhost`, or a loopback address written as one (a name
+    that merely starts with "127." is any host on the internet)."""
+    import ipaddress
+
+    if host in _LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _normal(url: str | None) -> str:

@@ -398,3 +398,14 @@ def test_a_reply_whose_content_is_not_text_falls_back_to_local_prune(fakes):
     info = stored(memory_id)["compression"]
     assert server.requests and info["method"] == "prune" and info["status"] == "done"
     assert "not a chat completion" in info["reason"]
+
+
+@pytest.mark.parametrize("url, asks", [
+    ("http://127.attacker.example:11434/v1", True), ("http://127.0.0.1.nip.io/v1", True),
+    ("http://127.0.0.1:8080/v1", False), ("http://localhost:8080/v1", False), ("http://[::1]:8080/v1", False),
+])
+def test_a_server_needs_the_users_word_unless_it_is_this_machine(url, asks):
+    from memcli.providers.consent import needs_consent
+    from memcli.providers.settings import ProviderSettings
+
+    assert needs_consent(ProviderSettings(name="ollama", base_url=url)) is asks
