@@ -50,6 +50,12 @@ class StoreError(MemError):
     exit_code = 5
 
 
+class NotOurs(StoreError, OSError):
+    """A folder or file of the store's machine-only part (`.queue/`, `.capture/`) that this machine's mem did
+    not make: a link, another user's, no valid seal. An OSError too, so a hook that meets one carries on as
+    with any file it cannot use; on the command line it is a store error with its message."""
+
+
 class LocalDataExposed(StoreError):
     """What stays on this machine (memories/local/, threads/local/) would reach git: a committed link
     there, or a .gitignore that lets git take it. Nothing is written there until that is mended."""

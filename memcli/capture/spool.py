@@ -38,7 +38,7 @@ class Spool:
     def ensure(self) -> None:
         """The store's folder and the capture folders, this user's and no links, checked on every use (a
         link committed after the first run must not carry a write outside the store);
-        memcli.util.own_files.NotOurs otherwise."""
+        memcli.errors.NotOurs otherwise."""
         own_root(self.root.parent)
         for folder in (self.root, self.sessions, self.root / "seen"):
             own_folder(folder)

@@ -22,15 +22,13 @@ import os
 import stat
 from pathlib import Path
 
+from memcli.errors import NotOurs
+
 SEAL = b"\n#mem-seal "
 KEY_FILE = "machine.key"
 MAX_BYTES = 64 << 20  # a file of the queue or the capture state larger than this is not read
 
 _keys: dict[str, bytes] = {}
-
-
-class NotOurs(OSError):
-    """A folder or file that this machine's mem did not make (a link, another user's, no valid seal)."""
 
 
 def key() -> bytes:

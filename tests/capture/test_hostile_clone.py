@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 
-from helpers import ok, open_mem
+from helpers import ok, open_mem, run
 from payloads import claude, claude_bash
 from work_helpers import drain
 
@@ -231,3 +231,15 @@ def test_a_committed_lock_link_is_replaced_and_the_captured_output_is_drained(pr
     assert target.read_text() == "echo hi\n"
     assert not (capture / "state.lock").is_symlink()
     assert "test_nested" in ok("search", "parser test nested", "--raw").stdout
+
+
+def test_a_committed_capture_folder_link_is_named_by_drain_without_a_traceback(project, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project / ".mem").mkdir(exist_ok=True)
+    (project / ".mem" / ".capture").symlink_to(elsewhere)
+    hook(json.dumps(claude("UserPromptSubmit", project, prompt="Rename the parser module.")))
+    result = run("capture", "drain")
+    assert result.exit_code == 5 and "Traceback" not in result.stderr
+    assert ".capture is not a folder of this user's" in result.stderr
+    assert list(elsewhere.iterdir()) == []

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from memcli.errors import NotOurs
 from memcli.util import own_files
 
 
@@ -33,7 +34,7 @@ def test_two_first_uses_at_once_agree_on_one_key(fresh, monkeypatch):
 def test_a_short_key_file_is_an_error_and_stays(fresh):
     fresh.parent.mkdir()
     fresh.write_bytes(b"abc")
-    with pytest.raises(own_files.NotOurs, match="remove it"):
+    with pytest.raises(NotOurs, match="remove it"):
         own_files.key()
     assert fresh.read_bytes() == b"abc"
 
