@@ -379,6 +379,27 @@ def _local_folders_unsafe(root: Path) -> str | None:
         if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
             return (f"{root / relpath} is a link or not a folder of yours: what stays on this machine "
                     f"would be written through it; remove it (mem makes the folder again)")
+    for relpath in LOCAL_FOLDERS:  # and every link below them (`memories/local/2026 -> ../2026`)
+        linked = _first_link(root / relpath)
+        if linked:
+            return (f"{linked} is a link: what stays on this machine would be written through it into a "
+                    f"folder git takes; remove it (mem makes the folder again)")
+    return None
+
+
+def _first_link(folder: Path) -> Path | None:
+    """The first link anywhere under `folder` (not following links), or None."""
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    for entry in entries:
+        if entry.is_symlink():
+            return Path(entry.path)
+        if entry.is_dir(follow_symlinks=False):
+            found = _first_link(Path(entry.path))
+            if found:
+                return found
     return None
 
 

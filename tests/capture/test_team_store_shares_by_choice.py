@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 from helpers import jsonl, ok, open_mem, run
 from payloads import claude, claude_bash
@@ -182,3 +183,14 @@ def test_a_committed_link_as_the_threads_folder_keeps_captured_turns_in_the_queu
     captured_session(project)
     assert list((elsewhere / "local").iterdir()) == []
     assert "turn" in kinds_waiting(project)
+
+
+def test_a_link_deeper_inside_a_local_folder_keeps_captured_work_out_of_git(project):
+    a_git_project(project)
+    (project / ".mem" / "memories" / "2026").mkdir(parents=True)
+    (project / ".mem" / "memories" / "local").mkdir(parents=True)
+    for year in ("2025", "2026", "2027"):
+        (project / ".mem" / "memories" / "local" / year).symlink_to(Path("..") / "2026", target_is_directory=True)
+    captured_session(project)
+    assert not any(path.startswith(".mem/memories/") for path in committable(project))
+    assert "observe" in kinds_waiting(project)
