@@ -16,6 +16,7 @@ from memcli.errors import InputError, Refused
 from memcli.store.memory import Memory
 
 OWN_FIELDS = frozenset(field.name for field in dataclasses.fields(Memory))
+STAMPS = frozenset({"id", "created_at", "updated_at", "supersedes"})  # ids and ISO times, never text
 TEXTS = ("raw", "compressed")  # long texts, redacted as they are (no key gives them context)
 
 
@@ -107,8 +108,9 @@ class Gate:
                 return result.text
             if isinstance(value, dict):
                 # mem's own field names are structure, not text (a user's redact pattern may match them).
+                # Its ids and times are mem's own too, checked for their shape where they are read.
                 return {clean(k, "") if isinstance(k, str) and not (value is record and k in OWN_FIELDS) else k:
-                        v if value is record and k in skip else clean(v, k if isinstance(k, str) else "")
+                        v if value is record and (k in skip or k in STAMPS) else clean(v, k if isinstance(k, str) else "")
                         for k, v in value.items()}
             if isinstance(value, (list, tuple)):
                 return [clean(item, key) for item in value]

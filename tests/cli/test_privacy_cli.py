@@ -133,6 +133,16 @@ def test_a_store_pattern_that_matches_mems_own_field_names_still_lets_notes_in()
     assert load_file(memory_files()[0])["raw"] == "the parser uses recursive descent, see [REDACTED:snake-ids]"
 
 
+@pytest.mark.parametrize("regex", [".*", r"01[0-9A-Z]{24}", r"[0-9]{4}-[0-9]{2}-[0-9]{2}T"])
+def test_a_store_pattern_that_matches_ids_or_times_still_lets_notes_in(regex):
+    ok("init")
+    settings = yaml.safe_load((store_root() / "mem.yaml").read_text())
+    settings["redact"] = [{"name": "p", "regex": regex}]
+    (store_root() / "mem.yaml").write_text(yaml.safe_dump(settings))
+    ok("add", "the parser uses recursive descent")
+    assert len(memory_files()) == 1
+
+
 def test_a_broken_store_pattern_is_named_and_nothing_is_stored():
     ok("init")
     settings = yaml.safe_load((store_root() / "mem.yaml").read_text())
