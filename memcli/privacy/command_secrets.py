@@ -1,6 +1,6 @@
 """Passwords given to a command on its command line, where a shell history, a script or a tool's output
 keeps them: each tool's own flag (`docker login -p`, `redis-cli -a`, `sqlcmd -P`, `ldapsearch -w`,
-`keytool -storepass`, `zip -P`, `ssh-keygen -N`), openssl's `pass:` argument, smbclient's `-U user%pass`,
+`keytool -storepass`, `zip -P`, `ssh-keygen -N`, `az login -p`), PowerShell's `ConvertTo-SecureString`, openssl's `pass:` argument, smbclient's `-U user%pass`,
 the password of `net use` and `htpasswd -b`, and the key given to `vault operator unseal`.
 
 The flags are each tool's documented ones (its manual page or `--help`). A value that is a variable
@@ -90,6 +90,13 @@ COMMANDS: tuple[Detector, ...] = (
         re.compile(r"""(?<![\w-])vault[ \t]+login(?:[ \t]+-[\w=-]+)*[ \t]+["']?(?P<secret>[A-Za-z0-9._-]{20,})"""),
         lambda m: generated(m.group("secret")),
         keywords=("vault",),
+    ),
+    Detector("password", _flag(r"az[ \t]+login", r"-p|--password"), _accept, keywords=("az login",)),
+    Detector(  # PowerShell: `ConvertTo-SecureString 'PASSWORD' -AsPlainText -Force`, the value before or after -String
+        "password",
+        re.compile(r"""(?i)(?<![\w-])ConvertTo-SecureString(?:[ \t]+-String)?[ \t]+["'](?P<secret>[^"'\s]+)["']"""),
+        _accept,
+        keywords=("convertto-securestring", "ConvertTo-SecureString"),
     ),
     Detector(  # an unseal key (base64) given to `vault operator unseal`
         "vault-unseal-key",

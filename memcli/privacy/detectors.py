@@ -41,10 +41,12 @@ from memcli.privacy.named_secrets import (
     SAID,
     SaidDetector,
     SPACED,
+    SPACED_INLINE,
     TERRAFORM,
     VALUE_NAME,
     XML,
     assignment_accept,
+    inline_accept,
     keyed_accept,
     line_password_accept,
     mixed,
@@ -252,10 +254,11 @@ BUILTIN: tuple[Detector, ...] = (
     ),
     Detector(  # ~/.pgpass: hostname:port:database:username:password, one entry a line (or quoted: `echo '...' >> ~/.pgpass`)
         "password",
-        _c(r"""(?:^[ \t]*|["'])(?P<host>[^\s:#"']+):(?:\d{1,5}|\*):[^\s:"']+:[^\s:"']+:(?P<secret>[^\s"']+?)[ \t]*(?:$|["'])""",
-           re.MULTILINE),
+        _c(r"""(?:^[ \t]*|["']|(?P<inline>(?<=[ \t])))(?P<host>[^\s:#"']+):(?:\d{1,5}|\*):[^\s:"']+:[^\s:"']+:"""
+           r"""(?P<secret>[^\s"']+?)[ \t]*(?:$|["']|(?=[ \t]))""", re.MULTILINE),
         lambda m: (real_secret(m) and not re.fullmatch(r"[0-9a-fA-F]{1,4}", m.group("secret"))  # not IPv6
-                   and (generated(m.group("secret")) or m.group("host") in ("*", "localhost") or "." in m.group("host"))),
+                   and (generated(m.group("secret")) or m.group("inline") is None  # said in a sentence: generated only
+                        and (m.group("host") in ("*", "localhost") or "." in m.group("host")))),
     ),
     Detector(  # sshpass -p PASSWORD ssh host
         "password",
@@ -267,6 +270,7 @@ BUILTIN: tuple[Detector, ...] = (
     Detector("password", LINE_PASSWORD, line_password_accept),
     SaidDetector("password", SAID, said_accept),  # "the ssh password is ...", "my token is ..."
     AssignmentDetector("secret", SPACED, assignment_accept),  # Dockerfile ENV, fish set -x
+    AssignmentDetector("secret", SPACED_INLINE, inline_accept),  # the same in a sentence
     AssignmentDetector("secret", NAME_VALUE, assignment_accept),  # Kubernetes, ECS, .NET and Spring XML
     AssignmentDetector("secret", VALUE_NAME, assignment_accept),
     AssignmentDetector("secret", TERRAFORM, assignment_accept),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from memcli.privacy.secret_values import Detector, CODE, PASSWORD_WORD, REFERENCE, SECRET_WORD, SECRET_WORDS, is_placeholder, looks_random
+from memcli.privacy.secret_values import Detector, CODE, PASSWORD_WORD, REFERENCE, SECRET_WORD, SECRET_WORDS, generated, is_placeholder, looks_random
 
 
 # An assignment: a key that ends in a secret word, an operator, then a quoted or bare value.
@@ -72,6 +72,13 @@ _RUNS_ON = re.compile(r"[ \t]+[\w(]")
 
 def _value_group(m: re.Match) -> str:
     return next(g for g in _VALUE_GROUPS if g in m.re.groupindex and m.group(g) is not None)
+
+
+def inline_accept(m: re.Match) -> bool:
+    """A spaced assignment said in a sentence: only a value that looks generated (prose has words there,
+    and the sentence runs on after it)."""
+    value = m.group(_value_group(m)).strip()
+    return not (is_placeholder(value) or REFERENCE.match(value) or CODE.match(value)) and generated(value)
 
 
 def assignment_accept(m: re.Match) -> bool:
@@ -141,6 +148,13 @@ def line_password_accept(m: re.Match) -> bool:
 SPACED = re.compile(
     rf"""^[ \t]*(?:ENV|set(?:[ \t]+--?[A-Za-z]+)+)[ \t]+(?P<key>[\w.-]*?(?:{SECRET_WORDS}|(?<=\w)[_.-]pass))[ \t]+"""
     r"""(?:"(?P<q1>[^"\n]*)"|'(?P<q2>[^'\n]*)'|(?P<bare1>[^\s"'`$<#=][^\s]*))[ \t]*$""",
+    re.IGNORECASE | re.MULTILINE,
+)
+# The same said in a sentence ("then I ran: set -x DB_PASSWORD Pq8s...; and it worked", "ENV API_TOKEN ...
+# after the FROM line"): taken only when the value looks generated (memcli.privacy.detectors).
+SPACED_INLINE = re.compile(
+    rf"""(?:^|(?<=[\s:;(`]))(?:ENV|set(?:[ \t]+--?[A-Za-z]+)+)[ \t]+(?P<key>[\w.-]*?(?:{SECRET_WORDS}|(?<=\w)[_.-]pass))[ \t]+"""
+    r"""(?:"(?P<q1>[^"\n]*)"|'(?P<q2>[^'\n]*)'|(?P<bare1>[^\s"'`$<#=;,][^\s;,)]*))""",
     re.IGNORECASE | re.MULTILINE,
 )
 _NAMED = rf"[\w.-]*?(?:{SECRET_WORDS}|(?<=\w)[_.-](?:pass|pw))"

@@ -134,3 +134,25 @@ def test_a_recovery_phrase_goes_whole_with_any_word_of_its_list_beside_it():
 ])
 def test_look_alikes_of_the_new_shapes_are_left_as_written(line):
     assert redact(line).text == line
+
+
+@pytest.mark.parametrize("line, secret", [
+    ("ConvertTo-SecureString 'Iu7yTr5eWq3aSd1f' -AsPlainText -Force", "Iu7yTr5eWq3aSd1f"),
+    ("$cred = New-Object PSCredential('u', (ConvertTo-SecureString 'Iu7yTr5eWq3aSd1f' -AsPlainText -Force))",
+     "Iu7yTr5eWq3aSd1f"),
+    ("az login --service-principal -u 1234 -p Kq9~wEr8tYu7iOp6aS --tenant t", "Kq9~wEr8tYu7iOp6aS"),
+    ("then I ran: set -x DB_PASSWORD Pq8sLm3nXz7v; and it worked", "Pq8sLm3nXz7v"),
+    ("ENV API_TOKEN Pq8sLm3nXz7vWq after the FROM line", "Pq8sLm3nXz7vWq"),
+    ("the entry db.internal:5432:*:deploy:Zr4tYu8iOp2w goes in the pgpass file", "Zr4tYu8iOp2w"),
+])
+def test_a_secret_said_mid_sentence_or_to_powershell_and_az_is_redacted(line, secret):
+    assert secret not in redact(line).text
+
+
+@pytest.mark.parametrize("line", [
+    "we set -x DB_PASSWORD later in the script", "use ENV API_TOKEN from the vault",
+    "ConvertTo-SecureString $env:PW -AsPlainText", "az login --use-device-code",
+    "see host.example:5432:db:user:pass in the docs", "at 12:30:45:10:99 the job ran",
+])
+def test_look_alikes_of_secrets_said_mid_sentence_are_left_as_written(line):
+    assert redact(line).text == line
