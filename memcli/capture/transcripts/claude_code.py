@@ -64,7 +64,7 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally) -> Iterator[tuple
     transcript = str(path.parent.parent.parent / f"{path.parent.parent.name}.jsonl") if subagent else str(path)
     base: dict = {}
     calls: dict[str, tuple[str, object]] = {}  # tool_use id -> (tool, input), until its result comes
-    turn = {"answer": "", "id": None}
+    turn = {"answer": "", "id": None, "at": 0.0}
     at = 0.0
 
     def event(name: str, **fields) -> tuple[dict, float]:
@@ -72,7 +72,8 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally) -> Iterator[tuple
 
     def stop():
         if turn["answer"]:
-            yield event("Stop", last_assistant_message=turn["answer"], prompt_id=turn["id"], stop_hook_active=False)
+            payload, _ = event("Stop", last_assistant_message=turn["answer"], prompt_id=turn["id"], stop_hook_active=False)
+            yield payload, turn["at"]
         turn["answer"], turn["id"] = "", None
 
     for line in lines:
@@ -99,7 +100,7 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally) -> Iterator[tuple
                 if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
                     calls[block["id"]] = (str(block.get("name") or "unknown"), block.get("input"))
                 elif block.get("type") == "text" and not side and str(block.get("text") or "").strip():
-                    turn["answer"] = block["text"].strip()
+                    turn["answer"], turn["at"] = block["text"].strip(), at
                     turn["id"] = turn["id"] or record.get("uuid")
         elif kind == "user" and isinstance(content, list) and any(
                 isinstance(b, dict) and b.get("type") == "tool_result" for b in content):

@@ -40,16 +40,20 @@ def files_in(folder: Path) -> list[Path]:
 def payloads(lines: Iterable[bytes], path: Path, tally: Tally) -> Iterator[tuple[dict, float]]:
     base: dict = {}
     calls: dict[str, tuple[str, object]] = {}
-    turn = {"answer": "", "id": None}
+    turn = {"answer": "", "at": 0.0}
     at = 0.0
 
     def event(name: str, **fields) -> tuple[dict, float]:
         return {**base, "hook_event_name": name, **fields}, at
 
     def stop(answer: str | None = None):
-        answer = (answer if isinstance(answer, str) and answer.strip() else turn["answer"]).strip()
+        """Stop, when the turn ended (task_complete, stamped then) or the next prompt came (stamped at the
+        turn's last answer)."""
+        done = isinstance(answer, str) and answer.strip()
+        answer = (answer if done else turn["answer"]).strip()
         if answer:
-            yield event("Stop", last_assistant_message=answer, stop_hook_active=False)
+            payload, _ = event("Stop", last_assistant_message=answer, stop_hook_active=False)
+            yield payload, at if done else turn["at"]
         turn["answer"] = ""
 
     for line in lines:
@@ -63,25 +67,27 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally) -> Iterator[tuple
         if kind == "session_meta" and isinstance(payload.get("id"), str):
             first = not base
             base = {**base, "session_id": payload["id"], "transcript_path": str(path),
-                    "cwd": str(payload.get("cwd") or base.get("cwd") or ""), "model": base.get("model") or ""}
+                    "cwd": str(payload.get("cwd") or base.get("cwd") or "")}
             if first:
                 yield event("SessionStart", source="startup")
             continue
         if not base:
             continue
         if kind == "turn_context":
-            base = {**base, "cwd": str(payload.get("cwd") or base["cwd"]), "model": str(payload.get("model") or base["model"])}
+            base = {**base, "cwd": str(payload.get("cwd") or base["cwd"])}
+            if isinstance(payload.get("model"), str):
+                base["model"] = payload["model"]
             if isinstance(payload.get("turn_id"), str):
-                base["turn_id"] = turn["id"] = payload["turn_id"]
+                base["turn_id"] = payload["turn_id"]
         elif kind == "event_msg":
             what = payload.get("type")
             if what == "task_started" and isinstance(payload.get("turn_id"), str):
-                base["turn_id"] = turn["id"] = payload["turn_id"]
+                base["turn_id"] = payload["turn_id"]
             elif what == "user_message" and str(payload.get("message") or "").strip():
                 yield from stop()
                 yield event("UserPromptSubmit", prompt=payload["message"])
             elif what == "agent_message" and str(payload.get("message") or "").strip():
-                turn["answer"] = payload["message"]
+                turn["answer"], turn["at"] = payload["message"], at
             elif what == "task_complete":
                 yield from stop(payload.get("last_agent_message"))
             elif what == "turn_aborted":
@@ -94,7 +100,7 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally) -> Iterator[tuple
                 call_id = str(payload["call_id"])
                 yield _tool(event, call_id, calls.pop(call_id), payload.get("output"))
             elif what == "message" and payload.get("role") == "assistant" and texts(payload.get("content")).strip():
-                turn["answer"] = texts(payload["content"])
+                turn["answer"], turn["at"] = texts(payload["content"]), at
     yield from stop()
 
 

@@ -92,16 +92,17 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally, cwd: str = "") ->
     cwd = project_of_file(path, cwd)
     at = seconds(header.get("startTime"))
     base = {"session_id": header["sessionId"], "transcript_path": str(path), "cwd": cwd}
-    turn = {"prompt": "", "answer": "", "id": None}
+    turn = {"prompt": "", "answer": "", "id": None, "at": at}
 
-    def event(name: str, **fields) -> tuple[dict, float]:
-        stamp = dt.datetime.fromtimestamp(at, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-        return {**base, "hook_event_name": name, "timestamp": stamp, **fields}, at
+    def event(name: str, when: float | None = None, **fields) -> tuple[dict, float]:
+        when = at if when is None else when
+        stamp = dt.datetime.fromtimestamp(when, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        return {**base, "hook_event_name": name, "timestamp": stamp, **fields}, when
 
     def stop():
         if turn["answer"]:
-            yield event("AfterAgent", prompt=turn["prompt"], prompt_response=turn["answer"], stop_hook_active=False,
-                        prompt_id=turn["id"])
+            yield event("AfterAgent", turn["at"], prompt=turn["prompt"], prompt_response=turn["answer"],
+                        stop_hook_active=False, prompt_id=turn["id"])
         turn["answer"] = ""
 
     yield event("SessionStart", source="startup")
@@ -117,7 +118,7 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally, cwd: str = "") ->
                     at = seconds(call.get("timestamp"), at)
                     yield _tool(event, call)
             if texts(message.get("content")).strip():
-                turn["answer"] = texts(message["content"]).strip()
+                turn["answer"], turn["at"] = texts(message["content"]).strip(), at
     yield from stop()
 
 
