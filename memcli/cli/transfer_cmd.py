@@ -36,7 +36,7 @@ def export(env: Env, tags, since, until, source, limit) -> None:
 
 
 @click.command(name="import")
-@click.argument("source", required=False, default="-", metavar="[FILE|-]")
+@click.argument("source", required=False, default="-", metavar="[FILE|-|PATH]")
 @click.option("--from", "client", type=click.Choice(sorted(CLIENTS)),
               help="Import past coding sessions from this client's transcripts (SOURCE: a file or folder of "
                    "them; without one, the current project's).")
@@ -49,7 +49,8 @@ def export(env: Env, tags, since, until, source, limit) -> None:
 def import_(env: Env, source: str, client: str | None, since: str | None, dry_run: bool, no_compress: bool,
             defer: bool, as_json: bool) -> None:
     """Read memories as JSON lines (as `mem export` writes them) from FILE or stdin; or, with --from,
-    the coding sessions a client kept on disk before mem's hooks ran.
+    the coding sessions a client kept on disk before mem's hooks ran (PATH: a transcript or a folder
+    of them; without it, the current project's).
 
     \b
       mem import backup.jsonl
@@ -72,6 +73,8 @@ def import_(env: Env, source: str, client: str | None, since: str | None, dry_ru
     with the reason, and the memory is compressed again.
     """
     if client is not None:
+        if no_compress or defer:
+            raise click.UsageError("--from always queues compression; --defer and --no-compress go without it")
         _import_sessions(env, client, source, since, dry_run, as_json)
         return
     if since or dry_run:
