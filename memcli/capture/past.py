@@ -13,8 +13,8 @@ Stored once: an event folded into its session's state before (its key is in the 
 done in the queue, is not queued again, so an import run twice, or over a session that grew since, adds
 only what is new; a session the hooks captured (its state was not made by an import) is left as it is.
 Files are streamed line by line, a line longer than LINE_LIMIT or that is not a JSON object is counted
-and skipped, and the file goes on. The events of a session are given strictly increasing times in the
-order they happened, so the queue runs them in that order.
+and skipped, and the file goes on. The events of a file are given strictly increasing times in the
+order they happened, so the queue runs them in that order (a sub-agent's file among its session's).
 """
 
 from __future__ import annotations
@@ -129,6 +129,7 @@ def import_sessions(mem: Mem, client: str, files: list[Path], *, project: str | 
         with handle:
             lines = _counted(bounded_lines(handle, LINE_LIMIT), report, total, progress)
             extra = {"cwd": project or str(Path.cwd())} if client == "gemini" else {}
+            previous = 0.0
             for payload, at in module.payloads(lines, path, tally, **extra):
                 try:
                     record = normalise(payload, client=client)
@@ -142,8 +143,8 @@ def import_sessions(mem: Mem, client: str, files: list[Path], *, project: str | 
                 if since is not None and at < since:
                     session.before += 1
                     continue
-                at = max(at, session.last + TICK) if session.last else at
-                session.first, session.last = session.first or at, at
+                at = previous = max(at, previous + TICK) if previous else at
+                session.first, session.last = min(session.first or at, at), max(session.last, at)
                 stored = kept(record, gate, at)
                 if stored is None:
                     report.refused += 1

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from fake_secrets import github_token
-from helpers import jsonl, ok, open_mem
+from helpers import jsonl, ok, open_mem, run
 from work_helpers import drain
 
 from memcli.capture import hook
@@ -212,3 +212,32 @@ def test_with_no_transcripts_it_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "nowhere"))
     result = ok("import", "--from", "gemini")
     assert "no gemini transcripts found for this project; nothing imported" in result.stderr
+
+
+def test_a_sub_agents_tool_calls_belong_to_its_session_and_its_words_are_not_prompts(tmp_path, monkeypatch):
+    project = new_project(tmp_path, monkeypatch, "p")
+    main = place(tmp_path, monkeypatch, CLAUDE, project)
+    session = json.loads(main.read_text().splitlines()[0])["sessionId"]
+    agent = main.parent / main.stem / "subagents" / "agent-a1.jsonl"
+    agent.parent.mkdir(parents=True)
+    said = {"sessionId": session, "cwd": str(project), "isSidechain": True, "agentId": "a1"}
+    agent.write_text("\n".join(json.dumps({**said, **line}) for line in [
+        {"type": "user", "timestamp": "2026-02-12T20:40:00.000Z", "message": {"role": "user", "content": "Find where the CSS is built"}},
+        {"type": "assistant", "timestamp": "2026-02-12T20:40:01.000Z", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_sub1", "name": "Bash", "input": {"command": "ls assets/css"}}]}},
+        {"type": "user", "timestamp": "2026-02-12T20:40:02.000Z", "toolUseResult": {"stdout": "app.css\n", "stderr": ""},
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_sub1", "content": "app.css"}]}},
+        {"type": "assistant", "timestamp": "2026-02-12T20:40:03.000Z", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "It is built from assets/css/app.css."}]}},
+    ]) + "\n")
+    ok("import", "--from", "claude-code")
+    stored = what_was_stored(project)
+    assert any(source.startswith(f"session/{session}#") and "ran `ls assets/css`" in raw for _, source, raw in stored)
+    [summary] = [raw for tags, _, raw in stored if "session" in tags]
+    assert "Find where the CSS is built" not in summary and "It is built from" not in summary
+
+
+def test_from_takes_no_compression_flags(tmp_path, monkeypatch):
+    new_project(tmp_path, monkeypatch, "p")
+    result = run("import", "--from", "codex", "--defer")
+    assert result.exit_code == 2 and "--from always queues compression" in result.stderr
