@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from memcli.capture.events import EVENT_JOB, BadPayload, event_key, normalise, queue_event
+from memcli.capture.projects import project_of
 from memcli.capture.transcripts import Tally
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ class Imported:
     files: int = 0
     bytes: int = 0
     sessions: dict[str, Session] = field(default_factory=dict)
-    queued: int = 0
+    queued: int = 0  # events queued (with dry_run: that would be)
     refused: int = 0
     bad_lines: int = 0
     bad_files: list[str] = field(default_factory=list)
@@ -106,7 +107,6 @@ def import_sessions(mem: Mem, client: str, files: list[Path], *, project: str | 
     run the capture jobs with compression queued. `project`: keep only sessions run in it (a discovered
     set of files may hold others'); None keeps all, each in its own project."""
     from memcli.capture.hook import gate_of, kept, store_settings
-    from memcli.capture.projects import project_of
     from memcli.capture.spool import Spool
     from memcli.store.queue import WorkQueue
     from memcli.util.textio import bounded_lines
@@ -137,7 +137,7 @@ def import_sessions(mem: Mem, client: str, files: list[Path], *, project: str | 
                     tally.bad(path)
                     continue
                 record["imported"] = True
-                session = _session(report, record, path, states, spool, project, project_of)
+                session = _session(report, record, path, states, spool, project)
                 if session.state in ("hooks", "elsewhere"):
                     continue
                 if since is not None and at < since:
@@ -154,7 +154,7 @@ def import_sessions(mem: Mem, client: str, files: list[Path], *, project: str | 
                     session.known += 1
                     continue
                 if dry_run or queue_event(queue, stored):
-                    report.queued += not dry_run
+                    report.queued += 1
                     session.events[record["event"]] += 1
                 else:
                     session.known += 1
@@ -162,12 +162,12 @@ def import_sessions(mem: Mem, client: str, files: list[Path], *, project: str | 
         if session.state == "new" and session.known:
             session.state = "more" if session.events else "stored"
     report.bad_lines, report.bad_files = tally.bad_lines, tally.bad_files
-    if report.queued:
+    if report.queued and not dry_run:
         report.stored = _make_memories(mem)
     return report
 
 
-def _session(report: Imported, record: dict, path: Path, states: dict, spool, project, project_of) -> Session:
+def _session(report: Imported, record: dict, path: Path, states: dict, spool, project: str | None) -> Session:
     """The session an event belongs to, met for the first time: whether it is to be imported (not the
     hooks' own, and of the project asked for)."""
     sid = record["session"]

@@ -166,7 +166,7 @@ def _sessions_summary(report, client: str, paths) -> str:
     verb = "would queue" if report.dry_run else "queued"
     sessions = [s for s in report.sessions.values() if s.state != "elsewhere"]
     line = (f"{'dry run, nothing stored: ' if report.dry_run else ''}{_count(report.files, 'file')}, "
-            f"{_count(len(sessions), 'session')}: {verb} {_count(report.queued if not report.dry_run else sum(sum(s.events.values()) for s in sessions), 'event')}")
+            f"{_count(len(sessions), 'session')}: {verb} {_count(report.queued, 'event')}")
     skipped = [(report.count("stored"), "already stored"), (report.count("hooks"), "captured by hooks")]
     line += "".join(f", {n} {what}" for n, what in skipped if n)
     if report.stored:
