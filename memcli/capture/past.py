@@ -138,7 +138,9 @@ def import_sessions(mem: Mem, client: str, files: list[Path], *, project: str | 
                     continue
                 record["imported"] = True
                 session = _session(report, record, path, states, spool, project)
-                if session.state in ("hooks", "elsewhere"):
+                if session.state == "elsewhere":
+                    break  # a file is one session, run in one folder: another project's is not read on
+                if session.state == "hooks":
                     continue
                 if since is not None and at < since:
                     session.before += 1
