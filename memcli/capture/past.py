@@ -165,7 +165,7 @@ def import_sessions(mem: Mem, client: str, files: list[Path], *, project: str | 
             session.state = "more" if session.events else "stored"
     report.bad_lines, report.bad_files = tally.bad_lines, tally.bad_files
     if report.queued and not dry_run:
-        report.stored = _make_memories(mem)
+        report.stored = _make_memories(mem, report.queued, progress)
     return report
 
 
@@ -184,14 +184,44 @@ def _session(report: Imported, record: dict, path: Path, states: dict, spool, pr
     return session
 
 
-def _make_memories(mem: Mem) -> Counter:
+def _make_memories(mem: Mem, events: int, progress) -> Counter:
     """Run the capture jobs now: observations, threads, summaries and the digest, each observation's
     compression queued (`mem compress --pending` or the background runner does it)."""
     from memcli.capture.event_jobs import KINDS
     from memcli.core.compressing import CompressOptions
     from memcli.features.work import Work
 
-    return Work(mem, KINDS, compressing=CompressOptions(defer=True)).run()
+    work = Work(mem, KINDS, compressing=CompressOptions(defer=True))
+    if progress is not None:
+        told = _Told(work, events, progress)
+        work.handlers = {kind: told.wrap(kind, handler) for kind, handler in work.handlers.items()}
+    return work.run()
+
+
+class _Told:
+    """Tells `progress` of each capture job done: the events folded into their sessions (all of them come
+    first, in one pass), then the memories made from them (the jobs that pass queued)."""
+
+    def __init__(self, work, events: int, progress):
+        self.work, self.events, self.progress = work, events, progress
+        self.folded = self.made = 0
+        self.to_make: int | None = None
+
+    def wrap(self, kind: str, handler):
+        from memcli.capture.event_jobs import EVENT, KINDS
+
+        def run(job) -> None:
+            handler(job)
+            if kind == EVENT:
+                self.folded += 1
+                self.progress("folding events", self.folded, self.events)
+                return
+            if self.to_make is None:
+                self.to_make = len(self.work.queue.waiting([k for k in KINDS if k != EVENT]))
+            self.made += 1
+            self.progress("storing memories", self.made, max(self.to_make, self.made))
+
+        return run
 
 
 def _counted(lines, report: Imported, total: int, progress) -> Iterable:

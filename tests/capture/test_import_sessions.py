@@ -241,3 +241,17 @@ def test_from_takes_no_compression_flags(tmp_path, monkeypatch):
     new_project(tmp_path, monkeypatch, "p")
     result = run("import", "--from", "codex", "--defer")
     assert result.exit_code == 2 and "--from always queues compression" in result.stderr
+
+
+def test_progress_is_told_of_the_bytes_read_the_events_folded_and_the_memories_made(tmp_path, monkeypatch):
+    from memcli.capture.past import import_sessions, transcripts
+
+    project = new_project(tmp_path, monkeypatch, "p")
+    size = place(tmp_path, monkeypatch, CODEX, project).stat().st_size
+    heard: dict[str, tuple[int, int]] = {}
+    files = transcripts("codex", [], str(project))
+    import_sessions(open_mem(), "codex", files, project=str(project), progress=lambda phase, done, total: heard.update({phase: (done, total)}))
+    assert heard["reading transcripts"] == (size, size)
+    assert heard["folding events"] == (9, 9)
+    done, total = heard["storing memories"]
+    assert done == total > 0
