@@ -213,7 +213,7 @@ class CaptureJobs:
         text = Text(data["text"], ["observation", data["tool"]], f"session/{data['session']}#{data['seq']}",
                     data["client"], check_source=False, screened=True, memory_id=data["id"],
                     kept_here=self.options.share != "all")
-        written = write(self.mem, text, compressing=self.compressing)
+        written = write(self.mem, text, compressing=self.compressing, look_for_similar=False)  # never replaced by a near one
         self.counts["merged" if written.duplicate else "stored"] += 1
 
     def _turn(self, job: Job) -> None:
