@@ -42,6 +42,7 @@ from memcli.capture.ignored_content import (BACKGROUND, IgnoredContent, backgrou
 from memcli.capture.observe import EDIT, READ, SEARCH, SHELL, Observation, _output_text, observe, paths_of, read_digest
 from memcli.capture.options import CaptureOptions
 from memcli.capture.spool import Spool
+from memcli.core.compressing import CompressOptions
 from memcli.store import ids
 from memcli.store.queue import Job, Later, WorkQueue
 
@@ -61,8 +62,12 @@ class CaptureJobs:
     """The handlers of the capture kinds for one run; `counts` is what they did, which `close` records
     in the capture state (`mem status`) with the new SessionStart digest."""
 
-    def __init__(self, mem: Mem, library: Callable[[Callable[[], Any]], Any] = lambda step: step()):
+    def __init__(self, mem: Mem, library: Callable[[Callable[[], Any]], Any] = lambda step: step(),
+                 compressing: CompressOptions | None = None):
+        """`compressing`: how an observation is compressed (an import queues it: memcli.capture.past);
+        by default as any write."""
         self.mem, self.library = mem, library
+        self.compressing = compressing or CompressOptions()
         self.queue = WorkQueue(mem.store.root)
         self.spool = Spool(mem.store.root)
         self.options = self._agreed(CaptureOptions.from_settings(mem.settings.capture))
@@ -274,7 +279,7 @@ class CaptureJobs:
         text = Text(data["text"], ["observation", data["tool"]], f"session/{data['session']}#{data['seq']}",
                     data["client"], check_source=False, screened=True, memory_id=data["id"],
                     kept_here=self._kept_here(self.spool.session(data["session"])))
-        written = write(self.mem, text)
+        written = write(self.mem, text, compressing=self.compressing, look_for_similar=False)  # never replaced by a near one
         self.counts["merged" if written.duplicate else "stored"] += 1
 
     def _turn(self, job: Job) -> None:
@@ -293,7 +298,6 @@ class CaptureJobs:
     def _summary(self, job: Job) -> None:
         """The session's summary, stored whole (never pruned: memcli.capture.sessions), then its thread's
         earlier turns folded."""
-        from memcli.core.compressing import CompressOptions
         from memcli.core.writing import Text, write
 
         state = self.spool.session(job.data["session"])
@@ -316,7 +320,6 @@ class CaptureJobs:
         `thread/<id>#<first>-<last>`, as any thread's fold), then taken out of the thread: each prompt and
         answer is stored once, and search finds it. The latest prompt and answer stay in the thread (and
         in the summary) until the next summary."""
-        from memcli.core.compressing import CompressOptions
         from memcli.core.writing import Text, write
         from memcli.errors import NotFound
         from memcli.threads.storage import Threads, summary_source

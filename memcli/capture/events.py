@@ -24,7 +24,8 @@ KINDS = {
 }
 GEMINI_EVENTS = {"BeforeAgent", "AfterAgent", "AfterTool", "PreCompress", "BeforeTool", "BeforeModel", "AfterModel"}
 EXIT = re.compile(r"(?:Error: )?Exit code (\d+)")
-CODEX_EXEC = re.compile(r"Exit code: (\d+)\nWall time: [^\n]*\n(?:[^\n]*\n){0,3}?Output:\n")
+CODEX_EXEC = re.compile(r"Exit code: (\d+)\nWall time: [^\n]*\n(?:[^\n]*\n){0,3}?Output:\n"
+                        r"|(?:Chunk ID: [^\n]*\n)?Wall time: [^\n]*\nProcess exited with code (\d+)\n(?:[^\n]*\n){0,3}?Output:\n")
 GEMINI_EXIT = re.compile(r"Command exited with code:? (\d+)\.?")
 GEMINI_TRAILER = re.compile(r"(Exit Code|Signal|Background PIDs|Process Group PGID): (\S.*)")
 PRIVATE_TAG = re.compile(r"<[ \t]*(/?)[ \t]*private[ \t]*>", re.IGNORECASE)
@@ -87,9 +88,9 @@ def _tool(payload: dict, name: str) -> dict:
     if isinstance(response, dict) and ("llmContent" in response or "returnDisplay" in response):  # Gemini
         error = error or response.get("error")
         response, exit_code = _gemini_response(response)
-    if isinstance(response, str) and CODEX_EXEC.match(response):  # Codex's apply_patch: "Exit code: N ... Output:"
-        found = CODEX_EXEC.match(response)
-        response, exit_code = response[found.end():], int(found.group(1))
+    if isinstance(response, str) and CODEX_EXEC.match(response):  # Codex: "Exit code: N ... Output:" (apply_patch),
+        found = CODEX_EXEC.match(response)  # "Wall time ... Process exited with code N ... Output:" (exec_command)
+        response, exit_code = response[found.end():], int(found.group(1) or found.group(2))
     if isinstance(response, dict) and "structuredPatch" in response:  # Claude Code's Edit/Write: the hunks
         response = {k: v for k, v in response.items() if k != "originalFile"}  # say it; the whole file need not
     if isinstance(error, dict):

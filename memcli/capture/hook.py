@@ -55,15 +55,11 @@ def run(data: str, *, event: str | None = None, client: str | None = None, store
         if not options.enabled:
             return ""
         answer = _answer(record, spool, options)
-        record, private = strip_private(record)
-        stored = _redacted(clipped(record, options.max_output_chars * CLIP_ROOM), root, settings.get("redact"))
+        _place_in_transcript(record)
+        stored = kept(record, gate_of(root, settings), time.time(), options.max_output_chars * CLIP_ROOM)
         if stored is None:
             spool.count("refused: a private key survived redaction")
             return answer
-        stored["at"] = time.time()
-        if private:
-            stored["private"] = private
-        _place_in_transcript(stored)
         queue_event(WorkQueue(root), stored)
         spool.seen(stored.get("client", ""))
         if stored["event"] == "prompt" and recall is not None and options.prompt_context:
@@ -116,13 +112,38 @@ def store_settings(root: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def _redacted(record: dict, root: Path, patterns) -> dict | None:
+def kept(record: dict, gate, at: float, room: int) -> dict | None:
+    """The event as it may be written, stamped `at`: what the user marked `<private>` removed (and
+    counted), a tool's texts cut to `room` characters (memcli.capture.events.clipped), every string
+    redacted; None when a private key survives redaction. The one way an event reaches the queue, from a
+    live hook or from a transcript read afterwards (memcli.capture.past)."""
     from memcli.errors import Refused
+
+    record, private = strip_private(record)
+    try:
+        stored = screened(gate, clipped(record, room))
+    except Refused:
+        return None
+    stored["at"] = at
+    if private:
+        stored["private"] = private
+    return stored
+
+
+def gate_of(root: Path, settings: dict):
+    """The gate that redacts the events of the store at `root`: the built-in secret shapes and mem.yaml's
+    `redact` patterns."""
     from memcli.privacy.gate import Gate
 
-    home = root.parent if root.name == ".mem" else root
+    patterns = settings.get("redact")
+    return Gate(root.parent if root.name == ".mem" else root, patterns if isinstance(patterns, list) else [])
+
+
+def _redacted(record: dict, root: Path, patterns) -> dict | None:
+    from memcli.errors import Refused
+
     try:
-        return screened(Gate(home, patterns if isinstance(patterns, list) else []), record)
+        return screened(gate_of(root, {"redact": patterns}), record)
     except Refused:
         return None
 

@@ -44,7 +44,8 @@ def new_state(record: dict) -> dict:
     return {"id": record["session"], "client": record.get("client", "hook"), "cwd": cwd, "project": project_of(cwd),
             "started": record.get("at", time.time()), "last": record.get("at", time.time()), "seq": 0,
             "prompts": [], "rulings": [], "runs": [], "changed": [], "deleted": [], "renames": [], "read": {},
-            "last_message": "", "open": [], "asked_back": False, "answers": 0, "tools": 0}
+            "last_message": "", "open": [], "asked_back": False, "answers": 0, "tools": 0,
+            "imported": bool(record.get("imported"))}
 
 
 def thread_id(state: dict) -> str:

@@ -171,14 +171,15 @@ def finish_now(mem: Mem, stored: list[Stored], compress: CompressOptions | None)
 
 def write(mem: Mem, text: Text, *, compressing: CompressOptions = CompressOptions(), allow_duplicate: bool = False,
           supersedes: str | None = None, on_similar: str = "keep",
-          confirm: Callable[[Similar], bool] | None = None) -> Written:
+          confirm: Callable[[Similar], bool] | None = None, look_for_similar: bool = True) -> Written:
     """Store a text. A text already stored is not stored twice (unless `allow_duplicate`): the memory
     that holds it gets the new tags.
 
     Versions: `supersedes` makes the new memory replace that one's current version(s); otherwise current
     memories close to it are reported, and with `on_similar` "update" (or "ask" and `confirm(best)` says
     yes) the new memory replaces the closest one. Its compression runs after that is decided, so a text
-    replacing a memory kept off the servers stays off them too."""
+    replacing a memory kept off the servers stays off them too. `look_for_similar=False` skips that look
+    (it embeds the text and its candidates again) for a caller that never reads it."""
     if on_similar not in ON_SIMILAR:
         raise InputError(f"on_similar must be one of {', '.join(ON_SIMILAR)} (got {on_similar!r})")
     tips = current(mem, supersedes)[1] if supersedes else []
@@ -187,7 +188,7 @@ def write(mem: Mem, text: Text, *, compressing: CompressOptions = CompressOption
     drafted = draft(mem, text, compressing, supersedes=[tip.id for tip in tips], unique=not allow_duplicate)
     [stored] = store(mem, [drafted])
     written = _outcome(mem, drafted, stored)
-    if not (tips or written.duplicate):
+    if look_for_similar and not (tips or written.duplicate):
         close = written.similar = similar(mem, written.memory, stored.vector)
         if close and (on_similar == "update" or (on_similar == "ask" and confirm is not None and confirm(close[0]))):
             written.replaced = heads(chain(mem.catalog, close[0].memory.id))

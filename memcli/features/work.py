@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from memcli.capture.event_jobs import KINDS as CAPTURE_KINDS
 from memcli.capture.event_jobs import CaptureJobs
 from memcli.core import write_jobs
+from memcli.core.compressing import CompressOptions
 from memcli.errors import describe
 from memcli.store.queue import WorkQueue, run_jobs
 from memcli.threads.summarize import FOLD, fold_job
@@ -33,10 +34,11 @@ class Work:
     where the runner is."""
 
     def __init__(self, mem: Mem, kinds: Iterable[str] | None = None,
-                 library: Callable[[Callable[[], Any]], Any] = write_jobs.direct, clock: Callable[[], float] = time.time):
+                 library: Callable[[Callable[[], Any]], Any] = write_jobs.direct, clock: Callable[[], float] = time.time,
+                 compressing: CompressOptions | None = None):
         self.mem, self.library = mem, library
         self.queue = WorkQueue(mem.store.root, clock)
-        self.capture = CaptureJobs(mem, library)
+        self.capture = CaptureJobs(mem, library, compressing)
         every = {**write_jobs.handlers(mem, library=library), FOLD: lambda job: library(lambda: fold_job(mem, job)),
                  **self.capture.handlers}
         wanted = set(KINDS if kinds is None else kinds)

@@ -146,6 +146,10 @@ class WorkQueue:
     def has(self, kind: str, key: str) -> bool:
         return (self.jobs_dir / f"{kind}-{safe_name(key)}.json").exists()
 
+    def known(self, kind: str, key: str) -> bool:
+        """Whether `put(..., once=True)` would refuse this job: one waits, or was done within KEEP_DONE_S."""
+        return self.has(kind, key) or (self.done_dir / f"{kind}-{safe_name(key)}").exists()
+
     def counts(self) -> dict:
         """For `mem status`: jobs waiting and parked, by kind."""
         waiting, parked = {}, {}
