@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import add, jsonl, memory_files, ok, run, store_root
+from helpers import add, ctrl_c_reaches, jsonl, memory_files, ok, run, store_root
 from locations import FAKE_MEM, ROOT, SUPPORT
 
 from memcli.core.reading import CHILD_EMBEDDED, LOOKING_AHEAD, WAITING_FOR_CHILD
@@ -266,7 +266,7 @@ def test_ctrl_c_while_the_child_loads_the_model_leaves_no_child_behind():
     age_last_full_look()
     search = subprocess.Popen([sys.executable, str(FAKE_MEM), "-vv", "search", "deploy key"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=environment() | {"MEM_FAKE_LOAD": "hang"})
+                              env=environment() | {"MEM_FAKE_LOAD": "hang"}, preexec_fn=ctrl_c_reaches)
     try:
         seen = [search.stderr.readline() for _ in range(3)]  # the search has done its part, and waits
         assert sorted(seen) == ["fake embedder: loading\n", f"mem: info: {LOOKING_AHEAD}\n",

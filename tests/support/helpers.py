@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from pathlib import Path
 
 import fakes
@@ -88,3 +89,10 @@ def on_a_terminal(*args: str, env: dict | None = None) -> str:
     finally:
         os.close(primary)
         os.close(secondary)
+
+
+def ctrl_c_reaches() -> None:
+    """A child's `preexec_fn`: SIGINT handled as under a terminal. A suite started in the background (`make
+    test &`, a job without a terminal) has SIGINT ignored, an ignored signal stays ignored across exec, and
+    the child would never see the Ctrl-C a test sends it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

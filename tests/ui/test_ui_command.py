@@ -10,14 +10,14 @@ import subprocess
 import sys
 
 import httpx
-from helpers import add, ok, run
+from helpers import add, ctrl_c_reaches, ok, run
 from locations import FAKE_MEM
 
 
 def test_the_printed_address_opens_the_page_and_ctrl_c_stops_it():
     memory_id = add("the staging database listens on port 5433")
     server = subprocess.Popen([sys.executable, str(FAKE_MEM), "ui", "--no-open"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+                              stderr=subprocess.PIPE, text=True, env=dict(os.environ), preexec_fn=ctrl_c_reaches)
     try:
         url = server.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:") and "/?token=" in url
