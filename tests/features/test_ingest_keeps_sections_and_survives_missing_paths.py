@@ -1,5 +1,5 @@
-"""`mem ingest` as a newcomer meets it: a typo in one path, a chunk read out of its section, a command
-cut away from the sentence that explains it."""
+"""`mem ingest` with a typo in one path (the others still ingested, nothing pruned), chunks that name the
+section they come from, and a command kept with the sentence that explains it."""
 
 from __future__ import annotations
 

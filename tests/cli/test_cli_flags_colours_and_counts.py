@@ -1,5 +1,5 @@
-"""Rough edges a newcomer met in an hour of use: each test is the
-recipe or command that surprised them, with what they should have seen."""
+"""Where flags may stand, when colour is used, how counts and `show --raw` read in a pipe, and clean errors
+for a missing store folder and a span before year one: each test is a recipe or command and what it shows."""
 
 from __future__ import annotations
 
