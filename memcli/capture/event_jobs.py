@@ -53,6 +53,11 @@ EVENT, OBSERVE, TURN, SUMMARY = EVENT_JOB, "observe", "turn", "summary"
 KINDS = (EVENT, OBSERVE, TURN, SUMMARY)
 SCOPE = CAPTURE_SCOPE
 SUMMARY_EVENTS = ("stop", "compact", "session_end")
+# The events an event's place in its session (`session/ID#N`) counts: what the session did, which its
+# transcript holds too. A start, an end or a compaction check a client fires on its own (Claude Code
+# starts a resumed session again and ends each `-p` run; Gemini CLI fires PreCompress before every
+# model call) would number an import's events differently from the hooks' (memcli.capture.past).
+COUNTED = ("prompt", "tool", "stop")
 MERGE_CHARS = 12_000  # consecutive edits of one file merge into one observation up to about this size
 EXPOSED_WAIT_S = 60.0  # how long a job waits when local data would reach git (then tried again)
 KEEP_APPLIED = 4000  # event keys a session's state remembers (a session of more events forgets the oldest)
@@ -151,7 +156,8 @@ class CaptureJobs:
         if job.key in applied:
             return  # folded in before a kill: what it queued is queued
         self.counts["events"] += 1
-        state["seq"] += 1
+        if record.get("event") in COUNTED:
+            state["seq"] += 1
         state["last"] = max(state.get("last", 0), record.get("at", 0))
         if record.get("cwd"):
             state["cwd"] = record["cwd"]

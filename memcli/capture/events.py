@@ -277,11 +277,12 @@ def queue_event(queue, record: dict) -> bool:
 
 
 def event_key(record: dict) -> str:
-    """The same event delivered twice (two hooks of one event, a retry) has the same key: the client's own
-    call id when it gives one, else the record's content."""
+    """The same event delivered twice (two hooks of one event, a retry, a hook and an import of its
+    transcript) has the same key: the client's own call id when it gives one, else the record's content
+    but when it came and whether an import read it."""
     if record.get("tool_use_id"):
         basis = [record["client"], record["session"], record["tool_use_id"]]
     else:
-        basis = {k: v for k, v in record.items() if k != "at"}
+        basis = {k: v for k, v in record.items() if k not in ("at", "imported")}
     data = json.dumps(basis, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()[:32]

@@ -5,6 +5,7 @@ that line only."""
 from __future__ import annotations
 
 import json
+import re
 import time
 import types
 from pathlib import Path
@@ -20,8 +21,11 @@ TRANSCRIPTS = Path(__file__).parent / "fixtures" / "transcripts"
 # Each client's fixture: the folder its session ran in (replaced by the test's project) and where the
 # client keeps such a file, from its home folder (the environment variable that moves that home).
 CLAUDE = ("claude-code", "claude_code_session.jsonl", "/home/USER/projects/spotter-worktrees/spotter-dov")
-CODEX = ("codex", "codex_session.jsonl", "/home/dev/calc")
 GEMINI = ("gemini", "gemini_session.json", None)
+# Sessions recorded from the real clients with their hooks' payloads (record_session.py).
+CLAUDE_RECORDED = ("claude-code", "claude_code_recorded.jsonl", "/home/dev/calc")
+CODEX = ("codex", "codex_recorded.jsonl", "/home/dev/calc")
+GEMINI_RECORDED = ("gemini", "gemini_recorded.jsonl", "/home/dev/calc")
 HOMES = {"claude-code": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME", "gemini": "GEMINI_CLI_HOME"}
 
 
@@ -45,8 +49,12 @@ def place(tmp_path, monkeypatch, fixture, project: Path, text: str | None = None
     if client == "claude-code":
         path = home / "projects" / "".join(c if c.isalnum() else "-" for c in str(project)) / name
     elif client == "codex":
-        path = home / "sessions" / "2026" / "11" / "20" / f"rollout-2026-11-20T09-00-00-{name}"
-    else:
+        path = home / "sessions" / "2026" / "12" / "06" / f"rollout-2026-12-06T06-20-08-{name}"
+    elif name.endswith(".jsonl"):  # Gemini CLI 0.61: a folder named for the project, its root in .project_root
+        (home / ".gemini" / "tmp" / project.name).mkdir(parents=True)
+        (home / ".gemini" / "tmp" / project.name / ".project_root").write_text(str(project))
+        path = home / ".gemini" / "tmp" / project.name / "chats" / f"session-{name}"
+    else:  # earlier versions: a folder named by the SHA-256 of the project's root
         import hashlib
 
         path = home / ".gemini" / "tmp" / hashlib.sha256(str(project).encode()).hexdigest() / "chats" / f"session-{name}"
@@ -55,22 +63,27 @@ def place(tmp_path, monkeypatch, fixture, project: Path, text: str | None = None
     return path
 
 
-def replay_hooks(monkeypatch, fixture, project: Path) -> None:
-    """The hook events the fixture stands for, through `mem hook`'s own code, each at its time."""
+def replay_hooks(monkeypatch, fixture, project: Path, transcript: Path | None = None, stored: bool = True) -> None:
+    """The hook events the fixture stands for, through `mem hook`'s own code, each at its time; `stored`:
+    and the queue run, as the runner the hooks start would."""
     client, name, _ = fixture
     lines = (TRANSCRIPTS / (name.split(".")[0] + ".hooks.jsonl")).read_text()
     for line in lines.splitlines():
-        event = json.loads(line.replace("{cwd}", str(project)).replace("{transcript}", str(project / "t.jsonl")))
+        event = json.loads(line.replace("{cwd}", str(project)).replace("{transcript}", str(transcript or project / "t.jsonl")))
         monkeypatch.setattr(hook, "time", types.SimpleNamespace(time=lambda at=event["at"]: at))
         hook.run(json.dumps(event["payload"]), client=client)
     monkeypatch.setattr(hook, "time", time)
-    drain(open_mem())
+    if stored:
+        drain(open_mem())
 
 
 def what_was_stored(project: Path) -> list[tuple]:
-    """Every memory as (tags, source, raw text), the project's folder written as {cwd}."""
+    """Every memory as (tags, source, raw text), the project's folder written as {cwd}, a thread's id as
+    {thread} (it is made from the clock of the session's first event, which a transcript stamps a few
+    milliseconds before the client runs the hook)."""
     rows = jsonl(ok("ls", "--jsonl", "--with-raw", "-n", "0").stdout)
-    return sorted((tuple(row["tags"]), row.get("source"), (row.get("content_raw") or row["content"]).replace(str(project), "{cwd}"))
+    return sorted((tuple(row["tags"]), re.sub(r"^thread/[0-9A-Z]+#", "thread/{thread}#", row.get("source") or ""),
+                   (row.get("content_raw") or row["content"]).replace(str(project), "{cwd}"))
                   for row in rows)
 
 
@@ -80,7 +93,7 @@ def digest(project: Path) -> str:
     return json.loads(answer)["hookSpecificOutput"]["additionalContext"] if answer else ""
 
 
-@pytest.mark.parametrize("fixture", [CLAUDE, CODEX, GEMINI], ids=lambda f: f[0])
+@pytest.mark.parametrize("fixture", [CLAUDE_RECORDED, CODEX, GEMINI_RECORDED, CLAUDE, GEMINI], ids=lambda f: f[1].split(".")[0])
 def test_an_imported_session_is_stored_as_its_hooks_would_have_stored_it(tmp_path, monkeypatch, fixture):
     hooked = new_project(tmp_path, monkeypatch, "hooked")
     replay_hooks(monkeypatch, fixture, hooked)
@@ -132,6 +145,19 @@ def test_a_session_the_hooks_captured_is_not_imported_again(tmp_path, monkeypatc
     assert "queued 0 events, 1 captured by hooks" in result.stderr
 
 
+def test_a_session_the_hooks_queued_but_did_not_yet_store_is_not_imported_twice(tmp_path, monkeypatch):
+    hooked = new_project(tmp_path, monkeypatch, "hooked")
+    replay_hooks(monkeypatch, CODEX, hooked)
+    from_hooks = what_was_stored(hooked)
+    project = new_project(tmp_path, monkeypatch, "p")
+    transcript = place(tmp_path, monkeypatch, CODEX, project)
+    replay_hooks(monkeypatch, CODEX, project, transcript, stored=False)
+    result = ok("import", "--from", "codex")
+    assert "queued 0 events, 1 already stored" in result.stderr
+    drain(open_mem())  # the runner the hooks started stores what they queued
+    assert what_was_stored(project) == from_hooks
+
+
 def test_a_session_that_grew_since_the_last_import_adds_only_its_new_events(tmp_path, monkeypatch):
     project = new_project(tmp_path, monkeypatch, "p")
     lines = (TRANSCRIPTS / CODEX[1]).read_text().splitlines(keepends=True)
@@ -170,7 +196,7 @@ def test_a_dry_run_says_what_each_session_would_add_and_stores_nothing(tmp_path,
     project = new_project(tmp_path, monkeypatch, "p")
     place(tmp_path, monkeypatch, CODEX, project)
     result = ok("import", "--from", "codex", "--dry-run")
-    assert "codex session 019b1f6e-3c2 (2026-11-20 09:00, " in result.stderr
+    assert "codex session 01a24a02-81a (2026-12-06 06:20, " in result.stderr
     assert "2 prompts, 4 tool events, 2 answers" in result.stderr
     assert "dry run, nothing stored: 1 file, 1 session: would queue 9 events" in result.stderr
     assert what_was_stored(project) == []
@@ -190,7 +216,7 @@ def test_only_the_current_projects_sessions_are_imported_unless_a_path_is_given(
 def test_since_leaves_out_what_happened_before(tmp_path, monkeypatch):
     project = new_project(tmp_path, monkeypatch, "p")
     place(tmp_path, monkeypatch, CODEX, project)
-    result = ok("import", "--from", "codex", "--since", "2026-11-20T09:01:00+00:00", "--json")
+    result = ok("import", "--from", "codex", "--since", "2026-12-06T06:20:12+00:00", "--json")
     [session] = json.loads(result.stdout)["sessions"]
     assert session["new"] == {"prompt": 1, "tool": 1, "stop": 1} and session["before_since"] == 6
 

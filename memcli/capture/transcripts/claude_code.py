@@ -93,6 +93,8 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally) -> Iterator[tuple
         kind, side = record.get("type"), bool(record.get("isSidechain")) or subagent
         message = record.get("message") if isinstance(record.get("message"), dict) else {}
         content = message.get("content")
+        if kind == "assistant" and message.get("model") == "<synthetic>":
+            continue  # Claude Code's own placeholder ("No response requested." on a resume): no model said it
         if kind == "assistant" and isinstance(content, list):
             for block in content:
                 if not isinstance(block, dict):

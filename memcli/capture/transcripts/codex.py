@@ -2,11 +2,16 @@
 (`~/.codex` by default), one a session, as codex-rs/protocol's RolloutLine writes them:
 `{"timestamp", "type", "payload"}` with type `session_meta` (the session's id and cwd), `turn_context`
 (the turn's cwd and model), `response_item` (messages; `function_call`/`custom_tool_call` and their
-`*_output` by `call_id`) and `event_msg` (`user_message`: the prompt as typed; `task_complete`: the
-turn's last answer; `agent_message`).
+`*_output` by `call_id`) and `event_msg` (the prompt as typed: `user_message` in earlier versions,
+`item_completed` of a `UserMessage` item in 0.171; `task_complete`: the turn's last answer;
+`agent_message`).
 
 Codex's hooks name a shell call `Bash` with `{"command": <the command line>}` and an apply_patch
-`apply_patch` with `{"command": <the patch>}`, the output as the string the model got; the same here.
+`apply_patch` with `{"command": <the patch>}`. A shell call's hook output is the command's output alone,
+while the rollout keeps what the model got, under a header ("Chunk ID", "Wall time", "Process exited
+with code N", "Output:"): the header is dropped, so an import stores what the hook stored (a real
+session's hook payloads and rollout, tests/capture/fixtures/transcripts). An apply_patch's output is
+the same string in both.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import shlex
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from memcli.capture.events import CODEX_EXEC
 from memcli.capture.transcripts import Tally, parsed, seconds, texts
 
 CLIENT = "codex"
@@ -40,7 +46,7 @@ def files_in(folder: Path) -> list[Path]:
 def payloads(lines: Iterable[bytes], path: Path, tally: Tally) -> Iterator[tuple[dict, float]]:
     base: dict = {}
     calls: dict[str, tuple[str, object]] = {}
-    turn = {"answer": "", "at": 0.0}
+    turn = {"answer": "", "at": 0.0, "prompt": None}
     at = 0.0
 
     def event(name: str, **fields) -> tuple[dict, float]:
@@ -83,9 +89,12 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally) -> Iterator[tuple
             what = payload.get("type")
             if what == "task_started" and isinstance(payload.get("turn_id"), str):
                 base["turn_id"] = payload["turn_id"]
-            elif what == "user_message" and str(payload.get("message") or "").strip():
-                yield from stop()
-                yield event("UserPromptSubmit", prompt=payload["message"])
+            elif what in ("user_message", "item_completed") and _prompt(payload).strip():
+                prompt = _prompt(payload)
+                if turn["prompt"] != (base.get("turn_id"), prompt):  # a version that writes both says it twice
+                    yield from stop()
+                    yield event("UserPromptSubmit", prompt=prompt)
+                    turn["prompt"] = (base.get("turn_id"), prompt)
             elif what == "agent_message" and str(payload.get("message") or "").strip():
                 turn["answer"], turn["at"] = payload["message"], at
             elif what == "task_complete":
@@ -102,6 +111,14 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally) -> Iterator[tuple
             elif what == "message" and payload.get("role") == "assistant" and texts(payload.get("content")).strip():
                 turn["answer"], turn["at"] = texts(payload["content"]), at
     yield from stop()
+
+
+def _prompt(payload: dict) -> str:
+    """The prompt an `event_msg` holds: `user_message`'s message, or an `item_completed` UserMessage's text."""
+    if payload.get("type") == "user_message":
+        return str(payload.get("message") or "")
+    item = payload.get("item")
+    return texts(item.get("content")) if isinstance(item, dict) and item.get("type") == "UserMessage" else ""
 
 
 def _arguments(payload: dict):
@@ -126,6 +143,8 @@ def _tool(event, call_id: str, call: tuple[str, object], output) -> tuple[dict, 
         if isinstance(command, list):
             command = command[-1] if command[:2] in (["bash", "-lc"], ["sh", "-c"]) else shlex.join(map(str, command))
         tool, tool_input = "Bash", {"command": str(command or "")}
+        found = CODEX_EXEC.match(output) if isinstance(output, str) else None
+        output = output[found.end():] if found else output
     else:
         tool, tool_input = name, fields
     if isinstance(output, dict):

@@ -4,7 +4,14 @@ is the SHA-256 of the project's root folder (or, in later versions, a name for i
 writes it: `{sessionId, projectHash, startTime, lastUpdated, messages}`, each message `{id, timestamp,
 type, content}`, `type` `user` (a prompt), `gemini` (an answer, and its `toolCalls`: `{id, name, args,
 result, status, resultDisplay}`, `result` the function response the model got) or `info`/`error`/
-`warning` (the CLI's own notices). A `.jsonl` file is read as the same messages, one a line.
+`warning` (the CLI's own notices); a message's content is a string or a list of parts (`{"text": ...}`).
+A `.jsonl` file (0.61) is a log: a header line (`sessionId`, `projectHash`, `startTime`; again when the
+session is resumed), each message as a line when it is written and again, whole, when it changes (a
+`gemini` message first without its toolCalls, then with them once they ran), and `{"$set": ...}` /
+`{"$rewindTo": id}` lines that change the session's fields or take messages back. The hooks saw every
+message as it happened, so an import reads the message lines in order, each prompt and answer once and
+each tool call once it has a result, and leaves the `$set`/`$rewindTo` lines (a resume's `$set` repeats
+what came before).
 
 The file holds no folder: the session's cwd is the project the file's folder names (the one its hash or
 its `.project_root` gives), else the folder `mem import` runs in. A `.json` file is one object, read
@@ -22,6 +29,8 @@ from typing import Iterable, Iterator
 from memcli.capture.transcripts import Tally, parsed, seconds, texts
 
 CLIENT = "gemini"
+NOT_PROMPTS = ("<session_context>",)  # the CLI's own first message of a session: the folder, the date
+DONE = ("success", "error", "cancelled")  # a tool call's status once it ran
 
 
 def home() -> Path:
@@ -79,7 +88,7 @@ def messages(lines: Iterable[bytes], path: Path, tally: Tally) -> tuple[dict, It
 
     def rest():
         for record in iterator:
-            if record is not None and record.get("type") in ("user", "gemini"):
+            if record is not None and record.get("type") in ("user", "gemini") and "$set" not in record:
                 yield record
 
     return header, rest()
@@ -106,20 +115,34 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally, cwd: str = "") ->
         turn["answer"] = ""
 
     yield event("SessionStart", source="startup")
+    seen: set = set()  # prompts (by message id) and tool calls (by call id) already told
     for message in said:
         at = seconds(message.get("timestamp"), at)
-        if message.get("type") == "user" and texts(message.get("content")).strip():
+        said_text = _text(message.get("content")).strip()
+        if message.get("type") == "user" and said_text and not said_text.startswith(NOT_PROMPTS):
+            if ("prompt", message.get("id")) in seen:
+                continue
+            seen.add(("prompt", message.get("id")))
             yield from stop()
-            turn["prompt"], turn["id"] = texts(message["content"]), message.get("id")
+            turn["prompt"], turn["id"] = _text(message["content"]), message.get("id")
             yield event("BeforeAgent", prompt=turn["prompt"], prompt_id=message.get("id"))
         elif message.get("type") == "gemini":
-            for call in message.get("toolCalls") or []:
-                if isinstance(call, dict) and call.get("name"):
+            for n, call in enumerate(message.get("toolCalls") or []):
+                key = ("call", call.get("id") or (message.get("id"), n)) if isinstance(call, dict) else None
+                if key and call.get("name") and key not in seen and (call.get("result") or call.get("status") in DONE):
+                    seen.add(key)
                     at = seconds(call.get("timestamp"), at)
                     yield _tool(event, call)
-            if texts(message.get("content")).strip():
-                turn["answer"], turn["at"] = texts(message["content"]).strip(), at
+            if said_text:
+                turn["answer"], turn["at"] = said_text, at
     yield from stop()
+
+
+def _text(content) -> str:
+    """A message's text: a string, or its parts' text (Gemini's parts are `{"text": ...}` without a type)."""
+    if isinstance(content, list):
+        return "\n".join(part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str))
+    return texts(content)
 
 
 def _tool(event, call: dict) -> tuple[dict, float]:
