@@ -1,7 +1,7 @@
 """`mem import --from claude-code` of a synthetic month of sessions, against `mem import` of the same text
 as plain memories, in one run (issue 56).
 
-The month: SESSIONS Claude Code transcripts (100 by default, about 50 MB), written in the format of the
+The month: SESSIONS Claude Code transcripts (100 by default, about 52 MB), written in the format of the
 real one in tests/capture/fixtures/transcripts: per turn a prompt, Read (the file twice, as
 Claude Code keeps it: numbered lines for the model and the file in toolUseResult), Edit (with the whole
 original file, as toolUseResult holds it), Bash (a test run, some failing), Grep, and the answer. Texts
@@ -13,7 +13,7 @@ not the compression model. The plain records are the texts the hooks would keep 
 (the prompt, the command and its output, the file read, the edit's new text, the answer), one memory
 each.
 
-    .venv/bin/python bench/import_sessions.py                   # 100 sessions, ~50 MB
+    .venv/bin/python bench/import_sessions.py                   # 100 sessions, ~52 MB
     .venv/bin/python bench/import_sessions.py --sessions 25     # a quarter: peak memory should not follow
 
 Prints: transcript size, events, what was stored, wall time of each import and their ratio, and each
@@ -85,7 +85,7 @@ class Month:
             block = {"type": "tool_result", "tool_use_id": tid, "content": content, **({"is_error": True} if error else {})}
             line("user", {"role": "user", "content": [block]}, toolUseResult=result)
 
-        for turn in range(rng.randint(6, 10)):
+        for turn in range(rng.randint(8, 13)):
             prompt = sentence(rng, rng.randint(8, 30))
             line("user", {"role": "user", "content": prompt})
             keep(prompt, ["prompt"])
