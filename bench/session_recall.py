@@ -14,7 +14,9 @@ span of the captured events) is checked, case and spacing aside, against:
 - digest + search: that and the hits of one `mem search <question> -k 5` (what the assistant reads);
 - digest + prompt context: that and the block the hook server answers a prompt with (capture.prompt_context);
 - baselines at the digest's tokens: the latest raw tool output cut to them, and BM25 over the raw events
-  (one document per hook payload) cut to them; and BM25 at the tokens of digest + search.
+  (one document per hook payload) cut to them; and BM25 at the tokens of digest + search;
+- search alone: the hits of that one search without the digest, against BM25 at the hits' own tokens
+  ("bm25 at its tokens"): whether the search, not the digest beside it, finds the answer.
 
     .venv/bin/python bench/session_recall.py --spec bench/data/session_recall/markupsafe.json \\
         --repo /work/data/markupsafe --wheels /work/data/wheels
@@ -45,7 +47,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from capture import MEM, Run, Session, wait_for_drain  # noqa: E402  (bench/capture.py)
 
-CONDITIONS = ("digest", "digest+search", "digest+prompt", "raw tail", "bm25", "bm25 at search tokens")
+CONDITIONS = ("digest", "digest+search", "digest+prompt", "raw tail", "bm25", "bm25 at search tokens", "search alone",
+              "bm25 at its tokens")
 KINDS = ("command", "error", "ruling", "open item", "file", "rename", "rationale")
 SEARCH_K = 5
 BOILERPLATE = {"session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name", "tool_use_id",
@@ -304,6 +307,8 @@ def measure(spec: dict, run: Run, env: dict, out: Path | None) -> None:
             "raw tail": found(q["answer"], raw_tail),
             "bm25": found(q["answer"], bm25.within(q["q"], digest_tokens, count)),
             "bm25 at search tokens": found(q["answer"], bm25.within(q["q"], digest_tokens + count(shown), count)),
+            "search alone": found(q["answer"], shown),
+            "bm25 at its tokens": found(q["answer"], bm25.within(q["q"], count(shown), count)),
         }
         results.append({**q, **outcome})
     report(spec, results, digest, digest_tokens, search_tokens, prompt_tokens)
@@ -368,6 +373,10 @@ def report(spec, results, digest, digest_tokens, search_tokens, prompt_tokens) -
     for item in results:
         if not item["digest+search"]:
             print(f"  missed with search: [{item['kind']}] {item['q']} -> {item['answer']}")
+    for item in results:
+        if not item["search alone"]:
+            print(f"  not in the search's hits{' (bm25 finds it)' if item['bm25 at its tokens'] else ''}: "
+                  f"[{item['kind']}] {item['q']} -> {item['answer']}")
     print("--- digest ---")
     print(digest)
 
