@@ -1,7 +1,8 @@
 """A model server on the loopback for the real clients' tests: it speaks just enough of each client's API
 (Anthropic Messages for Claude Code, OpenAI Responses for Codex CLI, Gemini's streamGenerateContent for
-Gemini CLI) to ask for the tool calls a test scripts, one per turn, then answers "done". With no script it
-refuses every request (HTTP 400), as a model the client cannot reach.
+Gemini CLI) to ask for the tool calls a test scripts, one per turn, then answers `answer` ("done" unless
+a test says otherwise). With no script it refuses every request (HTTP 400), as a model the client cannot
+reach. Every call it asks for has an id of its own, as a real model's has.
 
 The client runs each tool itself and fires its own hooks, so the payloads mem reads are the client's own.
 """
@@ -9,6 +10,7 @@ The client runs each tool itself and fires its own hooks, so the payloads mem re
 from __future__ import annotations
 
 import http.server
+import itertools
 import json
 import threading
 
@@ -17,6 +19,8 @@ class ScriptedModel:
     def __init__(self):
         self.calls: list[tuple[str, dict]] | None = None  # the tool calls to ask for, in the client's names
         self.asked: list[str] = []
+        self.answer = "done"  # the text of a turn's last message
+        self._serial = itertools.count(1)
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
 
@@ -67,17 +71,20 @@ class ScriptedModel:
             return "application/json", {"input_tokens": 1}
         if path.startswith("/v1/messages"):
             return _anthropic(self._next(_count(request.get("messages"), "tool_result"), bool(request.get("tools"))),
-                              request)
+                              request, self.answer)
         if path.startswith("/v1/responses"):
             done = sum(1 for item in request.get("input", []) if isinstance(item, dict)
                        and str(item.get("type", "")).endswith("_output"))
-            return _openai(self._next(done, True))
+            return _openai(self._next(done, True), self.answer)
         if "streamGenerateContent" in path:
-            return _gemini(self._next(_count(request.get("contents"), "functionResponse"), True))
+            return _gemini(self._next(_count(request.get("contents"), "functionResponse"), True), self.answer)
         return None
 
     def _next(self, done: int, tools_offered: bool):
-        return self.calls[done] if tools_offered and done < len(self.calls) else None
+        """The call to ask for next, with its serial number, or None (then the answer)."""
+        if tools_offered and done < len(self.calls):
+            return (*self.calls[done], next(self._serial))
+        return None
 
 
 def _count(value, key: str) -> int:
@@ -94,16 +101,16 @@ def _sse(events: list[dict], named: bool = True) -> tuple[str, bytes]:
     return "text/event-stream", text.encode()
 
 
-def _anthropic(call, request: dict):
+def _anthropic(call, request: dict, answer: str):
     message = {"id": "msg_1", "type": "message", "role": "assistant", "model": request.get("model", "m"),
                "content": [], "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
     if not request.get("stream"):
-        return "application/json", {**message, "content": [{"type": "text", "text": "done"}], "stop_reason": "end_turn"}
+        return "application/json", {**message, "content": [{"type": "text", "text": answer}], "stop_reason": "end_turn"}
     if call:
-        block = {"type": "tool_use", "id": f"toolu_{abs(hash(json.dumps(call))) % 10**8}", "name": call[0], "input": {}}
+        block = {"type": "tool_use", "id": f"toolu_{call[2]:08d}", "name": call[0], "input": {}}
         delta, stop = {"type": "input_json_delta", "partial_json": json.dumps(call[1])}, "tool_use"
     else:
-        block, delta, stop = {"type": "text", "text": ""}, {"type": "text_delta", "text": "done"}, "end_turn"
+        block, delta, stop = {"type": "text", "text": ""}, {"type": "text_delta", "text": answer}, "end_turn"
     return _sse([{"type": "message_start", "message": message},
                  {"type": "content_block_start", "index": 0, "content_block": block},
                  {"type": "content_block_delta", "index": 0, "delta": delta},
@@ -113,16 +120,16 @@ def _anthropic(call, request: dict):
                  {"type": "message_stop"}])
 
 
-def _openai(call):
+def _openai(call, answer: str):
     if call and call[0] == "apply_patch":  # Codex's apply_patch is a freeform tool: the patch is its input
-        item = {"type": "custom_tool_call", "id": "ctc_1", "status": "completed", "call_id": "call_patch",
+        item = {"type": "custom_tool_call", "id": f"ctc_{call[2]}", "status": "completed", "call_id": f"call_{call[2]}_patch",
                 "name": "apply_patch", "input": call[1]["patch"]}
     elif call:
-        item = {"type": "function_call", "id": "fc_1", "status": "completed", "call_id": f"call_{call[0]}",
+        item = {"type": "function_call", "id": f"fc_{call[2]}", "status": "completed", "call_id": f"call_{call[2]}_{call[0]}",
                 "name": call[0], "arguments": json.dumps(call[1])}
     else:
         item = {"type": "message", "role": "assistant", "id": "msg_1",
-                "content": [{"type": "output_text", "text": "done", "annotations": []}]}
+                "content": [{"type": "output_text", "text": answer, "annotations": []}]}
     usage = {"input_tokens": 1, "input_tokens_details": None, "output_tokens": 1, "output_tokens_details": None,
              "total_tokens": 2}
     return _sse([{"type": "response.created", "response": {"id": "resp_1"}},
@@ -130,8 +137,8 @@ def _openai(call):
                  {"type": "response.completed", "response": {"id": "resp_1", "usage": usage}}])
 
 
-def _gemini(call):
-    part = {"functionCall": {"name": call[0], "args": call[1]}} if call else {"text": "done"}
+def _gemini(call, answer: str):
+    part = {"functionCall": {"name": call[0], "args": call[1]}} if call else {"text": answer}
     chunk = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
              "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}}
     return _sse([chunk], named=False)

@@ -5,12 +5,12 @@ that line only."""
 from __future__ import annotations
 
 import json
-import re
 import time
 import types
 from pathlib import Path
 
 import pytest
+from captured import stored_memories
 from fake_secrets import github_token
 from helpers import jsonl, ok, open_mem, run
 from work_helpers import drain
@@ -77,16 +77,6 @@ def replay_hooks(monkeypatch, fixture, project: Path, transcript: Path | None = 
         drain(open_mem())
 
 
-def what_was_stored(project: Path) -> list[tuple]:
-    """Every memory as (tags, source, raw text), the project's folder written as {cwd}, a thread's id as
-    {thread} (it is made from the clock of the session's first event, which a transcript stamps a few
-    milliseconds before the client runs the hook)."""
-    rows = jsonl(ok("ls", "--jsonl", "--with-raw", "-n", "0").stdout)
-    return sorted((tuple(row["tags"]), re.sub(r"^thread/[0-9A-Z]+#", "thread/{thread}#", row.get("source") or ""),
-                   (row.get("content_raw") or row["content"]).replace(str(project), "{cwd}"))
-                  for row in rows)
-
-
 def digest(project: Path) -> str:
     answer = hook.run(json.dumps({"hook_event_name": "SessionStart", "session_id": "next", "cwd": str(project),
                                   "source": "startup"}))
@@ -97,12 +87,12 @@ def digest(project: Path) -> str:
 def test_an_imported_session_is_stored_as_its_hooks_would_have_stored_it(tmp_path, monkeypatch, fixture):
     hooked = new_project(tmp_path, monkeypatch, "hooked")
     replay_hooks(monkeypatch, fixture, hooked)
-    from_hooks = what_was_stored(hooked)
+    from_hooks = stored_memories(hooked)
 
     imported = new_project(tmp_path, monkeypatch, "imported")
     place(tmp_path, monkeypatch, fixture, imported)
     result = ok("import", "--from", fixture[0])
-    from_import = what_was_stored(imported)
+    from_import = stored_memories(imported)
 
     assert from_import == from_hooks
     kinds = {tags[0] for tags, _, _ in from_import}
@@ -114,7 +104,7 @@ def test_the_claude_code_session_keeps_its_edit_its_failed_command_and_its_last_
     project = new_project(tmp_path, monkeypatch, "p")
     place(tmp_path, monkeypatch, CLAUDE, project)
     ok("import", "--from", "claude-code")
-    stored = what_was_stored(project)
+    stored = stored_memories(project)
     texts = "\n".join(raw for _, _, raw in stored)
     assert "+    new_debug = !socket.assigns.transcript_view_show_debug" in texts  # the Edit, as a diff
     assert "(failed, exit 1)" in texts and "paths are ignored by one of your .gitignore files" in texts
@@ -127,35 +117,35 @@ def test_importing_again_stores_nothing_new(tmp_path, monkeypatch):
     project = new_project(tmp_path, monkeypatch, "p")
     place(tmp_path, monkeypatch, CODEX, project)
     ok("import", "--from", "codex")
-    before = what_was_stored(project)
+    before = stored_memories(project)
     again = ok("import", "--from", "codex")
-    assert what_was_stored(project) == before
+    assert stored_memories(project) == before
     assert "queued 0 events, 1 already stored" in again.stderr
 
 
 def test_a_session_the_hooks_captured_is_not_imported_again(tmp_path, monkeypatch):
     project = new_project(tmp_path, monkeypatch, "p")
     replay_hooks(monkeypatch, CODEX, project)
-    before = what_was_stored(project)
+    before = stored_memories(project)
     place(tmp_path, monkeypatch, CODEX, project)
     result = ok("import", "--from", "codex", "--dry-run")
     assert "captured by hooks; skipped" in result.stderr
     result = ok("import", "--from", "codex")
-    assert what_was_stored(project) == before
+    assert stored_memories(project) == before
     assert "queued 0 events, 1 captured by hooks" in result.stderr
 
 
 def test_a_session_the_hooks_queued_but_did_not_yet_store_is_not_imported_twice(tmp_path, monkeypatch):
     hooked = new_project(tmp_path, monkeypatch, "hooked")
     replay_hooks(monkeypatch, CODEX, hooked)
-    from_hooks = what_was_stored(hooked)
+    from_hooks = stored_memories(hooked)
     project = new_project(tmp_path, monkeypatch, "p")
     transcript = place(tmp_path, monkeypatch, CODEX, project)
     replay_hooks(monkeypatch, CODEX, project, transcript, stored=False)
     result = ok("import", "--from", "codex")
     assert "queued 0 events, 1 already stored" in result.stderr
     drain(open_mem())  # the runner the hooks started stores what they queued
-    assert what_was_stored(project) == from_hooks
+    assert stored_memories(project) == from_hooks
 
 
 def test_a_session_that_grew_since_the_last_import_adds_only_its_new_events(tmp_path, monkeypatch):
@@ -189,7 +179,7 @@ def test_a_malformed_or_half_written_line_is_counted_and_the_rest_imported(tmp_p
     place(tmp_path, monkeypatch, CLAUDE, project, "".join(broken))
     result = ok("import", "--from", "claude-code")
     assert "3 malformed lines skipped" in result.stderr
-    assert len([1 for tags, _, _ in what_was_stored(project) if "observation" in tags]) == 6
+    assert len([1 for tags, _, _ in stored_memories(project) if "observation" in tags]) == 6
 
 
 def test_a_dry_run_says_what_each_session_would_add_and_stores_nothing(tmp_path, monkeypatch):
@@ -199,7 +189,7 @@ def test_a_dry_run_says_what_each_session_would_add_and_stores_nothing(tmp_path,
     assert "codex session 01a24a02-81a (2026-12-06 06:20, " in result.stderr
     assert "2 prompts, 4 tool events, 2 answers" in result.stderr
     assert "dry run, nothing stored: 1 file, 1 session: would queue 9 events" in result.stderr
-    assert what_was_stored(project) == []
+    assert stored_memories(project) == []
     assert not list((project / ".mem").glob(".queue/jobs/*.json"))
 
 
@@ -208,9 +198,9 @@ def test_only_the_current_projects_sessions_are_imported_unless_a_path_is_given(
     transcript = place(tmp_path, monkeypatch, CODEX, other)
     project = new_project(tmp_path, monkeypatch, "p")
     result = ok("import", "--from", "codex")
-    assert what_was_stored(project) == [] and "0 sessions" in result.stderr
+    assert stored_memories(project) == [] and "0 sessions" in result.stderr
     ok("import", "--from", "codex", transcript)
-    assert any("session" in tags for tags, _, _ in what_was_stored(project))
+    assert any("session" in tags for tags, _, _ in stored_memories(project))
 
 
 def test_since_leaves_out_what_happened_before(tmp_path, monkeypatch):
@@ -257,7 +247,7 @@ def test_a_sub_agents_tool_calls_belong_to_its_session_and_its_words_are_not_pro
             {"type": "text", "text": "It is built from assets/css/app.css."}]}},
     ]) + "\n")
     ok("import", "--from", "claude-code")
-    stored = what_was_stored(project)
+    stored = stored_memories(project)
     assert any(source.startswith(f"session/{session}#") and "ran `ls assets/css`" in raw for _, source, raw in stored)
     [summary] = [raw for tags, _, raw in stored if "session" in tags]
     assert "Find where the CSS is built" not in summary and "It is built from" not in summary

@@ -16,8 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from captured import capture_problems, queued_events
-from helpers import ok
+import calc_session
+from calc_session import codex_home, gemini_env
+from captured import capture_problems, queued_events, stored_memories
+from helpers import ok, open_mem
+from work_helpers import drain
 from scripted_model import ScriptedModel
 
 from memcli.capture.observe import observe
@@ -85,18 +88,6 @@ def test_claude_code_runs_mem_hooks_and_they_are_queued(scratch):
     assert not [line for line in log.splitlines() if line.count("Hook ") and " error: " in line]
 
 
-def codex_home(home: Path, project: Path, url: str) -> Path:
-    """Codex's own folder for the run: a model provider at the refusing server, the project trusted (Codex
-    reads a project's .codex/ only then)."""
-    folder = home / ".codex"
-    folder.mkdir()
-    (folder / "config.toml").write_text(
-        'model = "gpt-5.5"\nmodel_provider = "offline"\n\n[model_providers.offline]\nname = "offline"\n'
-        f'base_url = "{url}/v1"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n'
-        f'request_max_retries = 0\nstream_max_retries = 0\n\n[projects."{project}"]\ntrust_level = "trusted"\n')
-    return folder
-
-
 def test_codex_runs_mem_hooks_only_once_trusted_and_status_says_which(scratch, model, monkeypatch):
     project, home, env = scratch
     asked = model.asked
@@ -120,13 +111,6 @@ def test_codex_runs_mem_hooks_only_once_trusted_and_status_says_which(scratch, m
 
     servers = json.loads(client(["codex", "mcp", "list", "--json"], env, project).stdout)
     assert [(s["name"], s["transport"]["command"], s["transport"]["args"]) for s in servers] == [("mem", "mem", ["mcp"])]
-
-
-def gemini_env(home: Path, env: dict, url: str) -> dict:
-    """An API key that is no key, the model at `url`, the folder trusted for a headless run."""
-    (home / ".gemini").mkdir()
-    (home / ".gemini/settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
-    return {**env, "GEMINI_API_KEY": "dummy", "GOOGLE_GEMINI_BASE_URL": url, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
 
 
 def test_gemini_runs_mem_hooks_within_their_timeout_and_they_are_queued(scratch, model):
@@ -204,3 +188,29 @@ def test_gemini_edits_and_failed_commands_become_placed_diffs_and_kept_output(sc
         in seen["replace"].text
     shell = seen["run_shell_command"]
     assert shell.failed and "(failed, exit 4)" in shell.text and "why-it-failed" in shell.text
+
+
+CLIENT_HOMES = {"claude-code": ("CLAUDE_CONFIG_DIR", ".claude"), "codex": ("CODEX_HOME", ".codex"), "gemini": ("GEMINI_CLI_HOME", "")}
+
+
+@pytest.mark.parametrize("name", ["claude-code", "codex", "gemini"])
+def test_importing_the_session_a_client_just_ran_stores_what_its_hooks_stored(scratch, model, monkeypatch, name):
+    project, home, env = scratch
+    calc_session.write_project(project, home, Path(sys.executable).parent)
+    ok("hooks", "install", name)
+    done = calc_session.run(name, model, home, project, env)
+    assert [d.returncode for d in done] == [0, 0]
+    assert "return a + b" in (project / "src" / "calc.py").read_text()
+    drain(open_mem())
+    from_hooks = stored_memories(project)
+    assert {tags[0] for tags, _, _ in from_hooks} == {"observation", "session", "thread"}
+
+    (project / ".mem").rename(project.parent / "hooked-store")  # a new store, and the same sessions from the transcript
+    ok("init", ".mem")
+    variable, folder = CLIENT_HOMES[name]
+    monkeypatch.setenv(variable, str(home / folder))
+    result = ok("import", "--from", name)
+    # Gemini writes a resumed session on in a new file when the minute has changed: one session either way
+    files = len([p for p in home.rglob("*.json*") if {"sessions", "projects", "chats"} & set(p.parent.parts)])
+    assert f"{files} file{'s' * (files > 1)}, 1 session: queued " in result.stderr
+    assert stored_memories(project) == from_hooks
