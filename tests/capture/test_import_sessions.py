@@ -49,7 +49,7 @@ def place(tmp_path, monkeypatch, fixture, project: Path, text: str | None = None
     if client == "claude-code":
         path = home / "projects" / "".join(c if c.isalnum() else "-" for c in str(project)) / name
     elif client == "codex":
-        path = home / "sessions" / "2026" / "12" / "06" / f"rollout-2026-12-06T06-20-08-{name}"
+        path = home / "sessions" / "2026" / "12" / "06" / f"rollout-2026-12-06T06-54-35-{name}"
     elif name.endswith(".jsonl"):  # Gemini CLI 0.61: a folder named for the project, its root in .project_root
         (home / ".gemini" / "tmp" / project.name).mkdir(parents=True)
         (home / ".gemini" / "tmp" / project.name / ".project_root").write_text(str(project))
@@ -186,7 +186,7 @@ def test_a_dry_run_says_what_each_session_would_add_and_stores_nothing(tmp_path,
     project = new_project(tmp_path, monkeypatch, "p")
     place(tmp_path, monkeypatch, CODEX, project)
     result = ok("import", "--from", "codex", "--dry-run")
-    assert "codex session 01a24a02-81a (2026-12-06 06:20, " in result.stderr
+    assert "codex session 01a24a22-0da (2026-12-06 06:54, " in result.stderr
     assert "2 prompts, 4 tool events, 2 answers" in result.stderr
     assert "dry run, nothing stored: 1 file, 1 session: would queue 9 events" in result.stderr
     assert stored_memories(project) == []
@@ -206,7 +206,7 @@ def test_only_the_current_projects_sessions_are_imported_unless_a_path_is_given(
 def test_since_leaves_out_what_happened_before(tmp_path, monkeypatch):
     project = new_project(tmp_path, monkeypatch, "p")
     place(tmp_path, monkeypatch, CODEX, project)
-    result = ok("import", "--from", "codex", "--since", "2026-12-06T06:20:12+00:00", "--json")
+    result = ok("import", "--from", "codex", "--since", "2026-12-06T06:54:39+00:00", "--json")
     [session] = json.loads(result.stdout)["sessions"]
     assert session["new"] == {"prompt": 1, "tool": 1, "stop": 1} and session["before_since"] == 6
 
