@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
+import re
 import shutil
 import sys
 import tempfile
@@ -75,10 +76,17 @@ def features(mem, keys: dict[int, str], asked: list[tuple[str, set[str], str]], 
         cos = vectors @ q
         words = hybrid.word_ranking(mem.catalog, query, hybrid.CANDIDATES, Filters())
         terms = lexical.words(query)
+        without = np.asarray(embedder.model.embed([re.sub(rf"\b{re.escape(term)}\b", " ", query, flags=re.I)
+                                                   for term in terms]), dtype=np.float32) if terms else None
+        alone = np.asarray(embedder.model.embed(terms), dtype=np.float32) if terms else np.zeros((0, dim), np.float32)
         rows.append({"corpus": corpus, "split": split, "query": query, "terms": terms,
                      "relevant": {label for label, key in keys.items() if key in relevant},
                      "labels": np.asarray(labels), "cos": cos, "words": words,
-                     "cover": lexical.coverage(mem.catalog, terms, Filters())})
+                     "cover": lexical.coverage(mem.catalog, terms, Filters()),
+                     "df": {term: mem.catalog.lexicon.frequency(term) for term in terms},
+                     "n": mem.catalog.lexicon.memories(), "keys": keys,
+                     "term_cos": {term: vectors @ alone[i] for i, term in enumerate(terms)},
+                     "without_cos": {term: vectors @ without[i] for i, term in enumerate(terms)}})
     return rows
 
 
@@ -163,7 +171,13 @@ def main() -> None:
     from memcli.index import search as hybrid
 
     rows = pickle.loads(args.data.read_bytes())
-    print_table(judge(rows, lambda row, meaning, cover: hybrid.matched(meaning, meaning[:2 * hybrid.REST], cover)))
+    from memcli.index.names import names
+
+    def decide(row, meaning, cover):
+        unknown = any(row["df"][name] == 0 for name in names(row["query"]) if name in row["df"])
+        return hybrid.matched(meaning, meaning[:2 * hybrid.REST], cover, unknown)
+
+    print_table(judge(rows, decide))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from memcli.index import lexical
 from memcli.index.dates import query_date_words
 from memcli.index.distinct import distinct
 from memcli.index.filters import Filters
+from memcli.index.names import names
 
 if TYPE_CHECKING:
     from memcli.index.catalog import Catalog
@@ -35,7 +36,9 @@ MODES = ("hybrid", "vector", "text")
 # from how the query's cosines spread across the store: its best (within the filters) stands STAND_OUT
 # above the rest of the store (the memory at rank rest_rank() of the whole store, filters aside), or it is
 # CLOSE whatever the rest does, or some memory holds words carrying half its weight (MATCH_COVERAGE of
-# lexical.coverage: "amazon" of "amazon rate limit" where "amazon" is rare). A topic's name meets the
+# lexical.coverage: "amazon" of "amazon rate limit" where "amazon" is rare); a query naming a name the
+# store holds nowhere (memcli.index.names: "Celery", "Gina") is close only at CLOSE_UNKNOWN_NAME, as a
+# question about someone else sits as close to a chat as a real one does. A topic's name meets the
 # note it names at a low cosine ("rate limiting" against the Amazon note: 0.21) but well above the
 # rest of the store (0.01 for the third of five notes), where a query the store knows nothing of scores flat against all of it; a
 # question of a sentence sits high against many memories, so a close cosine alone stands for a match.
@@ -48,6 +51,7 @@ MODES = ("hybrid", "vector", "text")
 REST = 10
 STAND_OUT = 0.15
 CLOSE = 0.36
+CLOSE_UNKNOWN_NAME = 0.55
 MATCH_COVERAGE = 0.5
 RELATIVE = 0.25
 ALPHA = 0.5
@@ -93,13 +97,21 @@ def rest_rank(store: int) -> int:
     return min(REST, max(2, store // 2 + 1))
 
 
-def matched(meaning: list[tuple[int, float]], store: list[tuple[int, float]], cover: dict[int, float]) -> bool:
+def matched(meaning: list[tuple[int, float]], store: list[tuple[int, float]], cover: dict[int, float],
+            unknown_name: bool = False) -> bool:
     """Whether the query has a real match (see REST): `meaning` within the filters, `store` the best
-    2 x REST of the whole store (all of it when it holds fewer)."""
+    2 x REST of the whole store (all of it when it holds fewer); `unknown_name`: the query names a name
+    the store holds nowhere (unknown_name())."""
     best = max((score for _, score in meaning), default=0.0)
     rank = rest_rank(len(store))
-    return (best >= CLOSE or len(store) >= rank and best - store[rank - 1][1] >= STAND_OUT
+    return (best >= (CLOSE_UNKNOWN_NAME if unknown_name else CLOSE)
+            or len(store) >= rank and best - store[rank - 1][1] >= STAND_OUT
             or max(cover.values(), default=0.0) >= MATCH_COVERAGE)
+
+
+def unknown_name(catalog: Catalog, query: str) -> bool:
+    """Whether the query names a name (memcli.index.names) that no memory of the store holds."""
+    return any(catalog.lexicon.frequency(name) == 0 for name in names(query))
 
 
 def candidates(k: int) -> int:
@@ -125,7 +137,8 @@ def ranked(catalog: Catalog, query: str, *, k: int, filters: Filters, min_score:
         terms = lexical.words(query)
         cover = lexical.coverage(catalog, terms, filters)
         ranking = fuse([(1 - ALPHA, weighed(words, cover)), (ALPHA, meaning)])
-        if min_score is None and not matched(meaning, meaning[:2 * REST] if store is None else store, cover):
+        if min_score is None and not matched(meaning, meaning[:2 * REST] if store is None else store, cover,
+                                             unknown_name(catalog, query)):
             return _cut(ranking)
         if min_score is None and ranking:
             min_score = RELATIVE * ranking[0][1]
