@@ -3,6 +3,7 @@ cut-off (memcli/index/search.py) is tuned on and judged with.
 
     .venv/bin/python bench/spread.py collect OUT.pkl     # builds the stores (real default models)
     .venv/bin/python bench/spread.py judge OUT.pkl       # the cut-off of this checkout, per corpus and split
+    .venv/bin/python bench/spread.py judge --tune OUT.pkl  # the tune parts only, while tuning
 
 `collect` builds one store per corpus with the real default models, in this process: the keyword notes
 (bench/data/keyword_notes.json, its own tune and held-out split), developers' content
@@ -10,7 +11,8 @@ cut-off (memcli/index/search.py) is tuned on and judged with.
 splits them) and each LoCoMo dev conversation (conv-26 is the tune part, conv-30 the check part; the
 unanswerable queries there are bench/min_score.py's nonsense queries and the other conversation's
 questions). For every query it keeps the cosine against every memory of the store, both rankings as
-search.ranked receives them and the coverage of each memory, so a cut-off can be tried offline in
+search.ranked receives them, the coverage of each memory, and for each of the query's words how many
+memories hold it, its own cosine against every memory and the query's without it, so a cut-off can be tried offline in
 milliseconds. `judge` replays memcli.index.search.ranked's decision and ranking on them and prints
 R@10 of the answerable queries and the share of the unanswerable ones that return nothing.
 """
@@ -164,18 +166,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("step", choices=("collect", "judge"))
     parser.add_argument("data", type=Path)
+    parser.add_argument("--tune", action="store_true", help="judge the tune parts only (what a rule is tuned on)")
     args = parser.parse_args()
     if args.step == "collect":
         collect(args.data)
         return
-    from memcli.index import search as hybrid
+    import numpy as np
 
-    rows = pickle.loads(args.data.read_bytes())
+    from memcli.index import search as hybrid
     from memcli.index.names import names
+
+    rows = [row for row in pickle.loads(args.data.read_bytes()) if not args.tune or row["split"] == "tune"]
 
     def decide(row, meaning, cover):
         unknown = any(row["df"][name] == 0 for name in names(row["query"]) if name in row["df"])
-        return hybrid.matched(meaning, meaning[:2 * hybrid.REST], cover, unknown)
+        word = hybrid.commonest(row["df"], row["n"]) if len(row["terms"]) >= hybrid.LEAN_WORDS else None
+        leaned = None
+        if word is not None:
+            cos = row["without_cos"][word]
+            leaned = [(int(row["labels"][i]), float(cos[i])) for i in np.argsort(-cos)[:2 * hybrid.REST]]
+        return hybrid.matched(meaning, meaning[:2 * hybrid.REST], cover, unknown, leaned)
 
     print_table(judge(rows, decide))
 

@@ -168,3 +168,24 @@ def test_a_question_about_someone_the_store_never_names_finds_nothing_though_it_
     assert done.exit_code == 1 and done.stdout == ""
     rows = jsonl(ok("search", "What did Melanie say about the clothing store?", "--jsonl").stdout)
     assert rows and rows[0]["content"].startswith("What did Melanie")
+
+
+SQLITE = ["sqlite keeps the cache in one file", "the sqlite helper adds a column", "sqlite tables get a foreign key",
+          "the sqlite version check moved", "an sqlite index speeds up the report"]
+OTHER_NOTES = ["the deploy key rotates every ninety days", "billing runs on Fly.io since March",
+               "the staging Postgres listens on port 5433", "CI caches the built wheels between runs",
+               "uv manages the Python dependencies", "ruff lints every commit", "the crawler retries with a proxy",
+               "invoices go out on the first of the month", "the FX feed refreshes every ten minutes",
+               "the error budget is tracked on the dashboard", "release notes are written by hand",
+               "the docs site builds from main", "flaky tests are quarantined for a week",
+               "the on-call rota changes on Mondays", "log files are kept for thirty days"]
+
+
+def test_a_question_whose_match_hangs_on_one_common_word_of_the_store_finds_nothing():
+    """The five SQLite notes stand out for the question only by "sqlite"; without it, nothing is near."""
+    for text in SQLITE + OTHER_NOTES:
+        add(text)
+    done = run("search", "sqlite replication remote server")
+    assert done.exit_code == 1 and done.stdout == ""
+    rows = jsonl(ok("search", "sqlite", "--jsonl").stdout)
+    assert {row["content"] for row in rows} == set(SQLITE)
