@@ -3,6 +3,7 @@ cut-off (memcli/index/search.py) is tuned on and judged with.
 
     .venv/bin/python bench/spread.py collect OUT.pkl     # builds the stores (real default models)
     .venv/bin/python bench/spread.py judge OUT.pkl       # the cut-off of this checkout, per corpus and split
+    .venv/bin/python bench/spread.py judge --tune OUT.pkl  # the tune parts only, while tuning
 
 `collect` builds one store per corpus with the real default models, in this process: the keyword notes
 (bench/data/keyword_notes.json, its own tune and held-out split), developers' content
@@ -10,7 +11,8 @@ cut-off (memcli/index/search.py) is tuned on and judged with.
 splits them) and each LoCoMo dev conversation (conv-26 is the tune part, conv-30 the check part; the
 unanswerable queries there are bench/min_score.py's nonsense queries and the other conversation's
 questions). For every query it keeps the cosine against every memory of the store, both rankings as
-search.ranked receives them and the coverage of each memory, so a cut-off can be tried offline in
+search.ranked receives them, the coverage of each memory, and for each of the query's words how many
+memories hold it, its own cosine against every memory and the query's without it, so a cut-off can be tried offline in
 milliseconds. `judge` replays memcli.index.search.ranked's decision and ranking on them and prints
 R@10 of the answerable queries and the share of the unanswerable ones that return nothing.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
+import re
 import shutil
 import sys
 import tempfile
@@ -75,10 +78,17 @@ def features(mem, keys: dict[int, str], asked: list[tuple[str, set[str], str]], 
         cos = vectors @ q
         words = hybrid.word_ranking(mem.catalog, query, hybrid.CANDIDATES, Filters())
         terms = lexical.words(query)
+        without = np.asarray(embedder.model.embed([re.sub(rf"\b{re.escape(term)}\b", " ", query, flags=re.I)
+                                                   for term in terms]), dtype=np.float32) if terms else None
+        alone = np.asarray(embedder.model.embed(terms), dtype=np.float32) if terms else np.zeros((0, dim), np.float32)
         rows.append({"corpus": corpus, "split": split, "query": query, "terms": terms,
                      "relevant": {label for label, key in keys.items() if key in relevant},
                      "labels": np.asarray(labels), "cos": cos, "words": words,
-                     "cover": lexical.coverage(mem.catalog, terms, Filters())})
+                     "cover": lexical.coverage(mem.catalog, terms, Filters()),
+                     "df": {term: mem.catalog.lexicon.frequency(term) for term in terms},
+                     "n": mem.catalog.lexicon.memories(), "keys": keys,
+                     "term_cos": {term: vectors @ alone[i] for i, term in enumerate(terms)},
+                     "without_cos": {term: vectors @ without[i] for i, term in enumerate(terms)}})
     return rows
 
 
@@ -156,14 +166,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("step", choices=("collect", "judge"))
     parser.add_argument("data", type=Path)
+    parser.add_argument("--tune", action="store_true", help="judge the tune parts only (what a rule is tuned on)")
     args = parser.parse_args()
     if args.step == "collect":
         collect(args.data)
         return
-    from memcli.index import search as hybrid
+    import numpy as np
 
-    rows = pickle.loads(args.data.read_bytes())
-    print_table(judge(rows, lambda row, meaning, cover: hybrid.matched(meaning, meaning[:2 * hybrid.REST], cover)))
+    from memcli.index import search as hybrid
+    from memcli.index.names import names
+
+    rows = [row for row in pickle.loads(args.data.read_bytes()) if not args.tune or row["split"] == "tune"]
+
+    def decide(row, meaning, cover):
+        unknown = any(row["df"][name] == 0 for name in names(row["query"]) if name in row["df"])
+        word = hybrid.commonest(row["df"], row["n"]) if len(row["terms"]) >= hybrid.LEAN_WORDS else None
+        leaned = None
+        if word is not None:
+            cos = row["without_cos"][word]
+            leaned = [(int(row["labels"][i]), float(cos[i])) for i in np.argsort(-cos)[:2 * hybrid.REST]]
+        return hybrid.matched(meaning, meaning[:2 * hybrid.REST], cover, unknown, leaned)
+
+    print_table(judge(rows, decide))
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ log = logging.getLogger("memcli")
 CHILD_EMBEDDED = "a child process embedded the query meanwhile"
 WAITING_FOR_CHILD = "waiting for the child process embedding the query"
 LOOKING_AHEAD = "another child process looks at every file while the vector graph loads"
+LEANED_HERE = "the query without its commonest word is embedded here: the files changed which word that is"
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class QueryVector:
     model_id: str
     dim: int
     vector: list[float]  # not an array: unpickling one would import numpy before the graph is loaded
+    leaned: tuple[str, list[float]] | None = None  # a word (hybrid.leaned_on) and the query's vector without it
 
 
 def get(mem: Mem, prefix: str) -> Memory:
@@ -117,28 +119,34 @@ def search(mem: Mem, query: str, *, k: int = 10, mode: str = "hybrid", filters: 
     When meaning search cannot run (no embedding model), hybrid says so once and goes on with words."""
     if not check_text(query, "the search query").strip():
         raise InputError("the search query is empty")
-    ahead = _fork_ahead(mem, query) if once and mode != "text" else None
+    cut = mode == "hybrid" and min_score is None  # the default cut-off asks of the query without a word too
+    ahead = _fork_ahead(mem, query, cut) if once and mode != "text" else None
     if not mem.readable():
         return []
     limit = hybrid.candidates(k)
     words = hybrid.word_ranking(mem.catalog, query, limit, filters) if mode in ("hybrid", "text") else None
-    meaning = store = None
+    meaning = store = leaned = None
     if mode in ("hybrid", "vector"):
         try:
-            meaning, store = _vector_ranking(mem, query, limit, filters, progress, ahead)
+            leaning = hybrid.leaned_on(mem.catalog, query) if cut else None
+            meaning, store, leaned = _vector_ranking(mem, query, limit, filters, progress, ahead, leaning)
         except MemError as exc:
             if mode == "vector":
                 raise
             log.warning("meaning search unavailable (%s); showing word matches only", exc)
     return hybrid.ranked(mem.catalog, query, k=k, filters=filters, min_score=min_score, words=words,
-                          meaning=meaning, store=store)
+                          meaning=meaning, store=store, leaned=leaned)
 
 
-def _fork_ahead(mem: Mem, query: str) -> forked.Child | None:
+def _fork_ahead(mem: Mem, query: str, cut: bool) -> forked.Child | None:
     """The children of a one-shot search: the query's embedding, and the look at every file when due
-    (first: at 100k memories the longest of the three), then the vector graph loads here meanwhile."""
+    (first: at 100k memories the longest of the three), then the vector graph loads here meanwhile. With
+    the default `cut`, the child embeds the query without the word hybrid.leaned_on gives too, as the
+    index says before this process catches up with the files (after, when it gives another word, this
+    process embeds that query itself)."""
     if mem.has_embedder or not mem.store.exists or not _settings_readable(mem):
         return None
+    leaning = hybrid.leaned_on(mem.catalog, query) if cut else None
     expected = mem.catalog.look_due()
     if expected is not None:
         if os.environ.get("OPENBLAS_NUM_THREADS") == "1":
@@ -147,17 +155,18 @@ def _fork_ahead(mem: Mem, query: str) -> forked.Child | None:
             import numpy  # noqa: F401
         store = mem.store
         mem.catalog.looks.expect(forked.start(lambda: changes.scan_every_file(store, expected)))
-    child = forked.start(lambda: _embed_query(mem, query))
+    child = forked.start(lambda: _embed_query(mem, query, leaning))
     if expected is not None:
         log.debug("%s", LOOKING_AHEAD)
         mem.vectors.load()
     return child
 
 
-def _vector_ranking(mem: Mem, query: str, limit: int, filters: Filters, progress,
-                    ahead: forked.Child | None) -> tuple[list[tuple[int, float]], list[tuple[int, float]] | None]:
-    """The best `limit` within the filters by cosine; and when filters narrowed them, the best of the whole
-    store the cut-off weighs a hit against (memcli.index.search.REST)."""
+def _vector_ranking(mem: Mem, query: str, limit: int, filters: Filters, progress, ahead: forked.Child | None,
+                    leaning: str | None) -> tuple[list, list | None, list | None]:
+    """The best `limit` within the filters by cosine; when filters narrowed them, the best of the whole
+    store the cut-off weighs a hit against (memcli.index.search.REST); and the best of the whole store for
+    the query without the word `leaning` (None without one)."""
     found = None
     if ahead is not None and mem.vectors.missing():
         ahead.stop()  # the model is needed here to embed them: loaded now, not after the child's
@@ -174,14 +183,21 @@ def _vector_ranking(mem: Mem, query: str, limit: int, filters: Filters, progress
         log.debug("%s", CHILD_EMBEDDED)
         mem.vectors.maybe_fold()
         vector = found.vector
+        other = found.leaned[1] if found.leaned and found.leaned[0] == leaning else None
     else:  # no child, or it failed, or the store's vectors are another model's or incomplete: all of it here
         embedder = mem.embedder()
         mem.index_vectors(progress)
         vector = embedder.query(query)
+        other = None
+    if leaning is not None and other is None:
+        if found is not None:
+            log.debug("%s", LEANED_HERE)
+        other = mem.embedder().query(hybrid.without(query, leaning))
     allowed = mem.catalog.labels(filters) if filters else None
     skip = set() if filters.all_versions else mem.catalog.superseded_labels()
     store = None if allowed is None else mem.vectors.query(vector, 2 * hybrid.REST, None, skip)
-    return mem.vectors.query(vector, limit, allowed, skip), store
+    leaned = None if leaning is None else mem.vectors.query(other, 2 * hybrid.REST, None, skip)
+    return mem.vectors.query(vector, limit, allowed, skip), store, leaned
 
 
 def _settings_readable(mem: Mem) -> bool:
@@ -194,10 +210,12 @@ def _settings_readable(mem: Mem) -> bool:
     return True
 
 
-def _embed_query(mem: Mem, query: str) -> QueryVector | MemError:
-    """A forked child's work (see search): what the query's vector is, or why there is none."""
+def _embed_query(mem: Mem, query: str, leaning: str | None) -> QueryVector | MemError:
+    """A forked child's work (see search): what the query's vector is (and without the word `leaning`), or
+    why there is none."""
     try:
         embedder = mem.embedder()
-        return QueryVector(embedder.model_id, embedder.dim, embedder.query(query).tolist())
+        leaned = None if leaning is None else (leaning, embedder.query(hybrid.without(query, leaning)).tolist())
+        return QueryVector(embedder.model_id, embedder.dim, embedder.query(query).tolist(), leaned)
     except MemError as exc:
         return exc.with_traceback(None)

@@ -17,6 +17,7 @@ of a fresh build while keeping the score's scale.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Iterator
@@ -25,6 +26,7 @@ from memcli.index import lexical
 from memcli.index.dates import query_date_words
 from memcli.index.distinct import distinct
 from memcli.index.filters import Filters
+from memcli.index.names import names
 
 if TYPE_CHECKING:
     from memcli.index.catalog import Catalog
@@ -35,7 +37,12 @@ MODES = ("hybrid", "vector", "text")
 # from how the query's cosines spread across the store: its best (within the filters) stands STAND_OUT
 # above the rest of the store (the memory at rank rest_rank() of the whole store, filters aside), or it is
 # CLOSE whatever the rest does, or some memory holds words carrying half its weight (MATCH_COVERAGE of
-# lexical.coverage: "amazon" of "amazon rate limit" where "amazon" is rare). A topic's name meets the
+# lexical.coverage: "amazon" of "amazon rate limit" where "amazon" is rare); a query naming a name the
+# store holds nowhere (memcli.index.names: "Celery", "Gina") is close only at CLOSE_UNKNOWN_NAME, as a
+# question about someone else sits as close to a chat as a real one does. And a match of a query of
+# LEAN_WORDS words or more must not hang on its commonest word (leaned_on(): held by at most LEAN_SHARE of
+# the store): the query without that word must still stand out or be close, as "can the SQLite helper
+# library replicate a database" stands out from a store of SQLite commits only by "sqlite". A topic's name meets the
 # note it names at a low cosine ("rate limiting" against the Amazon note: 0.21) but well above the
 # rest of the store (0.01 for the third of five notes), where a query the store knows nothing of scores flat against all of it; a
 # question of a sentence sits high against many memories, so a close cosine alone stands for a match.
@@ -48,6 +55,9 @@ MODES = ("hybrid", "vector", "text")
 REST = 10
 STAND_OUT = 0.15
 CLOSE = 0.36
+CLOSE_UNKNOWN_NAME = 0.55
+LEAN_WORDS = 3
+LEAN_SHARE = 0.4
 MATCH_COVERAGE = 0.5
 RELATIVE = 0.25
 ALPHA = 0.5
@@ -93,13 +103,52 @@ def rest_rank(store: int) -> int:
     return min(REST, max(2, store // 2 + 1))
 
 
-def matched(meaning: list[tuple[int, float]], store: list[tuple[int, float]], cover: dict[int, float]) -> bool:
+def matched(meaning: list[tuple[int, float]], store: list[tuple[int, float]], cover: dict[int, float],
+            unknown_name: bool = False, leaned: list[tuple[int, float]] | None = None) -> bool:
     """Whether the query has a real match (see REST): `meaning` within the filters, `store` the best
-    2 x REST of the whole store (all of it when it holds fewer)."""
+    2 x REST of the whole store (all of it when it holds fewer); `unknown_name`: the query names a name
+    the store holds nowhere (unknown_name()); `leaned`: the best 2 x REST of the whole store for the query
+    without the word leaned_on() gives (None when it gives none)."""
+    if max(cover.values(), default=0.0) >= MATCH_COVERAGE:
+        return True
+    close = CLOSE_UNKNOWN_NAME if unknown_name else CLOSE
     best = max((score for _, score in meaning), default=0.0)
+    return _near(best, store, close) and (leaned is None or _near(leaned[0][1] if leaned else 0.0, leaned, close))
+
+
+def _near(best: float, store: list[tuple[int, float]], close: float) -> bool:
+    """Whether a best cosine is close, or stands STAND_OUT above the rest of the store (rest_rank())."""
     rank = rest_rank(len(store))
-    return (best >= CLOSE or len(store) >= rank and best - store[rank - 1][1] >= STAND_OUT
-            or max(cover.values(), default=0.0) >= MATCH_COVERAGE)
+    return best >= close or len(store) >= rank and best - store[rank - 1][1] >= STAND_OUT
+
+
+def leaned_on(catalog: Catalog, query: str) -> str | None:
+    """The word a match of this query must not hang on (see LEAN_WORDS and commonest())."""
+    terms = lexical.words(query)
+    if len(terms) < LEAN_WORDS:
+        return None
+    lexicon = catalog.lexicon
+    return commonest({term: lexicon.frequency(term) for term in terms}, lexicon.memories())
+
+
+def commonest(counts: dict[str, int], memories: int) -> str | None:
+    """Of the query's words and how many memories hold each (lexical.Lexicon.frequency), the commonest
+    held by at most LEAN_SHARE of the store's `memories` (the first of equals). A word held by more is
+    what the store is about (the speaker of every turn of a chat), not one a hit stands out by; one held
+    by more than lexical.SCORED memories is counted no further, so it counts as held by more."""
+    most = min(LEAN_SHARE * memories, lexical.SCORED)
+    held = [(count, term) for term, count in counts.items() if count <= most]
+    return max(held, key=lambda pair: pair[0])[1] if held else None
+
+
+def without(query: str, word: str) -> str:
+    """The query with a word of it (as lexical.words spells it) left out."""
+    return re.sub(rf"\b{re.escape(word)}\b", " ", query, flags=re.IGNORECASE)
+
+
+def unknown_name(catalog: Catalog, query: str) -> bool:
+    """Whether the query names a name (memcli.index.names) that no memory of the store holds."""
+    return any(catalog.lexicon.frequency(name) == 0 for name in names(query))
 
 
 def candidates(k: int) -> int:
@@ -114,10 +163,11 @@ def word_ranking(catalog: Catalog, query: str, limit: int, filters: Filters) -> 
 
 def ranked(catalog: Catalog, query: str, *, k: int, filters: Filters, min_score: float | None,
            words: list[tuple[int, float]] | None, meaning: list[tuple[int, float]] | None,
-           store: list[tuple[int, float]] | None = None) -> Results:
+           store: list[tuple[int, float]] | None = None, leaned: list[tuple[int, float]] | None = None) -> Results:
     """Best memories first from the rankings a search made (None: that side did not run); `score` is the
     blend (both), cosine (meaning) or BM25 (words). `store`: the best 2 x REST of the whole store by
-    cosine, when filters narrowed `meaning` (the cut-off weighs a hit against the rest of the store). The
+    cosine, when filters narrowed `meaning` (the cut-off weighs a hit against the rest of the store);
+    `leaned`: the same for the query without the word leaned_on() gives (see matched()). The
     date words a query names reorder what matches but make no match: coverage and the cut-off leave them
     out."""
     k = min(k, MAX_K)
@@ -125,7 +175,8 @@ def ranked(catalog: Catalog, query: str, *, k: int, filters: Filters, min_score:
         terms = lexical.words(query)
         cover = lexical.coverage(catalog, terms, filters)
         ranking = fuse([(1 - ALPHA, weighed(words, cover)), (ALPHA, meaning)])
-        if min_score is None and not matched(meaning, meaning[:2 * REST] if store is None else store, cover):
+        if min_score is None and not matched(meaning, meaning[:2 * REST] if store is None else store, cover,
+                                             unknown_name(catalog, query), leaned):
             return _cut(ranking)
         if min_score is None and ranking:
             min_score = RELATIVE * ranking[0][1]

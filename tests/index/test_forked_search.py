@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 from helpers import add, ctrl_c_reaches, jsonl, memory_files, ok, run, store_root
 from locations import FAKE_MEM, ROOT, SUPPORT
+from test_real_match import OTHER_NOTES, SQLITE
 
-from memcli.core.reading import CHILD_EMBEDDED, LOOKING_AHEAD, WAITING_FOR_CHILD
+from memcli.core.reading import CHILD_EMBEDDED, LEANED_HERE, LOOKING_AHEAD, WAITING_FOR_CHILD
 from memcli.index import db as db_file
 from memcli.util import forked
 
@@ -168,6 +169,34 @@ def test_a_search_gives_the_same_hits_whoever_embedded_the_query(monkeypatch):
     assert CHILD_EMBEDDED not in here.stderr
     assert json.loads(forked_search.stdout) == json.loads(here.stdout)
     assert len(json.loads(here.stdout)) == 4
+
+
+def test_a_question_hanging_on_one_word_is_as_silent_whoever_embedded_it(monkeypatch):
+    """The child embeds the query without its commonest word too (memcli.index.search.leaned_on)."""
+    for text in SQLITE + OTHER_NOTES:
+        add(text)
+    forked_search = mem_process("-vv", "search", "sqlite replication remote server")
+    assert CHILD_EMBEDDED in forked_search.stderr and LEANED_HERE not in forked_search.stderr
+    assert forked_search.returncode == 1 and forked_search.stdout == ""
+    assert mem_process("search", "sqlite", "--jsonl").stdout.count("\n") == len(SQLITE)
+
+
+def test_a_question_leaning_on_another_word_once_files_went_behind_mems_back_is_answered_as_here(monkeypatch):
+    """Before the files are caught up with, "vault" is the question's commonest word, so the child embeds the
+    query without it; after, the two vault notes are gone and it is "deploy": the search embeds that itself."""
+    for text in ["the deploy key rotates every 90 days", "the office plants are watered on Fridays",
+                 "billing runs its queue at midnight", "the staging database is refreshed on Mondays"]:
+        add(text)
+    vaults = [add("the vault is sealed at night"), add("the vault opens at nine")]
+    for path in memory_files():
+        if path.stem in vaults:
+            path.unlink()
+    forked_search = mem_process("-vv", "search", "deploy key vault", "--jsonl")
+    assert CHILD_EMBEDDED in forked_search.stderr and LEANED_HERE in forked_search.stderr
+    monkeypatch.setattr(forked, "possible", lambda: False)
+    here = run("search", "deploy key vault", "--jsonl")
+    assert (forked_search.returncode, forked_search.stdout) == (here.exit_code, here.stdout)
+    assert "deploy key rotates" in here.stdout
 
 
 def test_memories_without_a_vector_are_embedded_before_the_search_by_meaning():

@@ -142,3 +142,50 @@ def test_every_search_of_the_readme_tour_returns_the_memory_it_is_about(real_mod
         words = re.fullmatch(r"mem search (.+?)(?: -n \d+)?", command).group(1).split()
         rows = jsonl(ok("search", *words, "--jsonl").stdout)
         assert rows and rows[0]["content"].startswith("Amazon"), (command, rows)
+
+
+# A chat store in which every turn opens with the same words: a question sits as close to all of them (the
+# fake embedder's cosines 0.3-0.5), so none stands out, and only how close it is could make a match.
+CHAT = [f"What did {name} say about {topic}? {rest}" for name, topic, rest in [
+    ("Melanie", "the pottery class", "She made a blue bowl and wants to go back next week."),
+    ("Caroline", "the support group", "It gave her courage to speak to her family at last."),
+    ("Melanie", "the camping trip", "The kids roasted marshmallows and watched the stars all night."),
+    ("Caroline", "the adoption agency", "They were kind and answered every one of her questions."),
+    ("Melanie", "her sunset painting", "It hangs in the hallway now and her husband loves it."),
+    ("Caroline", "the pride parade", "Thousands marched downtown and she felt proud to be there."),
+    ("Melanie", "running", "It clears her head before work and she sleeps better."),
+    ("Caroline", "the counseling course", "She wants to help young people through hard times."),
+    ("Melanie", "violin lessons", "Her teacher is patient and she practises every evening."),
+    ("Caroline", "her necklace", "Her grandmother gave it to her when she left Sweden."),
+    ("Melanie", "the beach", "The water was cold but the children swam for hours."),
+    ("Caroline", "the conference", "She met people who shared stories much like her own.")]]
+
+
+def test_a_question_about_someone_the_store_never_names_finds_nothing_though_it_sits_close_to_every_turn():
+    for text in CHAT:
+        add(text)
+    done = run("search", "What did Gina say about the clothing store?")
+    assert done.exit_code == 1 and done.stdout == ""
+    rows = jsonl(ok("search", "What did Melanie say about the clothing store?", "--jsonl").stdout)
+    assert rows and rows[0]["content"].startswith("What did Melanie")
+
+
+SQLITE = ["sqlite keeps the cache in one file", "the sqlite helper adds a column", "sqlite tables get a foreign key",
+          "the sqlite version check moved", "an sqlite index speeds up the report"]
+OTHER_NOTES = ["the deploy key rotates every ninety days", "billing runs on Fly.io since March",
+               "the staging Postgres listens on port 5433", "CI caches the built wheels between runs",
+               "uv manages the Python dependencies", "ruff lints every commit", "the crawler retries with a proxy",
+               "invoices go out on the first of the month", "the FX feed refreshes every ten minutes",
+               "the error budget is tracked on the dashboard", "release notes are written by hand",
+               "the docs site builds from main", "flaky tests are quarantined for a week",
+               "the on-call rota changes on Mondays", "log files are kept for thirty days"]
+
+
+def test_a_question_whose_match_hangs_on_one_common_word_of_the_store_finds_nothing():
+    """The five SQLite notes stand out for the question only by "sqlite"; without it, nothing is near."""
+    for text in SQLITE + OTHER_NOTES:
+        add(text)
+    done = run("search", "sqlite replication remote server")
+    assert done.exit_code == 1 and done.stdout == ""
+    rows = jsonl(ok("search", "sqlite", "--jsonl").stdout)
+    assert {row["content"] for row in rows} == set(SQLITE)
