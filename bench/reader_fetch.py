@@ -1,20 +1,24 @@
 """The read end to end: does a reader answer as well from a cut search result, and what it fetches, as from whole hits?
 
-    .venv/bin/python bench/reader_fetch.py prepare --stores DIR [--out OUT] [--every 6] [--before main]
+    .venv/bin/python bench/reader_fetch.py prepare --stores DIR [--out OUT] [--private KEPT] [--every 6] [--before main]
     .venv/bin/python bench/reader_fetch.py get --out OUT --packet A|B --question Q ID
-    .venv/bin/python bench/reader_fetch.py score --out OUT A=answers_A.json B=answers_B.json
+    .venv/bin/python bench/reader_fetch.py score --out OUT [--private KEPT] A=answers_A.json B=answers_B.json
 
 `prepare` takes the LoCoMo development stores bench/read_tokens.py built (`--stores DIR`, one folder per
 conversation, never rebuilt here) and a fixed sample of their category 1-4 questions: every --every-th of
 them in read_tokens' order, both conversations pooled (every 6th: 39 of 231). For each question it asks
 `memory_search` (limit 5, as read_tokens) through the MCP package's client of two servers on the same
 store: the code of --before (git archive of that revision: today's layout) and this checkout's. It writes
-into OUT (outside git):
+into OUT (outside git), what readers may see, since their fetches run there:
 
   packet_A.md, packet_B.md  what a reader gets: the tool descriptions its server lists for memory_search
                             and memory_get, then per question its id, the question and the result text,
-                            and the command that fetches a memory (`get`); which packet is which layout is
-                            in key.json only
+                            and the command that fetches a memory (`get`)
+  questions.json            per question: its conversation (whose store `get` reads), nothing more
+  fetches.jsonl             what readers fetched (emptied by prepare)
+
+and into KEPT (default: OUT's name with -kept), what no reader should see:
+
   gold.json                 per question: conversation, category, question, gold answer
   key.json                  which packet is which code, the sample rule, the stores
   results.json              per packet and question: the result text and its tokens
@@ -27,7 +31,7 @@ question's store) and appends the packet, question, id and its tokens to OUT/fet
 reader fetches is counted against its packet. `score` reads each reader's answers (JSON: question id ->
 answer), and prints per packet the answers judged correct (LoCoMo's own F1, on normalised and stemmed
 words, counted correct at >= 0.5, or the gold's words all in the answer) and the tokens it read (the
-results plus what it fetched); it writes every pair to OUT/pairs.md for a human check. Tokens are counted
+results plus what it fetched); it writes every pair to KEPT/pairs.md for a human check. Tokens are counted
 with the compression model's tokenizer, as read_tokens counts.
 """
 
@@ -125,7 +129,9 @@ def counter():
 
 def prepare(args) -> None:
     asked = sample(args.data, args.every)
-    args.out.mkdir(parents=True, exist_ok=True)
+    kept = private(args)
+    for folder in (args.out, kept):
+        folder.mkdir(parents=True, exist_ok=True)
     count = counter()
     with tempfile.TemporaryDirectory(prefix="mem-reader-fetch-") as scratch:
         codes = {"A": checkout(args.before, Path(scratch) / "before"), "B": ROOT}
@@ -140,18 +146,25 @@ def prepare(args) -> None:
                          f"{texts[item['id']]}\n```\n\nfetch: `{fetch}`\n")
         (args.out / f"packet_{packet}.md").write_text("\n".join(lines))
         tally[packet] = {item["id"]: {"text": texts[item["id"]], "tokens": count(texts[item["id"]])} for item in asked}
-    (args.out / "gold.json").write_text(json.dumps({item["id"]: item for item in asked}, indent=1))
-    (args.out / "results.json").write_text(json.dumps(tally, indent=1))
-    (args.out / "key.json").write_text(json.dumps({"A": f"memory_search of {args.before} (git archive)",
-                                                   "B": "memory_search of this checkout",
-                                                   "stores": str(args.stores.resolve()), "every": args.every,
-                                                   "data": str(args.data)}, indent=1))
+    (kept / "gold.json").write_text(json.dumps({item["id"]: item for item in asked}, indent=1))
+    (kept / "results.json").write_text(json.dumps(tally, indent=1))
+    (kept / "key.json").write_text(json.dumps({"A": f"memory_search of {args.before} (git archive)",
+                                               "B": "memory_search of this checkout", "every": args.every,
+                                               "data": str(args.data)}, indent=1))
+    (args.out / "questions.json").write_text(json.dumps(
+        {"stores": str(args.stores.resolve()), "conversations": {item["id"]: item["conversation"] for item in asked}},
+        indent=1))
     (args.out / "fetches.jsonl").write_text("")  # fresh packets, a fresh count of what readers fetch
     for packet in PACKETS:
         shown = sum(1 for item in asked if holds(tally[packet][item["id"]]["text"], item["answer"]))
         print(f"packet {packet}: {len(asked)} questions, results {sum(r['tokens'] for r in tally[packet].values()):,} "
               f"tokens; the gold answer's words all in the result: {shown}")
-    print(f"written to {args.out}")
+    print(f"packets written to {args.out}; gold answers and the key to {kept}")
+
+
+def private(args) -> Path:
+    """Where what readers must not see is kept: --private, else beside OUT."""
+    return args.private or args.out.with_name(args.out.name + "-kept")
 
 
 async def fetched(store: Path, memory_id: str) -> str:
@@ -160,11 +173,10 @@ async def fetched(store: Path, memory_id: str) -> str:
 
 
 def get(args) -> None:
-    gold = json.loads((args.out / "gold.json").read_text())
-    if args.question not in gold:
-        raise SystemExit(f"no question {args.question} in {args.out}/gold.json")
-    stores = Path(json.loads((args.out / "key.json").read_text())["stores"])
-    text = anyio.run(fetched, stores / gold[args.question]["conversation"], args.id)
+    asked = json.loads((args.out / "questions.json").read_text())
+    if args.question not in asked["conversations"]:
+        raise SystemExit(f"no question {args.question} in {args.out}/questions.json")
+    text = anyio.run(fetched, Path(asked["stores"]) / asked["conversations"][args.question], args.id)
     print(text)
     with (args.out / "fetches.jsonl").open("a") as log:
         log.write(json.dumps({"packet": args.packet, "question": args.question, "id": args.id,
@@ -217,8 +229,9 @@ def cell(text: str) -> str:
 
 
 def score(args) -> None:
-    gold = json.loads((args.out / "gold.json").read_text())
-    tally = json.loads((args.out / "results.json").read_text())
+    kept = private(args)
+    gold = json.loads((kept / "gold.json").read_text())
+    tally = json.loads((kept / "results.json").read_text())
     fetches = [json.loads(line) for line in (args.out / "fetches.jsonl").read_text().splitlines() if line.strip()]
     answers = {}
     for given in args.answers:
@@ -237,7 +250,7 @@ def score(args) -> None:
             cells.append(f"{cell(answer)} | {f:.2f} | {'yes' if ok else 'no'}")
         pairs.append(f"| {key} ({item['conversation']}, cat {item['category']}): {cell(item['question'])} | "
                      f"{cell(item['answer'])} | " + " | ".join(cells) + " |")
-    (args.out / "pairs.md").write_text("\n".join(pairs) + "\n")
+    (kept / "pairs.md").write_text("\n".join(pairs) + "\n")
     print(f"| packet | correct of {len(gold)} | mean F1 | result tokens | fetches | fetched tokens | tokens read |")
     print("|---|---|---|---|---|---|---|")
     for packet, judged in verdicts.items():
@@ -251,7 +264,7 @@ def score(args) -> None:
         by = Counter(gold[key]["category"] for key in gold)
         right = Counter(gold[key]["category"] for key, (_, ok) in judged.items() if ok)
         print(f"{packet} by category: " + ", ".join(f"cat {c} {right[c]}/{by[c]}" for c in sorted(by)))
-    print(f"pairs for a human check: {args.out / 'pairs.md'}")
+    print(f"pairs for a human check: {kept / 'pairs.md'}")
 
 
 def main() -> None:
@@ -260,6 +273,7 @@ def main() -> None:
     ready = commands.add_parser("prepare", help="write the two packets, the gold answers and the key")
     ready.add_argument("--stores", type=Path, required=True, help="the stores bench/read_tokens.py --stores built")
     ready.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "mem-reader-fetch")
+    ready.add_argument("--private", type=Path, help="where the gold answers and the key go (default: OUT-kept)")
     ready.add_argument("--every", type=int, default=6, help="take every N-th question (pooled, in order)")
     ready.add_argument("--before", default="main", help="the revision whose layout packet A shows")
     ready.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -270,6 +284,7 @@ def main() -> None:
     fetch.add_argument("id")
     judge = commands.add_parser("score", help="correct answers and tokens read, per packet")
     judge.add_argument("--out", type=Path, required=True)
+    judge.add_argument("--private", type=Path, help="where prepare put the gold answers (default: OUT-kept)")
     judge.add_argument("answers", nargs="+", help="PACKET=answers.json (question id -> answer)")
     args = parser.parse_args()
     {"prepare": prepare, "get": get, "score": score}[args.command](args)
