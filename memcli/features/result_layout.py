@@ -31,8 +31,10 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from memcli.errors import MemError
 from memcli.features.budget import dated
 from memcli.index.distinct import near, shingles
+from memcli.index.lexical import words
 from memcli.index.sentence_vectors import labelled_sentences
 from memcli.store.memory import Memory
 
@@ -130,11 +132,36 @@ def stem_or_word(word: str) -> str:
     return EDGE.sub("", word.casefold()) or word
 
 
-def result_lines(memories: Sequence[Memory], weights: dict[str, float], closest: Closest | None = None,
-                 full: int = FULL) -> list[Line]:
-    """What the block shows of each memory, best first: the first `full` whole, the rest one line each."""
-    return [Line(" ".join(memory.content.split())) if n < full else one_line(memory, weights, closest)
+def result_lines(memories: Sequence[Memory], weights: dict[str, float], closest: Closest | None = None) -> list[Line]:
+    """What the block shows of each memory, best first: the first FULL whole, the rest one line each."""
+    return [Line(" ".join(memory.content.split())) if n < FULL else one_line(memory, weights, closest)
             for n, memory in enumerate(memories)]
+
+
+def search_lines(mem, memories: Sequence[Memory], query: str, *, meaning: bool = True) -> list[Line]:
+    """result_lines for a search of this store: the query's words weighed by how rare they are in it,
+    and, with `meaning`, the embedding model for a hit holding none of them (the first sentence when
+    the model cannot be had). Nothing is looked up when no hit is past the first FULL."""
+    if len(memories) <= FULL:
+        return result_lines(memories, {})
+    lexicon = mem.catalog.lexicon
+    weights = query_weights(words(query), idf(lexicon.frequency, lexicon.memories()))
+    return result_lines(memories, weights, closest_to(mem, query) if meaning else None)
+
+
+def closest_to(mem, query: str) -> Closest:
+    """Which of some sentences is closest to the query in meaning (the embedding model's cosine), each
+    embedded under its label as the index embeds it; the first when the model cannot be had."""
+    def closest(sentences: list[str]) -> int:
+        import numpy as np
+
+        try:
+            vectors = np.asarray(mem.embedder().model.embed([query, *sentences]))
+        except MemError:
+            return 0
+        return int((vectors[1:] @ vectors[0]).argmax())
+
+    return closest
 
 
 def result_block(memories: Sequence[Memory], lines: Sequence[Line], short_id: Callable[[str], str]) -> str:

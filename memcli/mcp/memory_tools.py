@@ -25,10 +25,9 @@ from memcli.core.idle import defers_writes
 from memcli.errors import MemError
 from memcli.features.budget import DEFAULT_BUDGET, block
 from memcli.features.budget import search_within
-from memcli.features.result_layout import idf, query_weights, result_block, result_lines
+from memcli.features.result_layout import result_block, search_lines
 from memcli.features.savings import read_cost
 from memcli.index.filters import Filters
-from memcli.index.lexical import words
 from memcli.mcp.toolbox import Toolbox, client_name, reply
 from memcli.mcp.version_tools import Versioned, written_reply
 from memcli.store.memory import normalise_tags
@@ -120,8 +119,8 @@ def counter(mem):
         return None
 
 
-def listing(mem, memories, *, raw: bool, include_raw: bool, scores=None, empty: str, query: str | None = None
-            ) -> tuple[dict, str]:
+def listing(mem, memories, *, raw: bool, include_raw: bool, scores=None, empty: str, query: str | None = None,
+            mode: str = "hybrid") -> tuple[dict, str]:
     """The structured result and the text block of memories read by search or list. A search's block
     (`query`, neither `raw` nor `include_raw`) gives the first hits whole and the rest one line each
     (memcli.features.result_layout); the structured result always has every memory whole, and says
@@ -135,7 +134,7 @@ def listing(mem, memories, *, raw: bool, include_raw: bool, scores=None, empty: 
     if query is None or raw or include_raw:
         text = block(memories, mem.catalog.short_id, raw=raw, include_raw=include_raw)
     else:
-        lines = result_lines(memories, weights_of(mem, query), closest_to(mem, query))
+        lines = search_lines(mem, memories, query, meaning=mode != "text")
         for row, line in zip(rows, lines):
             if line.cut:
                 row["cut"] = True
@@ -143,25 +142,6 @@ def listing(mem, memories, *, raw: bool, include_raw: bool, scores=None, empty: 
     return structured, text.rstrip("\n") or empty
 
 
-def closest_to(mem, query: str):
-    """Which of some sentences is closest to the query in meaning (the embedding model's cosine), or
-    the first when the model cannot be had."""
-    def closest(sentences: list[str]) -> int:
-        import numpy as np
-
-        try:
-            vectors = np.asarray(mem.embedder().model.embed([query, *sentences]))
-        except MemError:
-            return 0
-        return int((vectors[1:] @ vectors[0]).argmax())
-
-    return closest
-
-
-def weights_of(mem, query: str) -> dict[str, float]:
-    """The query's words weighed by how rare they are in the store (what picks a hit's one line)."""
-    lexicon = mem.catalog.lexicon
-    return query_weights(words(query), idf(lexicon.frequency, lexicon.memories()))
 
 
 def register(box: Toolbox) -> None:
@@ -208,7 +188,7 @@ def register(box: Toolbox) -> None:
         def search(mem):
             hits = reading.search(mem, query, k=limit, mode=mode, filters=filters, min_score=min_score)
             return listing(mem, [hit.memory for hit in hits], raw=raw, include_raw=include_raw,
-                           scores=[hit.score for hit in hits], query=query,
+                           scores=[hit.score for hit in hits], query=query, mode=mode,
                            empty="No memory matches well enough (min_score: 0 shows the closest ones).")
 
         return reply(*await box.run(search))
