@@ -42,6 +42,7 @@ import json
 import os
 import re
 import string
+import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -148,8 +149,12 @@ def prepare(args) -> None:
         tally[packet] = {item["id"]: {"text": texts[item["id"]], "tokens": count(texts[item["id"]])} for item in asked}
     (kept / "gold.json").write_text(json.dumps({item["id"]: item for item in asked}, indent=1))
     (kept / "results.json").write_text(json.dumps(tally, indent=1))
-    (kept / "key.json").write_text(json.dumps({"A": f"memory_search of {args.before} (git archive)",
-                                               "B": "memory_search of this checkout", "every": args.every,
+    before = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.before], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    mine = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    (kept / "key.json").write_text(json.dumps({"A": f"memory_search of {args.before} ({before}, git archive)",
+                                               "B": f"memory_search of this checkout (at {mine})", "every": args.every,
                                                "data": str(args.data)}, indent=1))
     (args.out / "questions.json").write_text(json.dumps(
         {"stores": str(args.stores.resolve()), "conversations": {item["id"]: item["conversation"] for item in asked}},
