@@ -75,13 +75,22 @@ def block(memories: Sequence[Memory], short_id: Callable[[str], str] | None, *, 
           include_raw: bool = False) -> str:
     """The read shape of several memories (MCP results, `mem context`): see the module's docstring.
     include_raw adds an indented `raw:` line under each memory whose raw text differs from the line's."""
-    by_day: dict[str, list[str]] = {}
+    lines = []
     for memory in memories:
         body = " ".join((memory.raw if raw else memory.content).split())
-        line = f"{short_id(memory.id)} {body}\n" if short_id else body + "\n"
+        line = f"{short_id(memory.id)} {body}" if short_id else body
         if include_raw and not raw and memory.content != memory.raw:
-            line += "  raw: " + " ".join(memory.raw.split()) + "\n"
-        by_day.setdefault(memory.created_at[:10], []).append(line)
+            line += "\n  raw: " + " ".join(memory.raw.split())
+        lines.append((memory.created_at[:10], line))
+    return dated(lines)
+
+
+def dated(lines: Iterable[tuple[str, str]]) -> str:
+    """(ISO day, line) pairs as a block: each day once, days in the order of their first line, each
+    day's lines in their order under it."""
+    by_day: dict[str, list[str]] = {}
+    for day, line in lines:
+        by_day.setdefault(day, []).append(line + "\n")
     return "".join(f"{name}\n" + "".join(lines) for name, lines in zip(day_names(by_day), by_day.values()))
 
 

@@ -25,6 +25,7 @@ from memcli.core.idle import defers_writes
 from memcli.errors import MemError
 from memcli.features.budget import DEFAULT_BUDGET, block
 from memcli.features.budget import search_within
+from memcli.features.result_layout import result_block, search_lines
 from memcli.features.savings import read_cost
 from memcli.index.filters import Filters
 from memcli.mcp.toolbox import Toolbox, client_name, reply
@@ -81,6 +82,8 @@ class MemoryOut(TypedDict):
     created_at: str
     score: NotRequired[float]
     superseded_by: NotRequired[Annotated[str, Field(description="A newer version replaced this one.")]]
+    cut: NotRequired[Annotated[bool, Field(description="The text block shows one line of it (memory_search); "
+                                                       "`content` here is whole.")]]
 
 
 class Found(TypedDict):
@@ -116,15 +119,29 @@ def counter(mem):
         return None
 
 
-def listing(mem, memories, *, raw: bool, include_raw: bool, scores=None, empty: str) -> tuple[dict, str]:
-    """The structured result and the text block of memories read by search or list."""
+def listing(mem, memories, *, raw: bool, include_raw: bool, scores=None, empty: str, query: str | None = None,
+            mode: str = "hybrid") -> tuple[dict, str]:
+    """The structured result and the text block of memories read by search or list. A search's block
+    (`query`, neither `raw` nor `include_raw`) gives the first hits whole and the rest one line each
+    (memcli.features.result_layout); the structured result always has every memory whole, and says
+    which ones the block cut (`cut`)."""
     rows = [memory.to_contract(raw=raw, include_raw=include_raw, score=scores[n] if scores else None)
             for n, memory in enumerate(memories)]
     structured = {"memories": rows}
     count = counter(mem)
     if count is not None:
         structured |= read_cost(memories, count, raw=raw)
-    return structured, block(memories, mem.catalog.short_id, raw=raw, include_raw=include_raw).rstrip("\n") or empty
+    if query is None or raw or include_raw:
+        text = block(memories, mem.catalog.short_id, raw=raw, include_raw=include_raw)
+    else:
+        lines = search_lines(mem, memories, query, meaning=mode != "text")
+        for row, line in zip(rows, lines):
+            if line.cut:
+                row["cut"] = True
+        text = result_block(memories, lines, mem.catalog.short_id)
+    return structured, text.rstrip("\n") or empty
+
+
 
 
 def register(box: Toolbox) -> None:
@@ -163,12 +180,15 @@ def register(box: Toolbox) -> None:
         include_raw: IncludeRaw = False,
     ) -> CallToolResult:
         """Find memories by words and meaning, best first: each day once, then `ID content` per memory.
-        Use it to look something up; use memory_context instead to fill a prompt within a token
-        budget. Nothing comes back when nothing matches well (min_score: 0 shows the best anyway)."""
+        The first two are whole; each one after them is the one sentence of it that best matches the
+        query, ending in … where the memory says more: memory_get with its ID gives the whole memory.
+        raw: true gives every memory whole, as raw prose. Use it to look something up; use
+        memory_context instead to fill a prompt within a token budget. Nothing comes back when nothing
+        matches well (min_score: 0 shows the best anyway)."""
         def search(mem):
             hits = reading.search(mem, query, k=limit, mode=mode, filters=filters, min_score=min_score)
             return listing(mem, [hit.memory for hit in hits], raw=raw, include_raw=include_raw,
-                           scores=[hit.score for hit in hits],
+                           scores=[hit.score for hit in hits], query=query, mode=mode,
                            empty="No memory matches well enough (min_score: 0 shows the closest ones).")
 
         return reply(*await box.run(search))
