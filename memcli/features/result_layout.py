@@ -43,14 +43,15 @@ CUT = "…"  # ends a line that is part of its memory (one token, as a full stop
 CUT_WORDS = 6  # a memory is cut only when that leaves out at least this many of its words
 LOOK_AHEAD = 12  # raw words a compressed word is looked for among: a label, which no raw sentence holds,
 # is not then found in a later sentence that names the speaker
-STEM = 5  # query words meet sentence words by their first letters, less an inflection: "painted" and
-# "painting", "camped" and "camping"
+STEM = 5  # query words meet sentence words by their first letters, less an inflection and a final e:
+# "painted" and "painting", "camped" and "camping", "dance" and "dancing", "make" and "makes"
 EDGE = re.compile(r"^\W+|\W+$")
 INFLECTION = re.compile(r"(?<=\w{3})(ing|ed|es|s)$")
+FINAL_E = re.compile(r"(?<=\w{3})e$")
 
 
 def stem(word: str) -> str:
-    return INFLECTION.sub("", EDGE.sub("", word.casefold()))[:STEM]
+    return FINAL_E.sub("", INFLECTION.sub("", EDGE.sub("", word.casefold())))[:STEM]
 
 
 def idf(frequency: Callable[[str], int], memories: int) -> Callable[[str], float]:

@@ -105,3 +105,10 @@ def test_a_hit_holding_no_query_word_shows_its_sentence_closest_in_meaning():
 
     line = one_line(memory(0, raw), query_weights(["storage"], lambda word: 1.0), closest)
     assert line == Line(FACTS[0].format(n=3), cut=True) and len(asked[0]) == 3
+
+
+def test_a_query_word_meets_its_other_forms_in_the_sentence_chosen():
+    raw = ("Jon: Yeah, Gina! It's been tough, but I'm living my true self. Dancing makes me happy, and now I get "
+           "to share that with other people. [shared image: photo of woman doing pole dance in dance studio]")
+    line = one_line(memory(0, raw), query_weights(["jon", "dance", "make"], lambda word: 1.0))
+    assert line == Line("Jon: Dancing makes me happy, and now I get to share that with other people.", cut=True)
