@@ -1,6 +1,6 @@
 """The read end to end: does a reader answer as well from a cut search result, and what it fetches, as from whole hits?
 
-    .venv/bin/python bench/reader_fetch.py prepare --stores DIR [--out OUT] [--private KEPT] [--every 6] [--before main]
+    .venv/bin/python bench/reader_fetch.py prepare --stores DIR [--out OUT] [--private KEPT] [--every 6] [--start 0] [--before main]
     .venv/bin/python bench/reader_fetch.py get --out OUT --packet A|B --question Q ID
     .venv/bin/python bench/reader_fetch.py score --out OUT [--private KEPT] A=answers_A.json B=answers_B.json
 
@@ -87,9 +87,9 @@ Reply with one JSON object, question id to answer: {{"Q1": "...", "Q2": "..."}}.
 """
 
 
-def sample(data: Path, every: int) -> list[dict]:
-    """Every `every`-th category 1-4 question of the conversations, in read_tokens' order (the same rule:
-    a question whose evidence names a turn)."""
+def sample(data: Path, every: int, start: int = 0) -> list[dict]:
+    """Every `every`-th category 1-4 question of the conversations from the `start`-th, in read_tokens'
+    order (the same rule: a question whose evidence names a turn)."""
     pooled = []
     for conversation in json.loads(data.read_text()):
         known = {dia_id for dia_id, _, _ in turns(conversation["conversation"])}
@@ -97,7 +97,7 @@ def sample(data: Path, every: int) -> list[dict]:
             if any(questions({"qa": [qa]}, known)):
                 pooled.append({"conversation": conversation["sample_id"], "category": qa["category"],
                                "question": qa["question"], "answer": str(qa["answer"])})
-    return [dict(item, id=f"Q{n + 1}") for n, item in enumerate(pooled[::every])]
+    return [dict(item, id=f"Q{n + 1}") for n, item in enumerate(pooled[start::every])]
 
 
 def server(store: Path, code: Path) -> StdioServerParameters:
@@ -129,7 +129,7 @@ def counter():
 
 
 def prepare(args) -> None:
-    asked = sample(args.data, args.every)
+    asked = sample(args.data, args.every, args.start)
     kept = private(args)
     for folder in (args.out, kept):
         folder.mkdir(parents=True, exist_ok=True)
@@ -154,7 +154,7 @@ def prepare(args) -> None:
     mine = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                           check=True).stdout.strip()
     (kept / "key.json").write_text(json.dumps({"A": f"memory_search of {args.before} ({before}, git archive)",
-                                               "B": f"memory_search of this checkout (at {mine})", "every": args.every,
+                                               "B": f"memory_search of this checkout (at {mine})", "every": args.every, "start": args.start,
                                                "data": str(args.data)}, indent=1))
     (args.out / "questions.json").write_text(json.dumps(
         {"stores": str(args.stores.resolve()), "conversations": {item["id"]: item["conversation"] for item in asked}},
@@ -195,9 +195,16 @@ ARTICLES = re.compile(r"\b(a|an|the|and)\b")
 INFLECTION = re.compile(r"(?<=\w{3})(ing|ed|es|s)$")
 
 
+# A month's short name and a number's word are the same word (readers write "21 Oct 2023", "Ten years").
+SAME = {**{month[:3]: month for month in ("january february march april may june july august september october "
+                                          "november december").split()}, "sept": "september",
+        **{word: str(n) for n, word in enumerate("zero one two three four five six seven eight nine ten eleven "
+                                                 "twelve".split())}}
+
+
 def normalised(text: str) -> list[str]:
     text = "".join(ch for ch in str(text).lower().replace(",", "") if ch not in string.punctuation)
-    return [INFLECTION.sub("", word) for word in ARTICLES.sub(" ", text).split()]
+    return [INFLECTION.sub("", SAME.get(word, word)) for word in ARTICLES.sub(" ", text).split()]
 
 
 def f1(answer: str, gold: str) -> float:
@@ -280,6 +287,7 @@ def main() -> None:
     ready.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "mem-reader-fetch")
     ready.add_argument("--private", type=Path, help="where the gold answers and the key go (default: OUT-kept)")
     ready.add_argument("--every", type=int, default=6, help="take every N-th question (pooled, in order)")
+    ready.add_argument("--start", type=int, default=0, help="from the N-th (0: the first); another start, another sample")
     ready.add_argument("--before", default="main", help="the revision whose layout packet A shows")
     ready.add_argument("--data", type=Path, default=DEFAULT_DATA)
     fetch = commands.add_parser("get", help="what memory_get returns for an id, counted against a packet")
