@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 from helpers import ok
 from payloads import claude, claude_bash
@@ -14,20 +15,27 @@ from memcli.capture.serve import HookServer
 from memcli.capture.spool import Spool
 
 
+@contextmanager
+def served(project, providers=None):
+    """A hook server serving the project's store while the block runs, stopped after it."""
+    server = HookServer(project / ".mem", providers)
+    assert server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 def test_a_served_store_queues_relayed_events_once_and_answers_session_start(project):
     spool = Spool(project / ".mem")
     spool.save_context(project_of(str(project)), "Quoted from earlier coding sessions:\n- one")
-    server = HookServer(project / ".mem")
-    assert server.start()
-    try:
+    with served(project) as server:
         before = server.last_event
         assert hook(claude_bash(project, "ls", "a")).stdout == ""
         assert hook(claude_bash(project, "ls", "a")).stdout == ""
         answer = json.loads(hook(claude("SessionStart", project, source="startup")).stdout)
         assert answer["hookSpecificOutput"]["additionalContext"].endswith("- one")
         assert server.last_event > before
-    finally:
-        server.stop()
     assert len(waiting_events(project / ".mem")) == 2  # the tool event once, the SessionStart
     assert not (project / ".mem/.capture/hook.sock").exists()
 
@@ -61,16 +69,12 @@ def test_the_server_starts_a_runner_once_it_has_answered(project, monkeypatch):
     started = []
     monkeypatch.delenv("MEM_CAPTURE_DRAIN")
     monkeypatch.setattr(serving, "start_background", lambda root, served: started.append(served))
-    server = HookServer(project / ".mem")
-    assert server.start()
-    try:
+    with served(project) as server:
         assert hook(claude_bash(project, "ls", "d")).stdout == ""
         for _ in range(100):
             if started:
                 break
             server._stop.wait(0.05)
-    finally:
-        server.stop()
     assert started == [True]
 
 
@@ -89,13 +93,9 @@ def test_prompt_context_when_turned_on_answers_a_prompt_with_the_memories_found(
     with open(project / ".mem" / "mem.yaml", "a") as settings:
         settings.write("capture:\n  prompt_context: true\n  prompt_tokens: 80\n")
     agree_to_prompt_context(project, tmp_path)
-    server = HookServer(project / ".mem", fakes.current)
-    assert server.start()
-    try:
+    with served(project, fakes.current):
         answer = json.loads(hook(claude("UserPromptSubmit", project, prompt="which port does the staging database use")).stdout)
         assert hook(claude("UserPromptSubmit", project, prompt="zebra xylophone quartz")).stdout == ""
-    finally:
-        server.stop()
     out = answer["hookSpecificOutput"]
     assert out["hookEventName"] == "UserPromptSubmit" and "port 5433" in out["additionalContext"]
 
@@ -107,16 +107,12 @@ def test_prompt_context_turned_on_by_a_committed_mem_yaml_waits_for_the_users_wo
     ok("add", "The staging database runs on port 5433 behind pgbouncer")
     with open(project / ".mem" / "mem.yaml", "a") as settings:
         settings.write("capture:\n  prompt_context: true\n")
-    server = HookServer(project / ".mem", fakes.current)
-    assert server.start()
     prompt = claude("UserPromptSubmit", project, prompt="which port does the staging database use")
-    try:
+    with served(project, fakes.current):
         assert hook(prompt).stdout == ""
         assert "trusted_prompt_context" in ok("status").stdout
         agree_to_prompt_context(project, tmp_path)
         answered = hook(prompt).stdout
-    finally:
-        server.stop()
     assert "port 5433" in json.loads(answered)["hookSpecificOutput"]["additionalContext"]
 
 
@@ -124,12 +120,8 @@ def test_prompt_context_is_off_by_default(project):
     import fakes
 
     ok("add", "The staging database runs on port 5433 behind pgbouncer")
-    server = HookServer(project / ".mem", fakes.current)
-    assert server.start()
-    try:
+    with served(project, fakes.current):
         assert hook(claude("UserPromptSubmit", project, prompt="staging database port")).stdout == ""
-    finally:
-        server.stop()
 
 
 def test_a_project_store_without_git_still_asks_before_prompt_context(project):
@@ -138,12 +130,8 @@ def test_a_project_store_without_git_still_asks_before_prompt_context(project):
     ok("add", "The staging database runs on port 5433 behind pgbouncer")  # no .git: an unpacked archive
     with open(project / ".mem" / "mem.yaml", "a") as settings:
         settings.write("capture:\n  prompt_context: true\n")
-    server = HookServer(project / ".mem", fakes.current)
-    assert server.start()
-    try:
+    with served(project, fakes.current):
         assert hook(claude("UserPromptSubmit", project, prompt="which port does the staging database use")).stdout == ""
-    finally:
-        server.stop()
     assert "trusted_prompt_context" in ok("status").stdout
 
 
