@@ -21,6 +21,18 @@ TESTS = "from src.calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3
 PATCH = "*** Begin Patch\n*** Update File: src/calc.py\n@@\n def add(a, b):\n-    return a - b\n+    return a + b\n*** End Patch\n"
 
 
+# Where each client keeps its transcripts, from the home it runs with: the environment variable that moves
+# that folder, and the folder's name under the home.
+CLIENT_HOMES = {"claude-code": ("CLAUDE_CONFIG_DIR", ".claude"), "codex": ("CODEX_HOME", ".codex"),
+                "gemini": ("GEMINI_CLI_HOME", "")}
+
+
+def transcripts(home: Path) -> list[Path]:
+    """The session files the clients wrote under `home` (Claude Code's projects/, Codex's sessions/,
+    Gemini's chats/)."""
+    return sorted(p for p in home.rglob("*.json*") if {"sessions", "projects", "chats"} & set(p.parent.parts))
+
+
 def write_project(project: Path, home: Path, python_bin: Path) -> None:
     """The project, its files committed (a store already in it stays out of git); the home's login profile puts `python_bin` first (Codex runs commands in a
     login shell, which resets PATH)."""

@@ -10,6 +10,7 @@ import types
 from pathlib import Path
 
 import pytest
+from calc_session import CLIENT_HOMES
 from captured import stored_memories
 from fake_secrets import github_token
 from helpers import jsonl, ok, open_mem, run
@@ -26,7 +27,6 @@ GEMINI = ("gemini", "gemini_session.json", None)
 CLAUDE_RECORDED = ("claude-code", "claude_code_recorded.jsonl", "/home/dev/calc")
 CODEX = ("codex", "codex_recorded.jsonl", "/home/dev/calc")
 GEMINI_RECORDED = ("gemini", "gemini_recorded.jsonl", "/home/dev/calc")
-HOMES = {"claude-code": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME", "gemini": "GEMINI_CLI_HOME"}
 
 
 def new_project(tmp_path, monkeypatch, where: str) -> Path:
@@ -44,7 +44,7 @@ def place(tmp_path, monkeypatch, fixture, project: Path, text: str | None = None
     """The fixture where its client keeps transcripts of `project`, its folder made the project's."""
     client, name, folder = fixture
     home = tmp_path / "homes" / client
-    monkeypatch.setenv(HOMES[client], str(home))
+    monkeypatch.setenv(CLIENT_HOMES[client][0], str(home))
     text = (TRANSCRIPTS / name).read_text(encoding="utf-8") if text is None else text
     if client == "claude-code":
         path = home / "projects" / "".join(c if c.isalnum() else "-" for c in str(project)) / name

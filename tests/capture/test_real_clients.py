@@ -190,9 +190,6 @@ def test_gemini_edits_and_failed_commands_become_placed_diffs_and_kept_output(sc
     assert shell.failed and "(failed, exit 4)" in shell.text and "why-it-failed" in shell.text
 
 
-CLIENT_HOMES = {"claude-code": ("CLAUDE_CONFIG_DIR", ".claude"), "codex": ("CODEX_HOME", ".codex"), "gemini": ("GEMINI_CLI_HOME", "")}
-
-
 @pytest.mark.parametrize("name", ["claude-code", "codex", "gemini"])
 def test_importing_the_session_a_client_just_ran_stores_what_its_hooks_stored(scratch, model, monkeypatch, name):
     project, home, env = scratch
@@ -207,10 +204,10 @@ def test_importing_the_session_a_client_just_ran_stores_what_its_hooks_stored(sc
 
     (project / ".mem").rename(project.parent / "hooked-store")  # a new store, and the same sessions from the transcript
     ok("init", ".mem")
-    variable, folder = CLIENT_HOMES[name]
+    variable, folder = calc_session.CLIENT_HOMES[name]
     monkeypatch.setenv(variable, str(home / folder))
     result = ok("import", "--from", name)
     # Gemini writes a resumed session on in a new file when the minute has changed: one session either way
-    files = len([p for p in home.rglob("*.json*") if {"sessions", "projects", "chats"} & set(p.parent.parts)])
+    files = len(calc_session.transcripts(home))
     assert f"{files} file{'s' * (files > 1)}, 1 session: queued " in result.stderr
     assert stored_memories(project) == from_hooks

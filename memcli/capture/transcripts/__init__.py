@@ -60,11 +60,12 @@ def seconds(stamp, default: float = 0.0) -> float:
 
 
 def texts(content) -> str:
-    """The text of a message's content: a string, or the text blocks of a list of content blocks."""
+    """The text of a message's content: a string, or the text blocks of a list of content blocks (a block
+    without a type is one of Gemini's parts, `{"text": ...}`, or another part: `functionResponse`)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
         return "\n".join(block["text"] for block in content
-                         if isinstance(block, dict) and block.get("type") in ("text", "input_text", "output_text")
+                         if isinstance(block, dict) and block.get("type", "text") in ("text", "input_text", "output_text")
                          and isinstance(block.get("text"), str))
     return ""

@@ -89,8 +89,7 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally) -> Iterator[tuple
             what = payload.get("type")
             if what == "task_started" and isinstance(payload.get("turn_id"), str):
                 base["turn_id"] = payload["turn_id"]
-            elif what in ("user_message", "item_completed") and _prompt(payload).strip():
-                prompt = _prompt(payload)
+            elif what in ("user_message", "item_completed") and (prompt := _prompt(payload)).strip():
                 if turn["prompt"] != (base.get("turn_id"), prompt):  # a version that writes both says it twice
                     yield from stop()
                     yield event("UserPromptSubmit", prompt=prompt)

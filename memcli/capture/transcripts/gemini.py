@@ -118,13 +118,13 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally, cwd: str = "") ->
     seen: set = set()  # prompts (by message id) and tool calls (by call id) already told
     for message in said:
         at = seconds(message.get("timestamp"), at)
-        said_text = _text(message.get("content")).strip()
+        said_text = texts(message.get("content")).strip()
         if message.get("type") == "user" and said_text and not said_text.startswith(NOT_PROMPTS):
             if ("prompt", message.get("id")) in seen:
                 continue
             seen.add(("prompt", message.get("id")))
             yield from stop()
-            turn["prompt"], turn["id"] = _text(message["content"]), message.get("id")
+            turn["prompt"], turn["id"] = texts(message["content"]), message.get("id")
             yield event("BeforeAgent", prompt=turn["prompt"], prompt_id=message.get("id"))
         elif message.get("type") == "gemini":
             for n, call in enumerate(message.get("toolCalls") or []):
@@ -137,12 +137,6 @@ def payloads(lines: Iterable[bytes], path: Path, tally: Tally, cwd: str = "") ->
                 turn["answer"], turn["at"] = said_text, at
     yield from stop()
 
-
-def _text(content) -> str:
-    """A message's text: a string, or its parts' text (Gemini's parts are `{"text": ...}` without a type)."""
-    if isinstance(content, list):
-        return "\n".join(part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str))
-    return texts(content)
 
 
 def _tool(event, call: dict) -> tuple[dict, float]:
