@@ -151,10 +151,9 @@ def search_with(mem, query: str, extra: list[str], embedded: bool) -> list:
 
 
 def _idf(mem, term: str, n: int) -> float:
-    import math
+    from memcli.index.lexical import idf
 
-    df = max(1, mem.catalog.lexicon.frequency(term))
-    return math.log((n - df + 0.5) / (df + 0.5) + 1)
+    return idf(max(1, mem.catalog.lexicon.frequency(term)), n)
 
 
 def corpora() -> dict[str, tuple[list, list]]:

@@ -26,7 +26,6 @@ with both ids.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -34,7 +33,7 @@ from typing import Callable, Sequence
 from memcli.errors import MemError
 from memcli.features.budget import dated
 from memcli.index.distinct import near, shingles
-from memcli.index.lexical import words
+from memcli.index.lexical import idf, words
 from memcli.index.sentence_vectors import labelled_sentences
 from memcli.store.memory import Memory
 
@@ -52,12 +51,6 @@ FINAL_E = re.compile(r"(?<=\w{3})e$")
 
 def stem(word: str) -> str:
     return FINAL_E.sub("", INFLECTION.sub("", EDGE.sub("", word.casefold())))[:STEM]
-
-
-def idf(frequency: Callable[[str], int], memories: int) -> Callable[[str], float]:
-    """A query word's weight in a store of `memories` where `frequency(word)` memories hold it: BM25's idf,
-    so a name every memory says counts little and the word only the answer says counts most."""
-    return lambda word: math.log(1 + (memories - frequency(word) + 0.5) / (frequency(word) + 0.5))
 
 
 @dataclass(frozen=True)
@@ -146,7 +139,8 @@ def search_lines(mem, memories: Sequence[Memory], query: str, *, meaning: bool =
     if len(memories) <= FULL:
         return result_lines(memories, {})
     lexicon = mem.catalog.lexicon
-    weights = query_weights(words(query), idf(lexicon.frequency, lexicon.memories()))
+    stored = lexicon.memories()  # a word's weight is its idf: a name every memory says counts little
+    weights = query_weights(words(query), lambda word: idf(lexicon.frequency(word), stored))
     return result_lines(memories, weights, closest_to(mem, query) if meaning else None)
 
 

@@ -132,6 +132,12 @@ def bm25(catalog: WordIndex, terms: list[str], limit: int, filters: Filters) -> 
     return heapq.nlargest(limit, summed.items(), key=lambda item: (item[1], item[0]))
 
 
+def idf(held: int, memories: int) -> float:
+    """BM25's weight of a word `held` by that many of a store's `memories`: a word every memory holds
+    weighs little, one only a few hold weighs most."""
+    return math.log((memories - held + 0.5) / (held + 0.5) + 1)
+
+
 def coverage(catalog: WordIndex, terms: list[str], filters: Filters) -> dict[int, float]:
     """Each memory holding a query word → the share of the query's weight that its words carry, each word
     weighed by its idf in the store (a word no memory holds weighs as one held by a single memory: the note
@@ -144,8 +150,7 @@ def coverage(catalog: WordIndex, terms: list[str], filters: Filters) -> dict[int
         return {}
     lexicon = catalog.lexicon
     n = lexicon.memories()
-    weights = {term: math.log((n - (df := max(1, lexicon.frequency(term))) + 0.5) / (df + 0.5) + 1)
-               for term in terms}
+    weights = {term: idf(max(1, lexicon.frequency(term)), n) for term in terms}
     whole = sum(weights.values()) or 1.0
     held: dict[int, float] = {}
     for term in lexicon.rarest(terms) if lexicon.too_common(terms) else terms:
