@@ -200,7 +200,9 @@ def uninstall_mcp(client: str, scope: str, project: Path) -> Change:
             and isinstance(server["command"], str) and is_mem_program(server["command"])):
         return Change(path, False)
     del servers["mem"]
-    if settings.data == {"mcpServers": {}}:
+    if not servers:  # the clients read no key as no servers; an empty one is only mem's leftover
+        del settings.data["mcpServers"]
+    if not settings.data:
         settings.remove()
     else:
         settings.save()

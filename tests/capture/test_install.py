@@ -194,6 +194,16 @@ def test_user_install_with_mcp_keeps_claude_json_private_and_uninstall_takes_the
     assert json.loads(account.read_text()) == {"oauthAccount": {"id": "u"}, "mcpServers": {"other": {"command": "x"}}}
 
 
+def test_uninstall_leaves_claude_json_as_it_was_when_mem_was_its_only_server(project):
+    home = project / "home"
+    home.mkdir()
+    account = home / ".claude.json"
+    account.write_text(json.dumps({"oauthAccount": {"id": "u"}}))
+    ok("hooks", "install", "claude-code", "--user", "--mcp")
+    ok("hooks", "uninstall", "claude-code", "--user")
+    assert json.loads(account.read_text()) == {"oauthAccount": {"id": "u"}}
+
+
 def test_a_mem_server_the_user_configured_differently_stays_on_uninstall(project):
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"mem": {"command": "mem", "args": ["mcp"],
                                                                            "env": {"MEM_DIR": "/x"}}}}))
