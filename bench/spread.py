@@ -4,17 +4,26 @@ cut-off (memcli/index/search.py) is tuned on and judged with.
     .venv/bin/python bench/spread.py collect OUT.pkl     # builds the stores (real default models)
     .venv/bin/python bench/spread.py judge OUT.pkl       # the cut-off of this checkout, per corpus and split
     .venv/bin/python bench/spread.py judge --tune OUT.pkl  # the tune parts only, while tuning
+    .venv/bin/python bench/spread.py bound OUT.pkl       # the best any one measure's level could do
 
 `collect` builds one store per corpus with the real default models, in this process: the keyword notes
 (bench/data/keyword_notes.json, its own tune and held-out split), developers' content
 (../shared/bench/devcontent, questions whose number divides by three are "check", as bench/retrieval.py
-splits them) and each LoCoMo dev conversation (conv-26 is the tune part, conv-30 the check part; the
+splits them), both also asked bench/data/nearmiss_questions.json (written blind after the cut-off was set,
+its parts "fresh-tune" and "fresh-check"), and each LoCoMo dev conversation (conv-26 is the tune part, conv-30 the check part; the
 unanswerable queries there are bench/min_score.py's nonsense queries and the other conversation's
 questions). For every query it keeps the cosine against every memory of the store, both rankings as
 search.ranked receives them, the coverage of each memory, and for each of the query's words how many
 memories hold it, its own cosine against every memory and the query's without it, so a cut-off can be tried offline in
 milliseconds. `judge` replays memcli.index.search.ranked's decision and ranking on them and prints
 R@10 of the answerable queries and the share of the unanswerable ones that return nothing.
+
+`bound` asks how far a cut-off made of these measures of a query's scores could go at all (the best
+cosine, how far it stands above the rest, the same without the commonest word or without any one word,
+the best coverage): per part, the most unanswerable queries that one measure's level, or two measures'
+levels joined by "or" or "and", silence while keeping R@10 at 0.95 (or at what the ranking gives, when
+less), the levels chosen on that part itself. An upper bound, not a rule: levels fit on the very queries
+they are judged on.
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from min_score import nonsense, vocabulary  # noqa: E402
 from retrieval import DEFAULT_DATA, KEYWORD_NOTES, devcontent_questions, questions, turns  # noqa: E402
 
 K = 10
+NEARMISS = ROOT / "bench" / "data" / "nearmiss_questions.json"
 
 
 def build(folder: Path, items: list[tuple[str, str, str | None]], tag: str):
@@ -92,17 +102,25 @@ def features(mem, keys: dict[int, str], asked: list[tuple[str, set[str], str]], 
     return rows
 
 
+def nearmiss(corpus: str) -> list[tuple[str, set[str], str]]:
+    """The questions of bench/data/nearmiss_questions.json asked of this corpus's store, their split
+    named "fresh-tune" or "fresh-check" (written blind, after the rule was set)."""
+    data = json.loads(NEARMISS.read_text())
+    return [(q["q"], set(q["relevant"]), f"fresh-{q['split']}") for q in data["questions"] if q["corpus"] == corpus]
+
+
 def collect(out: Path) -> None:
     work = Path(tempfile.mkdtemp(prefix="mem-bench-spread-"))
     rows = []
     try:
         data = json.loads(KEYWORD_NOTES.read_text())
         mem, keys = build(work / "notes", [(n["id"], n["text"], None) for n in data["notes"]], "notes")
-        rows += features(mem, keys, [(q["q"], set(q["relevant"]), q["split"]) for q in data["queries"]], "notes")
+        rows += features(mem, keys, [(q["q"], set(q["relevant"]), q["split"]) for q in data["queries"]]
+                         + nearmiss("notes"), "notes")
         print(f"notes: {len(rows)} queries", file=sys.stderr)
         items, asked = devcontent_questions()
         mem, keys = build(work / "devcontent", [(i["id"], i["raw"], None) for i in items], "devcontent")
-        rows += features(mem, keys, asked, "devcontent")
+        rows += features(mem, keys, asked + nearmiss("devcontent"), "devcontent")
         print(f"devcontent: {len(rows)} queries", file=sys.stderr)
         samples = json.loads(DEFAULT_DATA.read_text())
         for n, sample in enumerate(samples):
@@ -156,6 +174,68 @@ def judge(rows: list[dict], decide) -> dict:
     return {key: (r / max(1, n), n, s / max(1, u), u) for key, (r, n, s, u) in table.items()}
 
 
+def measures(row: dict) -> dict[str, float]:
+    """One number per measure for a query, larger where a match is likelier (see `bound`)."""
+    import numpy as np
+
+    from memcli.index import search as hybrid
+
+    def stand(cos) -> tuple[float, float]:
+        top = np.sort(cos)[::-1][:2 * hybrid.REST]
+        return float(top[0]), float(top[0] - top[hybrid.rest_rank(len(top)) - 1])
+
+    best, above = stand(row["cos"])
+    word = hybrid.commonest(row["df"], row["n"]) if len(row["terms"]) >= hybrid.LEAN_WORDS else None
+    lean = stand(row["without_cos"][word])[1] if word else above
+    each = min((stand(cos)[1] for cos in row["without_cos"].values()), default=above)
+    return {"best cosine": best, "stands above the rest": above,
+            "stands above, without the commonest word": min(above, lean),
+            "stands above, without any one word": min(above, each),
+            "best coverage": max(row["cover"].values(), default=0.0)}
+
+
+def bound(rows: list[dict]) -> None:
+    """Per part: the most silence at R@10 >= min(0.95, uncut) that one measure's level gives, and two
+    measures' levels joined by "or" (a match when either reaches its level) or "and"."""
+    import itertools
+
+    import numpy as np
+
+    parts: dict = {}
+    for row in rows:
+        found = replay(row, lambda *_: True)
+        recall = len(row["relevant"] & set(found)) / len(row["relevant"]) if row["relevant"] else None
+        parts.setdefault((row["corpus"], row["split"]), []).append((recall, measures(row)))
+    print(f"{'corpus':<11} {'split':<11} {'uncut R@10':>10} {'best of one measure':<44} {'silent':>7} "
+          f"{'best of two':>12}")
+    for (corpus, split), part in sorted(parts.items()):
+        recall = np.array([r for r, _ in part if r is not None])
+        names = list(part[0][1])
+        has = {name: np.array([m[name] for r, m in part if r is not None]) for name in names}
+        lacks = {name: np.array([m[name] for r, m in part if r is None]) for name in names}
+        need = min(0.95, recall.mean()) - 1e-9
+
+        def levels(name):
+            values = np.unique(np.r_[has[name], lacks[name]])
+            return np.r_[np.quantile(values, np.linspace(0, 1, 200)) if len(values) > 200 else values, np.inf]
+
+        def best(a, b, both):
+            """The most silence of a match when a >= x or (both: and) b >= y, over the levels x, y."""
+            x, y = levels(a)[:, None, None], levels(b)[None, :, None]
+
+            def match(m):  # [level of a, level of b, query]
+                one, two = m[a][None, None, :] >= x, m[b][None, None, :] >= y
+                return one & two if both else one | two
+
+            r10 = (match(has) * recall).sum(-1) / max(1, len(recall))
+            silent = (~match(lacks)).mean(-1) if len(lacks[a]) else np.zeros_like(r10)
+            return float(silent[r10 >= need].max(initial=0.0))
+
+        single = max((best(name, name, False), name) for name in names)
+        pair = max(best(a, b, both) for a, b in itertools.combinations(names, 2) for both in (False, True))
+        print(f"{corpus:<11} {split:<11} {recall.mean():10.3f} {single[1]:<44} {single[0]:7.1%} {pair:12.1%}")
+
+
 def print_table(figures: dict) -> None:
     print(f"{'corpus':<11} {'split':<9} {'answerable':>10} {'R@10':>6} {'unanswerable':>12} {'silent':>7}")
     for (corpus, split), (r10, n, silent, u) in sorted(figures.items()):
@@ -164,7 +244,7 @@ def print_table(figures: dict) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=("collect", "judge"))
+    parser.add_argument("step", choices=("collect", "judge", "bound"))
     parser.add_argument("data", type=Path)
     parser.add_argument("--tune", action="store_true", help="judge the tune parts only (what a rule is tuned on)")
     args = parser.parse_args()
@@ -177,6 +257,9 @@ def main() -> None:
     from memcli.index.names import names
 
     rows = [row for row in pickle.loads(args.data.read_bytes()) if not args.tune or row["split"] == "tune"]
+    if args.step == "bound":
+        bound(rows)
+        return
 
     def decide(row, meaning, cover):
         unknown = any(row["df"][name] == 0 for name in names(row["query"]) if name in row["df"])
