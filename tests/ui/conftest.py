@@ -45,8 +45,11 @@ def served(captured, serving):
     return serving()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One Chromium per test module: Playwright's sync API holds an asyncio loop in this thread while it
+    runs, so a browser kept for the whole session broke every later test that runs a loop (an MCP
+    client's anyio.run) in whatever order tests ran."""
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(f"{CHROMIUM} is missing: `make tools` installs Debian's chromium (as root)")
     from playwright.sync_api import sync_playwright
