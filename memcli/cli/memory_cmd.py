@@ -198,15 +198,18 @@ def ls(env: Env, tags, since, until, source, all_versions, limit, raw, with_raw,
 @pass_env
 def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
     """Delete memories, each with all its versions. Every ID must name exactly one memory, or nothing
-    is deleted."""
+    is deleted. A memory that replaces separate memories (`mem doctor` names it) goes alone: those are
+    not its versions."""
     from memcli.core.reading import resolve
     from memcli.core.writing import remove
-    from memcli.index.versions import chain
+    from memcli.index.versions import own_versions
 
     mem = env.mem()
-    chains = {memory.id: chain(mem.catalog, memory.id) for memory in resolve(mem, memory_ids)}
+    chains = {memory.id: own_versions(mem.catalog, memory.id) for memory in resolve(mem, memory_ids)}
     short = {m.id: env.short_id(m.id) for versions in chains.values() for m in versions}  # named before they go
     memories = list({m.id: m for versions in chains.values() for m in versions}.values())
+    hidden = {m.id: [env.short_id(old) for old in m.supersedes if old not in short and mem.catalog.exists(old)]
+              for m in memories}  # separate memories it named as replaced: they stay, and show again
     if not yes and interactive():
         for memory in memories:
             click.echo(render.line(memory, env.short_id(memory.id)), err=True)
@@ -221,6 +224,10 @@ def rm(env: Env, memory_ids, yes: bool, as_json: bool) -> None:
         plural = "s" if len(others) != 1 else ""
         more = f" with its {len(others)} other version{plural}: {', '.join(others)}" if others else ""
         click.echo(f"mem: deleted {short[memory_id]}{more}", err=True)
+    for memory_id, kept in hidden.items():
+        if kept:
+            click.echo(f"mem: kept {', '.join(kept)}: {short[memory_id]} named them as versions it replaced, but "
+                       "they are separate memories", err=True)
 
 
 COMMANDS = [init, path, add, show, ls, rm]

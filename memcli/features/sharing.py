@@ -16,7 +16,7 @@ from memcli.core import reading
 from memcli.core.persist import save
 from memcli.errors import AmbiguousId, InputError, NotFound
 from memcli.index.filters import Filters
-from memcli.index.versions import chain
+from memcli.index.versions import own_versions
 from memcli.store.memory import is_local
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def share(mem: Mem, handles: list[str], *, session: str | None = None, dry_run: 
     memory_ids: list[str] = []
     for handle in handles:
         try:
-            memory_ids += [m.id for m in chain(mem.catalog, reading.get(mem, handle).id)]
+            memory_ids += [m.id for m in own_versions(mem.catalog, reading.get(mem, handle).id)]
         except NotFound:
             shared.threads.append(threads.resolve(handle))
     if session is not None:

@@ -69,6 +69,9 @@ class CatalogQueries:
             length += 1  # it must not read as the beginning of another id either
         return memory_id[-length:]
 
+    def exists(self, memory_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
+
     def get(self, memory_id: str) -> Memory:
         row = self.db.execute("SELECT record, superseded_by, served_raw FROM memories WHERE id = ?",
                               (memory_id,)).fetchone()

@@ -19,11 +19,13 @@ if TYPE_CHECKING:
     from memcli.store.memory import Memory
 
 
-def chain(catalog: Catalog, memory_id: str) -> list[Memory]:
-    """Every version linked to this memory (earlier, later, other branches of a fork), newest first."""
+def chain(catalog: Catalog, memory_id: str, leaving_out: Iterable[tuple[str, str]] = ()) -> list[Memory]:
+    """Every version linked to this memory (earlier, later, other branches of a fork), newest first;
+    not through the (old, new) links `leaving_out` names."""
+    left_out = set(leaving_out)
     seen, todo = {memory_id}, [memory_id]
     while todo:
-        linked = catalog.links(todo)
+        linked = catalog.links(todo) - left_out
         todo = list({i for pair in linked for i in pair} - seen)
         seen.update(todo)
     found = []
@@ -33,6 +35,14 @@ def chain(catalog: Catalog, memory_id: str) -> list[Memory]:
         except MemError:  # named by a successor, but its file is gone
             continue
     return sorted(found, key=lambda m: (m.created_at, m.id), reverse=True)
+
+
+def own_versions(catalog: Catalog, memory_id: str) -> list[Memory]:
+    """The versions that deleting or sharing a memory takes with it: its chain(), but not through the
+    links of a memory that replaces separate memories (unrelated()). Those are memories it hides, not
+    its versions: deleting a teammate's file that names yours deletes it alone (and shows yours again),
+    and sharing one of yours does not share the others it names."""
+    return chain(catalog, memory_id, [(old, new) for new, olds in unrelated(catalog) for old in olds])
 
 
 def refuse_loop(catalog: Catalog, memory_id: str, supersedes: Iterable[str],

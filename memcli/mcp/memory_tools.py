@@ -231,11 +231,11 @@ def register(box: Toolbox) -> None:
         """Delete memories for good, each with its earlier versions. Every id must name exactly one
         memory, or nothing is deleted. Says the full ids deleted."""
         from memcli.core.writing import remove
-        from memcli.index.versions import chain
+        from memcli.index.versions import own_versions
 
         def delete(mem):
             named = reading.resolve(mem, [ids] if isinstance(ids, str) else ids)
-            memories = list({m.id: m for memory in named for m in chain(mem.catalog, memory.id)}.values())
+            memories = list({m.id: m for memory in named for m in own_versions(mem.catalog, memory.id)}.values())
             remove(mem, memories)
             return [memory.id for memory in memories]
 

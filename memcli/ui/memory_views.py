@@ -14,7 +14,7 @@ from memcli.compress.kinds import KINDS, MIXED
 from memcli.core import reading
 from memcli.features.savings import stored_counts
 from memcli.index.filters import Filters
-from memcli.index.versions import chain, heads
+from memcli.index.versions import chain, heads, own_versions
 from memcli.store.memory import Memory, normalise_tags
 from memcli.ui.dropped import marked
 
@@ -132,7 +132,7 @@ def delete(mem, handle: str) -> tuple[str, list[str]]:
 
     named = reading.get(mem, handle)
     short = mem.catalog.short_id(named.id)
-    versions = chain(mem.catalog, named.id)
+    versions = own_versions(mem.catalog, named.id)
     remove(mem, versions)
     return short, [m.id for m in versions]
 

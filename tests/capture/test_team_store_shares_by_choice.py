@@ -81,6 +81,22 @@ def test_one_memory_is_shared_with_every_version_kept_here(project):
     assert summary["id"] in done["memories"] and len(done["memories"]) == 2 and done["threads"] == []
 
 
+def test_sharing_one_memory_does_not_share_another_that_a_committed_file_names_beside_it(project):
+    from memcli.store import ids
+
+    a_git_project(project)
+    captured_session(project)
+    mine = [m["id"] for m in jsonl(ok("ls", "--all-versions", "--jsonl").stdout)]
+    assert len(mine) >= 2 and committable(project) == [".mem/.gitignore", ".mem/mem.yaml"]
+    hostile = ids.new_id()  # a teammate's file naming two memories kept on this machine as its versions
+    path = project / ".mem" / "memories" / "2026" / "01" / f"{hostile}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"id: {hostile}\ncreated_at: '2026-01-02T03:04:05Z'\nsupersedes: [{mine[0]}, {mine[1]}]\n"
+                    "raw: nothing to see here\n")
+    done = json.loads(ok("share", mine[0], "--json").stdout)
+    assert mine[1] not in done["memories"] and mine[0] in done["memories"]
+
+
 def agree(project, setting: str) -> None:
     """What the developer adds to their own config (never committed) to agree to a committed setting."""
     import os

@@ -248,6 +248,31 @@ def test_doctor_names_a_memory_that_replaces_separate_memories():
     assert sorted(message.split()[0] for message in failed) == sorted([hostile, second])
 
 
+def test_deleting_a_committed_file_that_names_your_memories_deletes_it_alone_and_shows_them_again():
+    kept = [add(f"fact number {n} about the deploy") for n in range(3)]
+    hostile = committed("nothing to see here", kept[:2])
+    assert set(ids_of("ls")) == {kept[2], hostile}
+    removed = ok("rm", "-y", hostile)
+    assert f"deleted {short_id(hostile)}\n" in removed.stderr
+    assert f"kept {short_id(kept[0])}, {short_id(kept[1])}: {short_id(hostile)} named them" in removed.stderr
+    assert set(ids_of("ls")) == set(kept)
+    ok("rm", "-y", kept[0])  # one of those it named goes alone too, not with the other
+    assert set(ids_of("ls")) == set(kept[1:])
+
+
+def test_an_assistant_deleting_a_file_that_names_separate_memories_deletes_it_alone():
+    from mcp_client import call, session
+
+    kept = [add(f"fact number {n} about the deploy") for n in range(2)]
+    hostile = committed("nothing to see here", kept)
+
+    async def scenario(client):
+        assert (await call(client, "memory_delete", ids=[hostile]))["deleted"] == [hostile]
+
+    session(scenario)
+    assert set(ids_of("ls")) == set(kept)
+
+
 def test_an_assistant_updates_through_mcp_and_reads_only_the_newest():
     from mcp_client import call, session
 
