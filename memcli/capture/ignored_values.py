@@ -32,14 +32,19 @@ _ASSIGN = re.compile(r"""^(?:export\s+|set\s+|setx\s+|\$)?["']?[\w.\-\[\]]{1,200
 _JSON_PAIR = re.compile(r'"(?:[^"\\]|\\.){1,200}"\s*:\s*("(?:[^"\\]|\\.)*")')
 _PGPASS = re.compile(r"^(?:[^:\s\\]|\\.)*:(?:[^:\s\\]|\\.)*:(?:[^:\s\\]|\\.)*:(?:[^:\s\\]|\\.)*:(\S+)$")
 _NETRC = re.compile(r"(?:^|\s)(?:password|passwd|account)\s+(\S+)")
+_BASE64 = re.compile(r"^[A-Za-z0-9+/]{6,}={1,2}$")
 _PEM = re.compile(r"^-----(?:BEGIN|END) [A-Z0-9 ]+-----$")
+# Generated values of one kind of character, long enough to be no word or count: a Gmail app password
+# (16 letters), an API key of digits.
+_GENERATED = re.compile(r"^(?:[A-Za-z]{16,}|\d{12,})$")
+_PATH = re.compile(r"^[~.]?/?[\w.-]+(?:/[\w.-]+)*/?$")  # /var/log/app, ./data: taken only for a generated part
 # Values that are common text however long: numbers, versions, dates, addresses, hosts with a port,
-# paths, e-mail addresses, plain words and names (`smtp.gmail.com`, `my_app-db`).
+# e-mail addresses, plain words and names (`smtp.gmail.com`, `my_app-db`).
 _COMMON = re.compile(r"""^(?:[vV]?[\d.,:/+_ -]+              # 3000, 1.2.3, 2024-01-01, 10.0.0.1:80
                            |[\w.-]+:\d{1,5}                    # db:5432, localhost:6379
-                           |[~.]?/[^\s]*                       # /var/log/app, ./data
                            |[^@\s]+@[\w.-]+                    # noreply@example.com
                            |[a-z._-]+|[A-Z._-]+|[A-Za-z]+      # development, my_app.db, INFO, Postgres
+                           |(?=(?:\D*\d){0,2}\D*$)[a-z\d._-]+    # us-east-1, python3.11, node-18
                            |\$\{?\w+\}?|[^A-Za-z0-9]+           # ${DB_PASSWORD}, another variable; ********
                            )$""", re.VERBOSE)
 
@@ -60,8 +65,8 @@ def values_of(text: str) -> set[str]:
 
 
 def _candidates(line: str, in_pem: bool) -> list[str]:
-    if in_pem or " " not in line and "=" not in line and ":" not in line:
-        return [line]  # a PEM body line, a token alone on its line
+    if in_pem or _BASE64.match(line) or " " not in line and "=" not in line and ":" not in line:
+        return [line]  # a PEM body line, a base64 line, a token alone on its line
     found = []
     for quoted in _JSON_PAIR.findall(line):
         try:
@@ -109,12 +114,16 @@ def _with_passwords(values: list[str]) -> list[str]:
 
 
 def hidden(value: str) -> bool:
-    """Whether a value is replaced wherever it occurs: at least MIN_CHARS long, and neither a common
-    shape (`_COMMON`) nor a URL without a password whose parts are all common."""
-    if not MIN_CHARS <= len(value) <= MAX_VALUE_CHARS or "\x00" in value or _COMMON.match(value):
+    """Whether a value is replaced wherever it occurs: at least MIN_CHARS long, and generated-looking
+    (`_GENERATED`) or neither a common shape (`_COMMON`) nor a URL whose parts are all common."""
+    if not MIN_CHARS <= len(value) <= MAX_VALUE_CHARS or "\x00" in value:
         return False
-    if "://" in value:
-        parts = re.split(r"[/?&=#@]+", value.split("://", 1)[1])
+    if _GENERATED.match(value):
+        return True
+    if _COMMON.match(value):
+        return False
+    if "://" in value or "/" in value and _PATH.match(value):
+        parts = re.split(r"[/?&=#@]+", value.split("://", 1)[-1])
         return any(len(part) >= MIN_CHARS and hidden(part) for part in parts)
     return True
 

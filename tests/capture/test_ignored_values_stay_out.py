@@ -85,6 +85,8 @@ def test_a_prompt_or_an_answer_holding_a_value_of_an_ignored_file_keeps_it_out(p
     ("server.key", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n"
                    "-----END PRIVATE KEY-----\n", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"),
     (".env.regex", "PATTERN=(a+)*[x]$^.{2}\\1|?\n", "(a+)*[x]$^.{2}\\1|?"),
+    (".env.aws", "AWS_SECRET_ACCESS_KEY=/n90D5uZoLY0e0z1+1PTSyQpGGeywmc\n", "/n90D5uZoLY0e0z1+1PTSyQpGGeywmc"),
+    (".env.mail", "MAIL_PASS=qwhzkrtplmvbsnyx\n", "qwhzkrtplmvbsnyx"),  # an app password: 16 letters
 ])
 def test_a_value_is_taken_out_whatever_the_form_of_the_ignored_file_that_holds_it(project, name, content, secret):
     (project / ".memignore").write_text("secrets.yml\nconfig/credentials.json\n")
@@ -96,12 +98,14 @@ def test_a_value_is_taken_out_whatever_the_form_of_the_ignored_file_that_holds_i
 
 
 def test_short_and_common_values_of_an_ignored_file_stay_in_ordinary_output(project):
-    (project / ".env").write_text(ENV + "REDIS_URL=redis://localhost:6379/0\nREGION_NAME=postgres_main\n")
+    (project / ".env").write_text(ENV + "REDIS_URL=redis://localhost:6379/0\nREGION_NAME=postgres_main\n"
+                                  "AWS_REGION=us-east-1\nLOG_DIR=/var/log/my-app\nVERSION=1.24.3\n")
     out = (f"connecting to localhost:5432 as postgres (development, debug=true) via redis://localhost:6379/0\n"
-           f"password {VALUE} rejected")
+           f"region us-east-1, logs in /var/log/my-app, v1.24.3, db postgres_main\npassword {VALUE} rejected")
     bash(project, "npm run dev", out)
     text = stored()
-    for kept in ("localhost:5432", "postgres", "development", "debug=true", "redis://localhost:6379/0"):
+    for kept in ("localhost:5432", "postgres", "development", "debug=true", "redis://localhost:6379/0", "us-east-1",
+                 "/var/log/my-app", "1.24.3", "postgres_main"):
         assert kept in text, kept
     assert VALUE not in text
 
