@@ -14,6 +14,10 @@ line in several layouts: `path:line:text`, `path:text` (no `-n`), `path-line-tex
 `HEAD:path:text`, rg's `--json` records, `Binary file path matches`, or a heading line holding the path alone with its matches
 below (`rg --heading`, `git grep --heading`, `tail`'s `==> path <==`, read_many_files' `--- path ---`). A line naming an ignored
 file goes, and so do the lines under an ignored heading, up to the next line that names a kept file.
+
+What names cannot catch (a listing in `$(...)`, a name built at run time, `printenv`) the values of the
+folder's ignored files do: the same walk that tells whether the folder holds one gives them (`values`,
+memcli.capture.ignored_values).
 """
 
 from __future__ import annotations
@@ -183,6 +187,8 @@ class IgnoredContent:
 
 
 class _Walk:
+    """What one walk of a session folder found: kept for the run, so a folder is walked once whatever asks."""
+
     def __init__(self):
         self.holds = False  # an ignored file is there (or the folder is too large to tell)
         self.files: list[Pin] = []
