@@ -60,6 +60,8 @@ SUMMARY_EVENTS = ("stop", "compact", "session_end")
 COUNTED = ("prompt", "tool", "stop")
 MERGE_CHARS = 12_000  # consecutive edits of one file merge into one observation up to about this size
 EXPOSED_WAIT_S = 60.0  # how long a job waits when local data would reach git (then tried again)
+TEXT_FIELDS = ("prompt", "message", "input", "output", "error")  # what an event carries from the session
+REDACTED_VALUES = "redacted: values of ignored files"
 KEEP_APPLIED = 4000  # event keys a session's state remembers (a session of more events forgets the oldest)
 
 
@@ -161,6 +163,7 @@ class CaptureJobs:
         state["last"] = max(state.get("last", 0), record.get("at", 0))
         if record.get("cwd"):
             state["cwd"] = record["cwd"]
+        record = self._without_values(record, state.get("cwd") or "")
         self.projects.add(project_of_state(state))
         if record.get("private"):
             self.counts["private spans removed"] += record["private"]
@@ -178,6 +181,25 @@ class CaptureJobs:
         applied.append(job.key)
         del applied[:-KEEP_APPLIED]
         self.spool.save_session(state["id"], state)
+
+    def _without_values(self, record: dict, cwd: str) -> dict:
+        """The event with every value an ignored file of its folder holds replaced in what it carries (a
+        prompt, an answer, a tool's input, output and error), whichever way the value got there: the
+        backstop to deciding by names (memcli.capture.ignored_values)."""
+        if not any(record.get(field) for field in TEXT_FIELDS) or not cwd:
+            return record
+        values = self._content(cwd).values()
+        if not values:
+            return record
+        replaced, count = dict(record), 0
+        for field in TEXT_FIELDS:
+            if record.get(field):
+                replaced[field], n = _replaced_in(record[field], values)
+                count += n
+        if not count:
+            return record
+        self.counts[REDACTED_VALUES] += count
+        return replaced
 
     def _put_turn(self, state: dict, job: Job, role: str, content: str) -> None:
         self.queue.put(TURN, job.key, {"session": state["id"], "role": role, "content": content,
@@ -264,6 +286,10 @@ class CaptureJobs:
         if self._ignored(path, cwd):
             return None
         text = diffs.read_inside(cwd, path)
+        if text is not None:
+            text, count = self._content(cwd).values().replaced(text)
+            if count:
+                self.counts[REDACTED_VALUES] += count
         try:
             return None if text is None else self.mem.gate.redact(text).text
         except Refused:  # a private key's remains: no line of this file is worth that
@@ -356,6 +382,29 @@ class CaptureJobs:
         return count or (lambda text: -(-len(text) // 3))
 
 
+
+
+def _replaced_in(value, values, depth: int = 0):
+    """A tool's input or output (text, or JSON made of dicts and lists) with the values replaced, and how
+    many replacements were made; keys and what is not text are left as they are."""
+    if isinstance(value, str):
+        return values.replaced(value)
+    if not isinstance(value, (dict, list)):
+        return value, 0
+    if depth > 32:  # deeper than any tool's JSON: replaced as its text
+        import json
+
+        return values.replaced(json.dumps(value, ensure_ascii=False, default=str))
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    done, count = {} if isinstance(value, dict) else [], 0
+    for key, item in items:
+        item, n = _replaced_in(item, values, depth + 1)
+        count += n
+        if isinstance(done, dict):
+            done[key] = item
+        else:
+            done.append(item)
+    return done, count
 
 
 def _current(mem: Mem, source: str) -> list:

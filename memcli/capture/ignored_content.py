@@ -14,6 +14,10 @@ line in several layouts: `path:line:text`, `path:text` (no `-n`), `path-line-tex
 `HEAD:path:text`, rg's `--json` records, `Binary file path matches`, or a heading line holding the path alone with its matches
 below (`rg --heading`, `git grep --heading`, `tail`'s `==> path <==`, read_many_files' `--- path ---`). A line naming an ignored
 file goes, and so do the lines under an ignored heading, up to the next line that names a kept file.
+
+What names cannot catch (a listing in `$(...)`, a name built at run time, `printenv`) the values of the
+folder's ignored files do: the same walk that tells whether the folder holds one gives them (`values`,
+memcli.capture.ignored_values).
 """
 
 from __future__ import annotations
@@ -24,7 +28,11 @@ import re
 from typing import Callable
 from urllib.parse import unquote
 
+from memcli.capture.ignored_values import IgnoredValues, values_of
 from memcli.capture.shell_words import argv_command, command_words
+from memcli.errors import MemError
+from memcli.privacy.ignore import LINKS_SOURCE
+from memcli.privacy.pinned import Pin, pin, read_pinned
 
 SHELL_KEYS = ("command", "cmd", "argv", "args", "script")
 GLOB = re.compile(r"[*?\[]")
@@ -47,6 +55,9 @@ _BACKGROUND_ID = re.compile(r'(?:in background with ID:?\s*|"(?:backgroundTaskId
                             r"([\w-]{4,64})")
 MAX_GLOB = 5000  # names one glob may expand to before it counts as naming everything
 MAX_WALK = 50_000  # entries a walk for ignored files looks at before it assumes there is one
+MAX_VALUE_FILE = 64 * 1024  # an ignored file read for its values: a settings file is small, a log or a database not
+MAX_VALUE_FILES = 256
+MAX_VALUE_BYTES = 2 * 1024 * 1024
 
 
 class IgnoredContent:
@@ -58,7 +69,8 @@ class IgnoredContent:
         self._decide = ignored
         self._walk_rules = walk_rules
         self._decided: dict[str, bool] = {}
-        self._any_ignored: bool | None = None
+        self._walk: _Walk | None = None
+        self._values: IgnoredValues | None = None
 
     def ignored(self, name: str) -> bool:
         if name not in self._decided:
@@ -101,14 +113,42 @@ class IgnoredContent:
     def _holds_ignored_file(self) -> bool:
         """Whether the session's folder holds a file the denylist ignores (outside ignored folders, which a
         walk does not enter); a folder too large to look through counts as holding one."""
-        if self._any_ignored is None:
-            self._any_ignored = False
+        return self._walked().holds
+
+    def _walked(self) -> "_Walk":
+        """One walk of the session's folder a run: whether it holds an ignored file, and which (pinned)."""
+        if self._walk is None:
+            self._walk = _Walk()
             if self.cwd and os.path.isdir(self.cwd):
-                for n, (_, match, pinned) in enumerate(self._walk_rules(self.cwd).walk()):
-                    if n >= MAX_WALK or (match is not None and match.ignored and pinned is not None):
-                        self._any_ignored = True
+                for n, (path, match, pinned) in enumerate(self._walk_rules(self.cwd).walk()):
+                    if n >= MAX_WALK:
+                        self._walk.holds = True
                         break
-        return self._any_ignored
+                    if match is not None and match.ignored and pinned is not None:
+                        self._walk.holds = True
+                        self._walk.files.append(pinned)
+                    elif match is not None and match.source == LINKS_SOURCE and self.ignored(str(path)):
+                        self._walk.files.append(pin(path))  # a link out of the folder to an ignored file
+        return self._walk
+
+    def values(self) -> IgnoredValues:
+        """The values the folder's ignored files hold (memcli.capture.ignored_values), read once a run.
+        Only regular files are read (a FIFO or a device never blocks it), each once however many names
+        lead to it, up to MAX_VALUE_FILES files of at most MAX_VALUE_FILE bytes and MAX_VALUE_BYTES in all;
+        a larger, binary or unreadable file gives none."""
+        if self._values is None:
+            found, seen, total = set(), set(), 0
+            for pinned in self._walked().files:
+                if pinned.ident is None or pinned.ident in seen:
+                    continue
+                if len(seen) >= MAX_VALUE_FILES or total >= MAX_VALUE_BYTES:
+                    break
+                seen.add(pinned.ident)
+                data = _read(pinned)
+                total += len(data)
+                found |= values_of(data)
+            self._values = IgnoredValues(found)
+        return self._values
 
     # -- search output ------------------------------------------------------------------------------
 
@@ -144,6 +184,29 @@ class IgnoredContent:
         if not found:
             return False
         return any(name and _PATHLIKE.match(name) and self.ignored(name) for name in found.group("a", "b", "c"))
+
+
+class _Walk:
+    """What one walk of a session folder found: kept for the run, so a folder is walked once whatever asks."""
+
+    def __init__(self):
+        self.holds = False  # an ignored file is there (or the folder is too large to tell)
+        self.files: list[Pin] = []
+
+
+def _read(pinned: Pin) -> str:
+    """An ignored file's text, or "" when it is larger than MAX_VALUE_FILE, binary, unreadable or changed
+    since the walk (never an error: a file a run cannot read only gives no values)."""
+    try:
+        data = read_pinned(pinned, MAX_VALUE_FILE)
+    except (MemError, OSError):
+        return ""
+    if len(data) > MAX_VALUE_FILE or b"\x00" in data:
+        return ""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
 
 
 def searches(tool_input) -> bool:
