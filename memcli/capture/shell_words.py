@@ -48,6 +48,9 @@ _LITERAL = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
 _VARIABLE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 _JOIN = re.compile(r"\s*\+\s*")
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+# git commands whose -m/--message is a text for git, not a name (`git checkout -m` is a flag: not here).
+MESSAGE_TAKERS = {"commit", "tag", "merge", "stash", "notes", "revert", "cherry-pick"}
+_EXPANDS = re.compile(r"[$;]")  # what a shell expands in a word (`$(...)`, `$X`; a backtick reads as `;` here)
 MAX_DEPTH = 8  # scripts inside scripts inside scripts: deeper than this is read as plain words
 
 
@@ -175,8 +178,32 @@ def _simple(words: list[str], found: CommandWords, depth: int) -> None:
         found.wide = found.wide or any(_hides_names(program, arg) for arg in args)
     elif program in ("source", ".") and args and ACTIVATE.search(args[0]):
         args = args[1:]  # a virtualenv's activation: a script run (like `.venv/bin/python`), nothing of it printed
+    elif program == "git" and args[:1] and args[0] in MESSAGE_TAKERS:
+        args = _without_messages(args)
     for arg in args:
         found.words += _pieces(arg)
+
+
+def _without_messages(args: list[str]) -> list[str]:
+    """A git command's arguments without the text of its `-m`/`--message` options (`git commit -am 'read
+    settings from .env'` names no file it reads). A message the shell expands (`"$(cat .env)"`, a
+    backtick, a variable) stays a word like any other."""
+    kept, message = [], False
+    for arg in args:
+        if message:
+            message = False
+            if not _EXPANDS.search(arg):
+                continue
+        elif arg.startswith("--message="):
+            if not _EXPANDS.search(arg):
+                continue
+        elif arg == "--message" or re.fullmatch(r"-[a-zA-Z]*m", arg):
+            message = True
+        elif re.match(r"-[a-zA-Z]*m.", arg) and not arg.startswith("--") and not _EXPANDS.search(arg):
+            kept.append(arg[:arg.index("m") + 1])  # `-mfix typo`: the text follows the flag
+            continue
+        kept.append(arg)
+    return kept
 
 
 def _hides_names(program: str, arg: str) -> bool:

@@ -206,6 +206,26 @@ def test_a_test_run_inside_an_ignored_virtualenv_is_kept(project, command):
     assert "test_total" in stored()
 
 
+@pytest.mark.parametrize("command", ["git commit -m 'read settings from .env'", 'git commit -am "drop .env from CI"',
+                                     "git stash push -m 'wip: .env loading'", "git commit --message='.env docs'"])
+def test_a_commit_message_naming_an_ignored_file_keeps_the_commit(project, command):
+    (project / ".env").write_text(f"NOTE={VALUE}\n")
+    done = send_and_drain(claude("PostToolUse", project, tool_name="Bash", tool_use_id=command,
+                                 tool_input={"command": command},
+                                 tool_response={"stdout": "[main 1a2b3c4] settings\n 1 file changed", "stderr": ""}))
+    assert WITHHELD not in done and "1 file changed" in stored()
+
+
+@pytest.mark.parametrize("command", ['git commit -m "$(cat .env)"', "git commit -am \"note `cat .env`\"",
+                                     "git commit -F .env", "git commit -m x .env"])
+def test_a_commit_whose_message_or_files_read_an_ignored_file_is_withheld(project, command):
+    (project / ".env").write_text(f"NOTE={VALUE}\n")
+    done = send_and_drain(claude("PostToolUse", project, tool_name="Bash", tool_use_id=command,
+                                 tool_input={"command": command},
+                                 tool_response={"stdout": f"[main 1a2b3c4] NOTE={VALUE}", "stderr": ""}))
+    assert done[WITHHELD] == 1 and VALUE not in stored()
+
+
 def test_a_name_in_ordinary_output_is_not_taken_for_a_search_match(project):
     (project / ".memignore").write_text("build\ncoverage\n*.log\n")
     (project / "build").mkdir()
