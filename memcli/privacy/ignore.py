@@ -159,7 +159,12 @@ class IgnoreRules:
                 yield path, Match(True, f"a link out of {display_path(self.walk_root)} (--follow-links reads it)",
                                   LINKS_SOURCE, 0, path, real), None
                 continue
-            if entry.is_dir():
+            try:
+                is_dir = entry.is_dir()
+            except OSError as exc:  # a link that names itself (ELOOP): nothing to read there, nothing to stop for
+                log.warning("cannot look at %s: %s", path, exc)
+                continue
+            if is_dir:
                 found = self.match(path, is_dir=True, real=real)
                 if found is not None and found.ignored:
                     yield path, found, None

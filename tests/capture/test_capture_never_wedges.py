@@ -99,6 +99,15 @@ def test_a_job_that_raises_is_tried_again_later_then_parked_without_holding_up_t
     assert [m["role"] for m in thread_messages()] == ["user", "assistant"]
 
 
+def test_a_link_that_names_itself_in_the_project_does_not_stop_capture(project):
+    (project / "build").mkdir()
+    (project / "build" / "current").symlink_to(project / "build" / "current")  # a broken deploy script's leftover
+    (project / ".env").write_text("TOKEN=Zq81-db-password-x7\n")
+    send(claude_bash(project, "make test", "3 passed", "b1"))
+    done = drain(open_mem())
+    assert done["stored"] == 1 and "3 passed" in observations()[0]["content"]
+
+
 def test_removing_a_captured_sessions_thread_does_not_stop_capture(project):
     send(claude("UserPromptSubmit", project, prompt="first prompt"))
     drain(open_mem())
