@@ -49,8 +49,9 @@ _VARIABLE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 _JOIN = re.compile(r"\s*\+\s*")
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 # git commands whose -m/--message is a text for git, not a name (`git checkout -m` is a flag: not here).
-MESSAGE_TAKERS = {"commit", "tag", "merge", "stash", "notes", "revert", "cherry-pick"}
-_EXPANDS = re.compile(r"[$;]")  # what a shell expands in a word (`$(...)`, `$X`; a backtick reads as `;` here)
+MESSAGE_TAKERS = {"commit", "tag", "merge", "stash", "notes"}
+# What a shell may expand in a word: `$(...)`, `$X`, a backtick (read as `;` here), braces, globs.
+_EXPANDS = re.compile(r"[$;{}*?\[]")
 MAX_DEPTH = 8  # scripts inside scripts inside scripts: deeper than this is read as plain words
 
 
@@ -186,24 +187,24 @@ def _simple(words: list[str], found: CommandWords, depth: int) -> None:
 
 def _without_messages(args: list[str]) -> list[str]:
     """A git command's arguments without the text of its `-m`/`--message` options (`git commit -am 'read
-    settings from .env'` names no file it reads). A message the shell expands (`"$(cat .env)"`, a
-    backtick, a variable) stays a word like any other."""
+    settings from .env'` names no file it reads). Only the plain forms (`-m TEXT`, `-am TEXT`,
+    `--message TEXT`, `--message=TEXT`), and only a text the shell leaves as it is: one it could expand
+    (`"$(cat .env)"`, a backtick, a variable, `{x,--pathspec-from-file=.env}`) or that reads as an option
+    stays a word like any other."""
     kept, message = [], False
     for arg in args:
-        if message:
+        if message and _plain_text(arg):
             message = False
-            if not _EXPANDS.search(arg):
-                continue
-        elif arg.startswith("--message="):
-            if not _EXPANDS.search(arg):
-                continue
-        elif arg == "--message" or re.fullmatch(r"-[a-zA-Z]*m", arg):
-            message = True
-        elif re.match(r"-[a-zA-Z]*m.", arg) and not arg.startswith("--") and not _EXPANDS.search(arg):
-            kept.append(arg[:arg.index("m") + 1])  # `-mfix typo`: the text follows the flag
+            continue
+        message = arg in ("-m", "-am", "--message")
+        if arg.startswith("--message=") and _plain_text(arg.split("=", 1)[1]):
             continue
         kept.append(arg)
     return kept
+
+
+def _plain_text(text: str) -> bool:
+    return not text.startswith("-") and not _EXPANDS.search(text)
 
 
 def _hides_names(program: str, arg: str) -> bool:
@@ -215,8 +216,9 @@ def _hides_names(program: str, arg: str) -> bool:
 
 
 def _pieces(word: str) -> list[str]:
-    """A word, its brace alternatives, and the pieces code and URLs put around a name."""
-    found = [word]
+    """A word, its brace alternatives, the pieces code and URLs put around a name, and what follows a
+    short option's letter (`-F.env`: git reads `.env`)."""
+    found = [word, word[2:]] if re.match(r"-[A-Za-z].", word) else [word]
     alternatives = _BRACES.search(word)
     if alternatives:
         found += [word[:alternatives.start()] + choice + word[alternatives.end():]

@@ -217,7 +217,9 @@ def test_a_commit_message_naming_an_ignored_file_keeps_the_commit(project, comma
 
 
 @pytest.mark.parametrize("command", ['git commit -m "$(cat .env)"', "git commit -am \"note `cat .env`\"",
-                                     "git commit -F .env", "git commit -m x .env"])
+                                     "git commit -F .env", "git commit -m x .env", "git commit -F.env",
+                                     "git commit -m {x,--pathspec-from-file=.env}", "git notes add -m {x,-F,.env}",
+                                     "git tag -a v9 -F.env", "git commit -m -F .env"])
 def test_a_commit_whose_message_or_files_read_an_ignored_file_is_withheld(project, command):
     (project / ".env").write_text(f"NOTE={VALUE}\n")
     done = send_and_drain(claude("PostToolUse", project, tool_name="Bash", tool_use_id=command,
