@@ -24,7 +24,7 @@ from memcli.core.persist import already_stored, count_raw_tokens, save
 from memcli.errors import InputError, NotFound
 from memcli.index.versions import chain, heads
 from memcli.store import ids
-from memcli.store.memory import Memory, check_text, clean_input, content_key, normalise_tags, now_utc
+from memcli.store.memory import Memory, check_text, clean_input, content_key, is_local, normalise_tags, now_utc
 
 if TYPE_CHECKING:
     from memcli.core.mem import Mem
@@ -184,7 +184,8 @@ def write(mem: Mem, text: Text, *, compressing: CompressOptions = CompressOption
         raise InputError(f"on_similar must be one of {', '.join(ON_SIMILAR)} (got {on_similar!r})")
     tips = current(mem, supersedes)[1] if supersedes else []
     if tips:
-        text = replace(text, tags=_inherited(tips, text.tags), local_only=text.local_only or _kept_local(tips))
+        text = replace(text, tags=_inherited(tips, text.tags), local_only=text.local_only or _kept_local(tips),
+                       kept_here=text.kept_here or _kept_here(mem, tips))
     drafted = draft(mem, text, compressing, supersedes=[tip.id for tip in tips], unique=not allow_duplicate)
     [stored] = store(mem, [drafted])
     written = _outcome(mem, drafted, stored)
@@ -217,15 +218,17 @@ def update(mem: Mem, prefix: str, text: str, *, tags: Iterable[str] | None = Non
            written_by: str = "cli", compressing: CompressOptions | None = None, local_only: bool = False) -> Written:
     """Write `text` as the new version of the memory `prefix` names. It replaces every current version of
     that memory's chain, so updating either side of a fork resolves it. The new version keeps the tags
-    and source of the one it replaces unless given, and stays local-only if it was. The same text as the
-    current version changes nothing."""
+    and source of the one it replaces unless given, stays local-only if it was, and stays on this machine
+    if it was (captured work is shared by `mem share` only). The same text as the current version
+    changes nothing."""
     _, tips = current(mem, prefix)
     same_text = [tip for tip in tips if content_key(text) == content_key(tip.raw)]
     if len(tips) == 1 and same_text and (tags is None or normalise_tags(list(tags)) == tips[0].tags):
         return Written(tips[0], unchanged=True)
     compressing = compressing or CompressOptions()
     asked = Text(text, _inherited(tips, ()) if tags is None else tags, source if source is not None else tips[0].source,
-                 written_by, local_only=local_only or _kept_local(tips), check_source=source is not None)
+                 written_by, local_only=local_only or _kept_local(tips), check_source=source is not None,
+                 kept_here=_kept_here(mem, tips))
     drafted = draft(mem, asked, compressing, supersedes=[tip.id for tip in tips], unique=not same_text)
     [stored] = store(mem, [drafted])
     finish_now(mem, [stored], compressing)
@@ -243,6 +246,12 @@ def check_size(mem: Mem, raw: str) -> None:
     alike (add, update, edit, a captured event)."""
     if len(raw.encode("utf-8")) > mem.settings.max_input_bytes:
         raise InputError(f"the text is larger than the limit of {mem.settings.max_input_bytes} bytes")
+
+
+def _kept_here(mem: Mem, memories: list[Memory]) -> bool:
+    """A new version of a memory kept on this machine (memories/local/, what capture writes) is kept here
+    too: an update does not commit what only `mem share` may."""
+    return any(is_local(reading.relpath_of(mem, memory.id)) for memory in memories)
 
 
 def _kept_local(memories: list[Memory]) -> bool:

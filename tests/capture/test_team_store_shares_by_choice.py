@@ -129,6 +129,23 @@ def test_an_edit_of_a_memory_kept_here_keeps_it_here(project, monkeypatch):
     assert not any(path.startswith(".mem/memories/") for path in committable(project))
 
 
+def test_an_update_of_a_memory_kept_here_keeps_the_new_version_here(project, monkeypatch):
+    from mcp_client import call, session
+
+    monkeypatch.setenv("MEM_DIR", str(project / ".mem"))  # for the MCP server this test starts
+    a_git_project(project)
+    captured_session(project)
+    (observation,) = jsonl(ok("ls", "--tag", "observation", "--jsonl").stdout)
+    newer = ok("update", observation["id"], "python export.py fails: the supplier file is Windows-1250").stdout.strip()
+
+    async def scenario(client):
+        await call(client, "memory_update", id=newer, content="export.py reads the supplier file as cp1250 now")
+
+    session(scenario)
+    assert "cp1250" in ok("search", "supplier file", "--mode", "text", "--raw").stdout
+    assert not any(path.startswith(".mem/memories/") for path in committable(project))
+
+
 def test_a_committed_negation_of_the_local_folders_keeps_captured_work_in_the_queue(project):
     a_git_project(project)
     with open(project / ".mem" / ".gitignore", "a") as ignore:
