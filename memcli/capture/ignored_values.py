@@ -1,4 +1,4 @@
-"""The values the ignored files of a session's folder hold, and a text with each of them replaced.
+"""The values the ignored files of a session's project hold, and a text with each of them replaced.
 
 memcli.capture.ignored_content decides by names: an event naming an ignored file is withheld. Names
 cannot catch a file reached through a listing (`cat $(grep -rl KEY .)`), a name built at run time
@@ -145,37 +145,46 @@ def _with_passwords(values: list[str]) -> list[str]:
     return found
 
 
-def hidden(value: str) -> bool:
+def hidden(value: str, in_url: bool = False) -> bool:
     """Whether a value is replaced wherever it occurs: at least MIN_CHARS long, and generated-looking
     (`_GENERATED`) or none of: a common shape (`_COMMON`, `_SHAPES`), a phrase of plain words, a display
-    name with its address, a URL whose parts are all common."""
+    name with its address, a URL whose parts are all common. A part of a URL (`in_url`) is judged without
+    `_SHAPES` and phrases: `app:pw-of-words` before an `@` is a login, not an image's tag."""
     if not MIN_CHARS <= len(value) <= MAX_VALUE_CHARS or "\x00" in value:
         return False
     if _GENERATED.match(value):
         return True
-    if _COMMON.match(value) or _SHAPES.match(value) or _phrase(value):
+    if _COMMON.match(value) or not in_url and (_SHAPES.match(value) or _phrase(value)):
         return False
     addressed = _ADDRESSED.match(value)
-    if addressed and (not addressed.group(1).strip() or _phrase(addressed.group(1).strip() + " ")):
+    if addressed and _plain(addressed.group(1)):
         return False
     if "://" in value or "/" in value and _PATH.match(value):
         parts = re.split(r"[/?&=#@]+", value.split("://", 1)[-1])
-        return any(len(part) >= MIN_CHARS and hidden(part) for part in parts)
+        return any(len(part) >= MIN_CHARS and hidden(part, True) for part in parts)
     return True
+
+
+def _plain(text: str) -> bool:
+    """Plain words only (none at all counts)."""
+    return all(_WORD.match(word) for word in text.split())
 
 
 def _phrase(value: str) -> bool:
     """Words and spaces only (`Acme Payments`, `npm run dev -- --port 3001`): prose or a command, which
-    output repeats; a passphrase of plain words is given up for it (bench/RESULTS.md)."""
+    output repeats. Not four or more lowercase words of three letters or more, a passphrase or a wallet's
+    seed phrase as diceware and BIP-39 make them: prose has short words, capitals or punctuation."""
     words = value.split()
-    return len(words) > 1 and all(_WORD.match(word) for word in words)
+    if len(words) >= 4 and all(word.isalpha() and word.islower() and len(word) >= 3 for word in words):
+        return False
+    return len(words) > 1 and _plain(value)
 
 
 def gives_values(name: str, only_git: bool) -> bool:
     """Whether an ignored file named `name` gives values (see the module docstring): never a placeholder
     (`.env.example`), else always when a mem rule or the built-in denylist ignores it, and when only git
     does (`only_git`), when its name says settings or keys."""
-    if _PLACEHOLDER & set(name.lower().split(".")):
+    if _PLACEHOLDER & set(re.split(r"[._-]", name.lower())):  # .env.example, .env-sample, config_template.yml
         return False
     return not only_git or bool(_SETTINGS_NAME.search(name))
 

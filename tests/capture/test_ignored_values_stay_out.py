@@ -192,18 +192,20 @@ def test_a_gitignored_settings_file_still_gives_its_values(project):
     assert VALUE not in text and "db-token-Xy77-kept" not in text
 
 
-def test_settings_that_are_ordinary_text_stay_but_a_generated_pair_goes(project):
+def test_settings_that_are_ordinary_text_stay_but_a_generated_pair_a_passphrase_and_a_login_go(project):
     (project / ".env").write_text('APP_NAME="Acme Payments"\nTZ=America/New_York\nLANG=en_US.UTF-8\n'
                                   "CORS=*.example.com\nNODE_IMAGE=node:20-alpine\nMAIL_FROM=Acme Support <help@acme.io>\n"
-                                  "ADMIN_LOGIN=admin:S3cr3tPa55\n")
+                                  "ADMIN_LOGIN=admin:S3cr3tPa55\nVAULT_PASSPHRASE=horse purple dishwasher staple\n"
+                                  "DATABASE_URL=postgres://app:lowercasewords@db/app\n")
     out = ("Acme Payments API on node:20-alpine, TZ America/New_York, LANG en_US.UTF-8, CORS *.example.com,"
-           " from Acme Support <help@acme.io>\nlogin admin:S3cr3tPa55")
+           " from Acme Support <help@acme.io>\nlogin admin:S3cr3tPa55, unlock horse purple dishwasher staple,"
+           " db postgres://app:lowercasewords@db/app")
     bash(project, "npm start", out)
     text = stored()
     for kept in ("Acme Payments", "node:20-alpine", "America/New_York", "en_US.UTF-8", "*.example.com",
                  "Acme Support <help@acme.io>"):
         assert kept in text, kept
-    assert "S3cr3tPa55" not in text
+    assert "S3cr3tPa55" not in text and "dishwasher" not in text and "lowercasewords" not in text
 
 
 # -- a runner that lives long, a session in a subfolder ------------------------------------------------
