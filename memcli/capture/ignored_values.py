@@ -116,18 +116,37 @@ def _candidates(line: str, in_pem: bool) -> list[str]:
         return netrc
     assigned = _ASSIGN.match(line)
     if assigned:
-        return _with_passwords([_unquoted(assigned.group(1))])
+        return _with_passwords(_as_read(_unquoted(assigned.group(1))))
     return _with_passwords([line]) if " " not in line else []
 
 
+_DOUBLE_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_ESCAPE = re.compile(r"\\(.)")
+
+
 def _unquoted(value: str) -> str:
-    """A value as its program reads it: inside its quotes, or up to a ` #` comment; a trailing `,` or
-    `;` of a config file's line goes."""
+    """A value as written inside its quotes (a double-quoted one up to its first unescaped `"`), or up to
+    a ` #` comment; a trailing `,` or `;` of a config file's line goes."""
     value = value.strip().rstrip(",;").strip()
-    if value and value[0] in "\"'`":
+    quoted = _DOUBLE_QUOTED.match(value)
+    if quoted:
+        return quoted.group(1)
+    if value and value[0] in "'`":
         end = value.find(value[0], 1)
         return value[1:end] if end > 0 else value[1:]
     return value.split(" #", 1)[0].strip()
+
+
+def _as_read(value: str) -> list[str]:
+    """A value as written and as programs read it when that differs: a dotenv's `\\"` and `\\n` decoded
+    (a key kept on one line gives each of its lines, its BEGIN/END lines aside), compose's `$$` as `$`."""
+    found = [value]
+    if "\\" in value:
+        decoded = _ESCAPE.sub(lambda m: "\n" if m.group(1) == "n" else m.group(1), value)
+        found += [line.strip() for line in decoded.splitlines() if not _PEM.match(line.strip())]
+    if "$$" in value:
+        found.append(value.replace("$$", "$"))
+    return found
 
 
 def _with_passwords(values: list[str]) -> list[str]:

@@ -303,3 +303,18 @@ def test_caps_on_what_is_read_are_counted_and_a_dotenv_is_read_first(project):
     capped = sorted(key for key in done if key.startswith("values: not every ignored file read"))
     assert len(capped) == 2, done
     assert "drained:" in ok("status").stdout and "not every ignored file read" in ok("status").stdout
+
+
+BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7Zq81kx9Lm2pwT"
+
+
+@pytest.mark.parametrize("env, output, leaked", [
+    ("DB_PASSWORD=pa$$word-Zq81x\n", "login as app with pa$word-Zq81x", "pa$word-Zq81x"),  # compose's $$ is one $
+    ('DB_PASSWORD="Zq81\\"kx9-Lm2p-77"\n', 'login as app with Zq81"kx9-Lm2p-77', 'Zq81"kx9-Lm2p-77'),  # dotenv's \"
+    (f'FIREBASE_PRIVATE_KEY="-----BEGIN PRIVATE KEY-----\\n{BODY}\\n-----END PRIVATE KEY-----\\n"\n',
+     f"Error: invalid key line {BODY}", BODY),  # a key kept on one line, one of its lines in an error
+])
+def test_a_value_as_its_program_reads_it_is_replaced(project, env, output, leaked):
+    (project / ".env").write_text(env)
+    bash(project, "npm run dev", output)
+    assert leaked not in stored().replace("\\\"", "\"")
