@@ -5,7 +5,8 @@ many of the secrets such files hold they catch.
 
 The projects are public repositories that committed their `.env` (bench/data/ignored_values_SOURCES.md
 lists them and the commit read), fetched into --mirror. For each, the values `values_of` takes from its
-`.env*` files, as a session in that folder would hold them, then:
+`.env*` files that give values (`gives_values`: not a placeholder such as `.env.example`; a secret held
+only there counts as missed), as a session in that folder would hold them, then:
 
 - its own output: each other tracked text file (at most 256 KiB, 2000 files a project), as `cat` would
   show it: the lines the values change. A value whose key names a secret (PASS, SECRET, TOKEN, KEY, ...)
@@ -29,7 +30,7 @@ import subprocess
 from pathlib import Path
 
 from memcli.capture import ignored_values
-from memcli.capture.ignored_values import IgnoredValues, values_of
+from memcli.capture.ignored_values import IgnoredValues, gives_values, values_of
 
 PROJECTS = ["0-ALIK+checkin-tracker-api", "0-DuongDucHuy-0+E_commerce_BE", "0-Jester-0+docker-web-server",
             "0-codelife-0+laravel_cons", "0-don+next-hono-prisma", "0-lily-0+viajera_backend",
@@ -113,14 +114,16 @@ def main() -> None:
         for project in projects:
             texts = files_of(Path(args.mirror) / project / "repo")
             envs = {path: text for path, text in texts.items() if ENV_FILE.search(path)}
-            values = set().union(*(values_of(text) for text in envs.values())) if envs else set()
+            giving = [text for path, text in envs.items() if gives_values(Path(path).name, False)]
+            values = set().union(*(values_of(text) for text in giving)) if giving else set()
             every |= values
             keyed = set().union(*(secret_values(text) for text in envs.values())) if envs else set()
+            placeholders = keyed - set().union(*(secret_values(text) for text in giving)) if giving else keyed
             taken = {v for v in keyed if any(v in found or found in v for found in values)}
             secrets, caught = secrets + len(keyed), caught + len(taken)
             if args.verbose:
                 for value in sorted(keyed - taken):
-                    print(f"  {project}: missed {value!r}")
+                    print(f"  {project}: missed {value!r}" + (" (only in a placeholder file)" if value in placeholders else ""))
             hide = IgnoredValues(values)
             for path, text in texts.items():
                 if path in envs:

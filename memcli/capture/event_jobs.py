@@ -37,8 +37,8 @@ from memcli.capture import diffs, sessions
 from memcli.capture.briefing import digest
 from memcli.capture.events import CAPTURE_SCOPE, EVENT_JOB
 from memcli.capture.knowledge import project_of_state
-from memcli.capture.ignored_content import (BACKGROUND, IgnoredContent, background_tasks, input_strings, runs_a_command,
-                                            searches, withheld)
+from memcli.capture.ignored_content import (BACKGROUND, CAPS, IgnoredContent, IgnoredFiles, background_tasks,
+                                            input_strings, runs_a_command, searches, withheld)
 from memcli.capture.observe import EDIT, READ, SEARCH, SHELL, Observation, _output_text, observe, paths_of, read_digest
 from memcli.capture.options import CaptureOptions
 from memcli.capture.spool import Spool
@@ -82,6 +82,7 @@ class CaptureJobs:
         self.projects: set[str] = set()  # whose sessions this run touched
         self._rules = None
         self._contents: dict[str, IgnoredContent] = {}
+        self._files: dict[str, IgnoredFiles] = {}  # by project top: kept for the runner's life, fresh per event
 
     def _kept_if_exposed(self, handler: Callable[[Job], None], job: Job) -> None:
         """Run a handler; when what stays on this machine would reach git (memcli.store.folder), the job
@@ -163,7 +164,7 @@ class CaptureJobs:
         state["last"] = max(state.get("last", 0), record.get("at", 0))
         if record.get("cwd"):
             state["cwd"] = record["cwd"]
-        record = self._without_values(record, state.get("cwd") or "")
+        record = self._without_values(record, state.get("cwd") or "", record.get("at") or job.at)
         self.projects.add(project_of_state(state))
         if record.get("private"):
             self.counts["private spans removed"] += record["private"]
@@ -182,13 +183,20 @@ class CaptureJobs:
         del applied[:-KEEP_APPLIED]
         self.spool.save_session(state["id"], state)
 
-    def _without_values(self, record: dict, cwd: str) -> dict:
-        """The event with every value an ignored file of its folder holds replaced in what it carries (a
+    def _without_values(self, record: dict, cwd: str, at: float) -> dict:
+        """The event with every value an ignored file of its project holds replaced in what it carries (a
         prompt, an answer, a tool's input, output and error), whichever way the value got there: the
-        backstop to deciding by names (memcli.capture.ignored_values)."""
-        if not any(record.get(field) for field in TEXT_FIELDS) or not cwd:
+        backstop to deciding by names (memcli.capture.ignored_values). The project's files are looked at
+        as of the event (`at`), so a long-lived runner sees a `.env` made since its last walk."""
+        if not cwd:
             return record
-        values = self._content(cwd).values()
+        files = self._content(cwd).files
+        files.as_of(at)
+        if not any(record.get(field) for field in TEXT_FIELDS):
+            return record
+        values = files.values()
+        for cap in files.caps():
+            self.counts[f"{CAPS}: {cap}"] += 1
         if not values:
             return record
         replaced, count = dict(record), 0
@@ -272,11 +280,30 @@ class CaptureJobs:
         return True
 
     def _content(self, cwd: str) -> IgnoredContent:
-        """The denylist's view of a session folder (memcli.capture.ignored_content), one per folder a run."""
+        """The denylist's view of a session folder (memcli.capture.ignored_content), one per folder a run;
+        the ignored files it holds are its project's, one walk for every folder of a project."""
         if cwd not in self._contents:
-            self._contents[cwd] = IgnoredContent(cwd, lambda path: self._ignored(path, cwd),
-                                                 lambda root: self.mem.gate.ignore_rules(Path(root)))
+            top = self._top(cwd)
+            if top not in self._files:
+                self._files[top] = IgnoredFiles(top, lambda root: self.mem.gate.ignore_rules(Path(root)),
+                                                lambda path: self._ignored(path, top))
+            self._contents[cwd] = IgnoredContent(cwd, lambda path: self._ignored(path, cwd), self._files[top])
         return self._contents[cwd]
+
+    def _top(self, cwd: str) -> str:
+        """The folder a session folder's project starts at: the top of the git work tree holding it (the
+        denylist's own), else the project around a `.mem/` store when it holds the folder (never the home
+        folder itself), else the folder."""
+        from memcli.util.paths import work_tree_top
+
+        if not cwd or not os.path.isabs(cwd):
+            return cwd
+        git = work_tree_top(Path(cwd))
+        if git is not None:
+            return str(git)
+        home = str(self.mem.home)
+        inside = cwd == home or cwd.startswith(home.rstrip("/") + "/")
+        return home if self.mem.store.root.name == ".mem" and inside and home != str(Path.home()) else cwd
 
     def _file_text(self, cwd: str, path: str) -> str | None:
         """A file's text to place and widen an edit's hunks with: never an ignored file's, and redacted (what
@@ -287,7 +314,7 @@ class CaptureJobs:
             return None
         text = diffs.read_inside(cwd, path)
         if text is not None:
-            text, count = self._content(cwd).values().replaced(text)
+            text, count = self._content(cwd).files.values().replaced(text)
             if count:
                 self.counts[REDACTED_VALUES] += count
         try:
@@ -385,8 +412,9 @@ class CaptureJobs:
 
 
 def _replaced_in(value, values, depth: int = 0):
-    """A tool's input or output (text, or JSON made of dicts and lists) with the values replaced, and how
-    many replacements were made; keys and what is not text are left as they are."""
+    """A tool's input or output (text, or JSON made of dicts and lists) with the values replaced, keys too
+    (a vault's listing is keyed by its secrets), and how many replacements were made; what is not text is
+    left as it is."""
     if isinstance(value, str):
         return values.replaced(value)
     if not isinstance(value, (dict, list)):
@@ -401,6 +429,9 @@ def _replaced_in(value, values, depth: int = 0):
         item, n = _replaced_in(item, values, depth + 1)
         count += n
         if isinstance(done, dict):
+            if isinstance(key, str):
+                key, n = values.replaced(key)
+                count += n
             done[key] = item
         else:
             done.append(item)

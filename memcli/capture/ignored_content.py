@@ -16,8 +16,13 @@ below (`rg --heading`, `git grep --heading`, `tail`'s `==> path <==`, read_many_
 file goes, and so do the lines under an ignored heading, up to the next line that names a kept file.
 
 What names cannot catch (a listing in `$(...)`, a name built at run time, `printenv`) the values of the
-folder's ignored files do: the same walk that tells whether the folder holds one gives them (`values`,
-memcli.capture.ignored_values).
+project's ignored files do: the same walk that tells whether the project holds one gives them
+(`IgnoredFiles`, memcli.capture.ignored_values). The walk starts at the project's top (the git work tree
+holding the session's folder, else the project around the store), not at the session's folder: a
+session in `backend/` reads `../.env` as easily as its own. A runner that lives long (`mem queue run
+--linger`, `mem mcp`) walks again for an event that happened after its walk began, so a `.env` the
+session made a moment ago counts; a project whose walk is costly is walked again at most every
+WALK_TTL_S, and each file is read again only when its size or time changed.
 """
 
 from __future__ import annotations
@@ -25,13 +30,15 @@ from __future__ import annotations
 import glob
 import os
 import re
+import time
 from typing import Callable
 from urllib.parse import unquote
 
-from memcli.capture.ignored_values import IgnoredValues, values_of
+from memcli.capture.ignored_values import IgnoredValues, gives_values, values_of
 from memcli.capture.shell_words import argv_command, command_words
 from memcli.errors import MemError
 from memcli.privacy.ignore import LINKS_SOURCE
+from memcli.privacy.patterns import GIT_IGNORE_FILE
 from memcli.privacy.pinned import Pin, pin, read_pinned
 
 SHELL_KEYS = ("command", "cmd", "argv", "args", "script")
@@ -58,19 +65,27 @@ MAX_WALK = 50_000  # entries a walk for ignored files looks at before it assumes
 MAX_VALUE_FILE = 64 * 1024  # an ignored file read for its values: a settings file is small, a log or a database not
 MAX_VALUE_FILES = 256
 MAX_VALUE_BYTES = 2 * 1024 * 1024
+# A walk is trusted for an event that happened after it began only when walking is cheap (this project's
+# last walk took less than CHEAP_WALK_S): then each such event gets a walk of its own, and a `.env` made
+# by the command whose output holds its value counts. A costly walk (tens of thousands of files take
+# seconds) is done again once WALK_TTL_S old: a few seconds is about one step of a session, so a file it
+# made is read by the next events, while a burst of events costs one walk.
+CHEAP_WALK_S = 0.2
+WALK_TTL_S = 5.0
+CAPS = "values: not every ignored file read"  # counted (`mem status`) with which cap, never silent
+# Files read first when the caps leave no room for all: those whose name says environment settings.
+_FIRST = re.compile(r"(?i)(?:^|[._-])env(?:[._-]|$)|^\.env")
 
 
 class IgnoredContent:
     """The denylist's view of one session folder. `ignored(path)` decides one name (relative to `cwd`);
-    `walk_rules()` gives rules to walk `cwd` with (memcli.privacy.ignore.IgnoreRules)."""
+    `files` are the ignored files of the project holding it."""
 
-    def __init__(self, cwd: str, ignored: Callable[[str], bool], walk_rules: Callable[[str], object]):
+    def __init__(self, cwd: str, ignored: Callable[[str], bool], files: "IgnoredFiles"):
         self.cwd = cwd
         self._decide = ignored
-        self._walk_rules = walk_rules
+        self.files = files
         self._decided: dict[str, bool] = {}
-        self._walk: _Walk | None = None
-        self._values: IgnoredValues | None = None
 
     def ignored(self, name: str) -> bool:
         if name not in self._decided:
@@ -111,44 +126,9 @@ class IgnoredContent:
         return hits
 
     def _holds_ignored_file(self) -> bool:
-        """Whether the session's folder holds a file the denylist ignores (outside ignored folders, which a
-        walk does not enter); a folder too large to look through counts as holding one."""
-        return self._walked().holds
-
-    def _walked(self) -> "_Walk":
-        """One walk of the session's folder a run: whether it holds an ignored file, and which (pinned)."""
-        if self._walk is None:
-            self._walk = _Walk()
-            if self.cwd and os.path.isdir(self.cwd):
-                for n, (path, match, pinned) in enumerate(self._walk_rules(self.cwd).walk()):
-                    if n >= MAX_WALK:
-                        self._walk.holds = True
-                        break
-                    if match is not None and match.ignored and pinned is not None:
-                        self._walk.holds = True
-                        self._walk.files.append(pinned)
-                    elif match is not None and match.source == LINKS_SOURCE and self.ignored(str(path)):
-                        self._walk.files.append(pin(path))  # a link out of the folder to an ignored file
-        return self._walk
-
-    def values(self) -> IgnoredValues:
-        """The values the folder's ignored files hold (memcli.capture.ignored_values), read once a run.
-        Only regular files are read (a FIFO or a device never blocks it), each once however many names
-        lead to it, up to MAX_VALUE_FILES files of at most MAX_VALUE_FILE bytes and MAX_VALUE_BYTES in all;
-        a larger, binary or unreadable file gives none."""
-        if self._values is None:
-            found, seen, total = set(), set(), 0
-            for pinned in self._walked().files:
-                if pinned.ident is None or pinned.ident in seen:
-                    continue
-                if len(seen) >= MAX_VALUE_FILES or total >= MAX_VALUE_BYTES:
-                    break
-                seen.add(pinned.ident)
-                data = _read(pinned)
-                total += len(data)
-                found |= values_of(data)
-            self._values = IgnoredValues(found)
-        return self._values
+        """Whether the project holds a file the denylist ignores (outside ignored folders, which a walk
+        does not enter); a project too large to look through counts as holding one."""
+        return self.files.walked().holds
 
     # -- search output ------------------------------------------------------------------------------
 
@@ -186,23 +166,120 @@ class IgnoredContent:
         return any(name and _PATHLIKE.match(name) and self.ignored(name) for name in found.group("a", "b", "c"))
 
 
+class IgnoredFiles:
+    """The ignored files of one project (walked from `top`) and the values they give (see the module
+    docstring); kept by a runner for its life, fresh for each event (`as_of`)."""
+
+    def __init__(self, top: str, walk_rules: Callable[[str], object], ignored: Callable[[str], bool]):
+        self.top = top
+        self._walk_rules = walk_rules
+        self._ignored = ignored
+        self._walk: _Walk | None = None
+        self._read: dict[tuple, set[str]] = {}  # (device, inode, size, mtime) of a file read: its values
+        self._values: tuple[frozenset, IgnoredValues] = (frozenset(), IgnoredValues(()))
+
+    def as_of(self, at: float) -> None:
+        """Forget a walk that may not show the project as it was when an event happened at `at`: one begun
+        before it, when walking is cheap, else one older than WALK_TTL_S."""
+        walk = self._walk
+        if walk is not None and (time.time() - walk.started > WALK_TTL_S or walk.started < at and walk.took < CHEAP_WALK_S):
+            self._walk = None
+
+    def walked(self) -> "_Walk":
+        """The last walk: whether the project holds an ignored file, and which give values (pinned)."""
+        if self._walk is None:
+            walk = _Walk()
+            if self.top and os.path.isdir(self.top):
+                for n, (path, match, pinned) in enumerate(self._walk_rules(self.top).walk()):
+                    if n >= MAX_WALK:
+                        walk.holds = True
+                        walk.capped.add(f"more than {MAX_WALK} entries walked")
+                        break
+                    if match is not None and match.ignored and pinned is not None:
+                        walk.holds = True
+                        if gives_values(path.name, _only_git(match.source)):
+                            walk.files.append(pinned)
+                    elif match is not None and match.source == LINKS_SOURCE and self._ignored(str(path)) \
+                            and gives_values(path.name, False) and gives_values(os.path.basename(match.via or ""), False):
+                        walk.files.append(pin(path))  # a link out of the folder to an ignored file
+            walk.took = time.time() - walk.started
+            self._walk = walk
+        return self._walk
+
+    def values(self) -> IgnoredValues:
+        """The values the project's ignored files hold (memcli.capture.ignored_values). Only regular files
+        are read (a FIFO or a device never blocks it), each once however many names lead to it and again
+        only when its size or time changed, up to MAX_VALUE_FILES files and MAX_VALUE_BYTES in all, each
+        up to its first MAX_VALUE_FILE bytes, `.env` files first; a binary or unreadable file gives none."""
+        walk = self.walked()
+        keys: dict[tuple, None] = {}
+        total = 0
+        for pinned in sorted(walk.files, key=lambda f: not _FIRST.search(f.path.name)):
+            key = _state(pinned)
+            if key is None or key in keys:
+                continue
+            if len(keys) >= MAX_VALUE_FILES or total >= MAX_VALUE_BYTES:
+                walk.capped.add(f"more than {MAX_VALUE_FILES} files or {MAX_VALUE_BYTES // 1024 // 1024} MiB")
+                break
+            if key not in self._read:
+                self._read[key] = values_of(_read(pinned, walk))
+            keys[key] = None
+            total += min(key[2], MAX_VALUE_FILE)
+        if frozenset(keys) != self._values[0]:
+            self._read = {key: self._read[key] for key in keys}
+            self._values = (frozenset(keys), IgnoredValues(set().union(*(self._read[key] for key in keys))))
+        return self._values[1]
+
+    def caps(self) -> list[str]:
+        """The caps the last walk or read hit, each said once (memcli.capture.event_jobs counts them)."""
+        walk = self._walk
+        if walk is None or walk.said:
+            return []
+        walk.said = bool(walk.capped)
+        return sorted(walk.capped)
+
+
+def _only_git(source) -> bool:
+    """Whether a rule comes from git's own files (a .gitignore, .git/info/exclude), which ignore a file
+    for reasons other than secrecy; mem's rules (built-in, the user's, a .memignore) name secrets."""
+    return hasattr(source, "name") and (source.name == GIT_IGNORE_FILE or source.parts[-3:] == (".git", "info", "exclude"))
+
+
+def _state(pinned: Pin) -> tuple | None:
+    """(device, inode, size, mtime) of the regular file pinned, still there; None otherwise."""
+    try:
+        info = os.stat(pinned.real)
+    except OSError:
+        return None
+    ident = (info.st_dev, info.st_ino)
+    return None if ident != pinned.ident else (*ident, info.st_size, info.st_mtime_ns)
+
+
 class _Walk:
-    """What one walk of a session folder found: kept for the run, so a folder is walked once whatever asks."""
+    """What one walk of a project found, and when."""
 
     def __init__(self):
+        self.started = time.time()
+        self.took = 0.0
         self.holds = False  # an ignored file is there (or the folder is too large to tell)
-        self.files: list[Pin] = []
+        self.files: list[Pin] = []  # those that give values
+        self.capped: set[str] = set()  # the caps this walk and its reads hit
+        self.said = False
 
 
-def _read(pinned: Pin) -> str:
-    """An ignored file's text, or "" when it is larger than MAX_VALUE_FILE, binary, unreadable or changed
-    since the walk (never an error: a file a run cannot read only gives no values)."""
+def _read(pinned: Pin, walk: _Walk) -> str:
+    """An ignored file's text up to MAX_VALUE_FILE bytes (whole lines: a longer file's last, cut line goes,
+    and the cap is noted), or "" when it is binary, unreadable or changed since the walk (never an error: a
+    file a run cannot read only gives no values)."""
     try:
         data = read_pinned(pinned, MAX_VALUE_FILE)
     except (MemError, OSError):
         return ""
-    if len(data) > MAX_VALUE_FILE or b"\x00" in data:
+    if b"\x00" in data:
         return ""
+    if len(data) > MAX_VALUE_FILE:
+        walk.capped.add(f"a file over {MAX_VALUE_FILE // 1024} KiB read in part")
+        data = data[:data.rfind(b"\n", 0, MAX_VALUE_FILE) + 1]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

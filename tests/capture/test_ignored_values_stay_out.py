@@ -121,24 +121,200 @@ def test_an_unreadable_binary_huge_or_fifo_ignored_file_never_stops_a_capture(pr
     assert VALUE not in stored() and done[COUNTED] == 1
 
 
-def test_a_folder_with_no_ignored_file_is_walked_once_a_run_and_nothing_in_it_read(project, monkeypatch):
+def test_a_project_with_no_ignored_file_is_walked_once_a_run_and_nothing_in_it_read(project, monkeypatch):
+    import subprocess
+
     from memcli.capture import ignored_content
     from memcli.privacy.ignore import IgnoreRules
 
     walks, reads, real_walk = [], [], IgnoreRules.walk
     monkeypatch.setattr(IgnoreRules, "walk", lambda self: walks.append(1) or real_walk(self))
     monkeypatch.setattr(ignored_content, "read_pinned", lambda *a: reads.append(1) or b"")
-    other = project / "service"
-    other.mkdir()
+    other, app = project / "service", project / "app"
+    for repo in (other, app):  # two projects (work trees) under one store
+        repo.mkdir()
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
     (other / ".env").write_text(ENV)
-    app = project / "app"
-    app.mkdir()
     (app / "README.md").write_text(f"the value {VALUE} is only a word here\n")
-    for n in range(3):
-        hook(json.dumps(claude("PostToolUse", app, tool_name="Bash", tool_use_id=f"p{n}",
+    (app / "src").mkdir()
+    for n in range(3):  # the first two queued before the run: one walk for them; one in a subfolder of app
+        hook(json.dumps(claude("PostToolUse", app / "src" if n else app, tool_name="Bash", tool_use_id=f"p{n}",
                                tool_input={"command": "cat README.md"},
                                tool_response={"stdout": f"the value {VALUE} is only a word here", "stderr": ""})))
     done = send_and_drain(claude("PostToolUse", other, session="c2", tool_name="Bash", tool_use_id="o1",
                                  tool_input={"command": "printenv"}, tool_response={"stdout": VALUE, "stderr": ""}))
-    assert len(walks) == 2 and len(reads) == 1  # one walk a folder, one read: the other folder's .env
+    assert len(walks) == 2 and len(reads) == 1  # one walk a project, one read: the other project's .env
     assert f"the value {VALUE} is only a word here" in stored() and COUNTED not in done
+
+
+# -- which ignored files give values: not those that hold ordinary text ---------------------------------
+
+def test_a_committed_env_example_does_not_blank_the_commands_its_settings_name(project):
+    # committed for others to copy, yet ignored by the built-in `.env*` rule
+    (project / ".env.example").write_text("APP_MODULE=main:app\nFLASK_APP=app:create_app\nSECRET_KEY=replace-Zq81-me\n"
+                                          "PYTHON_IMAGE=python:3.12-slim\n")
+    bash(project, "uvicorn main:app --reload", "started with replace-Zq81-me", call="b1")
+    bash(project, "docker pull python:3.12-slim", "pulled", call="b2")
+    text = stored()
+    assert "ran `uvicorn main:app --reload`" in text and "replace-Zq81-me" in text
+    assert "ran `docker pull python:3.12-slim`" in text and REDACTED not in text
+
+
+@pytest.mark.parametrize("name, content, command, output", [
+    ("server.log", "TypeError: unsupported operand type(s) for +: 'int' and 'str'\n", "python app.py",
+     "TypeError: unsupported operand type(s) for +: 'int' and 'str'"),
+    ("CLAUDE.local.md", "# my notes\nTests: pytest-x-tests/unit-Zq81\n", "make check", "pytest-x-tests/unit-Zq81 passed"),
+    ("docker-compose.override.yml", "services:\n  web:\n    command: npm run dev -- --port 3001\n",
+     "npm run dev -- --port 3001", "listening on 3001"),
+])
+def test_a_gitignored_log_note_or_local_config_does_not_blank_the_output_that_repeats_it(project, name, content,
+                                                                                          command, output):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".gitignore").write_text(f"{name}\n")
+    (project / name).write_text(content)
+    bash(project, command, output)
+    text = stored()
+    assert f"ran `{command}`" in text and output in text and REDACTED not in text
+
+
+def test_a_gitignored_settings_file_still_gives_its_values(project):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".gitignore").write_text("config/local.yml\nsecrets.txt\n")
+    (project / "config").mkdir()
+    (project / "config" / "local.yml").write_text(f"api:\n  token: {VALUE}\n")
+    (project / "secrets.txt").write_text("db-token-Xy77-kept\n")
+    bash(project, "make run", f"auth with {VALUE} and db-token-Xy77-kept")
+    text = stored()
+    assert VALUE not in text and "db-token-Xy77-kept" not in text
+
+
+def test_settings_that_are_ordinary_text_stay_but_a_generated_pair_a_passphrase_and_a_login_go(project):
+    (project / ".env").write_text('APP_NAME="Acme Payments"\nTZ=America/New_York\nLANG=en_US.UTF-8\n'
+                                  "CORS=*.example.com\nNODE_IMAGE=node:20-alpine\nMAIL_FROM=Acme Support <help@acme.io>\n"
+                                  "ADMIN_LOGIN=admin:S3cr3tPa55\nVAULT_PASSPHRASE=horse purple dishwasher staple\n"
+                                  "DATABASE_URL=postgres://app:lowercasewords@db/app\n")
+    out = ("Acme Payments API on node:20-alpine, TZ America/New_York, LANG en_US.UTF-8, CORS *.example.com,"
+           " from Acme Support <help@acme.io>\nlogin admin:S3cr3tPa55, unlock horse purple dishwasher staple,"
+           " db postgres://app:lowercasewords@db/app")
+    bash(project, "npm start", out)
+    text = stored()
+    for kept in ("Acme Payments", "node:20-alpine", "America/New_York", "en_US.UTF-8", "*.example.com",
+                 "Acme Support <help@acme.io>"):
+        assert kept in text, kept
+    assert "S3cr3tPa55" not in text and "dishwasher" not in text and "lowercasewords" not in text
+
+
+# -- a runner that lives long, a session in a subfolder ------------------------------------------------
+
+def test_a_dotenv_made_or_changed_while_a_lingering_runner_lives_gives_its_values(project):
+    from memcli.capture.event_jobs import KINDS
+    from memcli.features.work import Work
+
+    work = Work(open_mem(), KINDS)  # what `mem queue run --linger` (the hook's runner) and `mem mcp` hold
+    event = lambda call, out: claude("PostToolUse", project, tool_name="Bash", tool_use_id=call,  # noqa: E731
+                                     tool_input={"command": "npm run dev"}, tool_response={"stdout": out, "stderr": ""})
+    hook(json.dumps(event("b0", "README.md")))
+    work.run()
+    (project / ".env").write_text(ENV)  # `cp .env.example .env` and filled in, after the runner's first walk
+    hook(json.dumps(event("b1", f"b1 login as app with {VALUE}")))
+    work.run()
+    (project / ".env").write_text("DB_PASSWORD=rotated-Xy77-pass\n")
+    hook(json.dumps(event("b2", "b2 login as app with rotated-Xy77-pass")))
+    work.run()
+    text = stored()
+    assert VALUE not in text and "rotated-Xy77-pass" not in text and text.count(REDACTED) == 2
+
+
+def test_a_costly_walk_is_done_again_once_a_few_seconds_old(project, monkeypatch):
+    from memcli.capture import ignored_content
+    from memcli.capture.event_jobs import KINDS
+    from memcli.features.work import Work
+
+    now = [1000.0]
+    monkeypatch.setattr(ignored_content, "time", type("Clock", (), {"time": staticmethod(lambda: now[0])}))
+    monkeypatch.setattr(ignored_content, "CHEAP_WALK_S", 0.0)  # every walk counts as costly
+    work = Work(open_mem(), KINDS)
+    hook(json.dumps(claude("PostToolUse", project, tool_name="Bash", tool_use_id="b0",
+                           tool_input={"command": "ls"}, tool_response={"stdout": "README.md", "stderr": ""})))
+    work.run()
+    (project / ".env").write_text(ENV)
+    for call, later in (("b1", 1.0), ("b2", ignored_content.WALK_TTL_S + 1)):
+        now[0] += later
+        hook(json.dumps(claude("PostToolUse", project, tool_name="Bash", tool_use_id=call, tool_input={"command": "env"},
+                               tool_response={"stdout": f"{call} login with {VALUE}", "stderr": ""})))
+        work.run()
+    text = stored()
+    assert f"b1 login with {VALUE}" in text  # within WALK_TTL_S of a costly walk: not walked again
+    assert f"b2 login with {REDACTED}" in text
+
+
+@pytest.mark.parametrize("git", [False, True])
+def test_a_session_in_a_subfolder_keeps_the_values_of_the_projects_dotenv_out(project, git):
+    import subprocess
+
+    if git:
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".env").write_text(ENV)
+    (project / "backend" / "api").mkdir(parents=True)
+    bash(project / "backend" / "api", "npm run dev", f"db  | login as app with {VALUE}")
+    assert VALUE not in stored()
+
+
+# -- forms and places of a value -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("env, output", [
+    ("DB_PASSWORD='Zq81&kx9<Lm2p>wT'\n", '"Args": ["--login", "Zq81\\u0026kx9\\u003cLm2p\\u003ewT"]'),  # Go
+    ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLE\n", '{"k":"wJalrXUtnFEMI\\/K7MDENG\\/bPxRfiCYzEXAMPLE"}'),
+    ("DB_PASSWORD='Zq81\"kx9-Lm2p'\n", '{"login": "Zq81\\"kx9-Lm2p"}'),
+])
+def test_a_value_escaped_in_json_output_is_replaced(project, env, output):
+    (project / ".env").write_text(env)
+    done = bash(project, "docker inspect app", output)
+    assert "Zq81" not in stored() and "wJalrXUtnFEMI" not in stored() and done[COUNTED] == 1
+
+
+def test_a_value_used_as_a_key_of_a_tools_json_output_is_replaced(project):
+    (project / ".env").write_text(ENV)
+    done = send_and_drain(claude("PostToolUse", project, tool_name="mcp__vault__list", tool_use_id="v1",
+                                 tool_input={"path": "secret/app"}, tool_response={VALUE: {"created": "2026-12-01"}}))
+    assert VALUE not in stored() and done[COUNTED] == 1
+
+
+def test_many_values_are_each_replaced_leftmost_and_longest(project):
+    lines = [f"K{n}=value-{n:04}-Zq81" for n in range(300)] + ["LONG=value-0001-Zq81-and-more"]
+    (project / ".env").write_text("\n".join(lines) + "\n")
+    done = bash(project, "printenv", "a value-0001-Zq81-and-more b value-0299-Zq81 c value-0150-Zq81value-0151-Zq81")
+    text = stored()
+    assert "Zq81" not in text and "-and-more" not in text and done[COUNTED] == 4
+
+
+def test_caps_on_what_is_read_are_counted_and_a_dotenv_is_read_first(project):
+    (project / "a_certs").mkdir()
+    for n in range(300):  # a TLS library's test certificates, ignored by the built-in `*.pem`
+        (project / "a_certs" / f"c{n:03}.pem").write_text("not really a cert\n")
+    (project / "b_service").mkdir()
+    (project / "b_service" / ".env").write_text(ENV + "# " + "x" * 70_000 + "\n")  # over 64 KiB: read in part
+    done = bash(project, "printenv", f"login as app with {VALUE}")
+    assert VALUE not in stored()
+    capped = sorted(key for key in done if key.startswith("values: not every ignored file read"))
+    assert len(capped) == 2, done
+    assert "drained:" in ok("status").stdout and "not every ignored file read" in ok("status").stdout
+
+
+BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7Zq81kx9Lm2pwT"
+
+
+@pytest.mark.parametrize("env, output, leaked", [
+    ("DB_PASSWORD=pa$$word-Zq81x\n", "login as app with pa$word-Zq81x", "pa$word-Zq81x"),  # compose's $$ is one $
+    ('DB_PASSWORD="Zq81\\"kx9-Lm2p-77"\n', 'login as app with Zq81"kx9-Lm2p-77', 'Zq81"kx9-Lm2p-77'),  # dotenv's \"
+    (f'FIREBASE_PRIVATE_KEY="-----BEGIN PRIVATE KEY-----\\n{BODY}\\n-----END PRIVATE KEY-----\\n"\n',
+     f"Error: invalid key line {BODY}", BODY),  # a key kept on one line, one of its lines in an error
+])
+def test_a_value_as_its_program_reads_it_is_replaced(project, env, output, leaked):
+    (project / ".env").write_text(env)
+    bash(project, "npm run dev", output)
+    assert leaked not in stored().replace("\\\"", "\"")
