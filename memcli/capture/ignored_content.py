@@ -180,31 +180,45 @@ class IgnoredFiles:
 
     def as_of(self, at: float) -> None:
         """Forget a walk that may not show the project as it was when an event happened at `at`: one begun
-        before it, when walking is cheap, else one older than WALK_TTL_S."""
+        before it, when walking is cheap, else one ended more than WALK_TTL_S ago (ten times its own length
+        for a walk that long: a walk of seconds is not done for every event)."""
         walk = self._walk
-        if walk is not None and (time.time() - walk.started > WALK_TTL_S or walk.started < at and walk.took < CHEAP_WALK_S):
+        if walk is None:
+            return
+        age = time.time() - walk.started - walk.took
+        if age > max(WALK_TTL_S, 10 * walk.took) or walk.started < at and walk.took < CHEAP_WALK_S:
             self._walk = None
 
     def walked(self) -> "_Walk":
         """The last walk: whether the project holds an ignored file, and which give values (pinned)."""
         if self._walk is None:
             walk = _Walk()
-            if self.top and os.path.isdir(self.top):
-                for n, (path, match, pinned) in enumerate(self._walk_rules(self.top).walk()):
-                    if n >= MAX_WALK:
-                        walk.holds = True
-                        walk.capped.add(f"more than {MAX_WALK} entries walked")
-                        break
-                    if match is not None and match.ignored and pinned is not None:
-                        walk.holds = True
-                        if gives_values(path.name, _only_git(match.source)):
-                            walk.files.append(pinned)
-                    elif match is not None and match.source == LINKS_SOURCE and self._ignored(str(path)) \
-                            and gives_values(path.name, False) and gives_values(os.path.basename(match.via or ""), False):
-                        walk.files.append(pin(path))  # a link out of the folder to an ignored file
+            if too_wide(self.top):
+                walk.holds = True  # assumed, as for a folder too large to look through
+                walk.capped.add("the session's folder is / or the home folder: not walked")
+            elif self.top and os.path.isdir(self.top):
+                try:
+                    self._walk_into(walk)
+                except OSError as exc:  # what the walk could not step over: assume the worst, never stop capture
+                    walk.holds = True
+                    walk.capped.add(f"the walk stopped ({exc.strerror or exc})")
             walk.took = time.time() - walk.started
             self._walk = walk
         return self._walk
+
+    def _walk_into(self, walk: "_Walk") -> None:
+        for n, (path, match, pinned) in enumerate(self._walk_rules(self.top).walk()):
+            if n >= MAX_WALK:
+                walk.holds = True
+                walk.capped.add(f"more than {MAX_WALK} entries walked")
+                break
+            if match is not None and match.ignored and pinned is not None:
+                walk.holds = True
+                if gives_values(path.name, _only_git(match.source)):
+                    walk.files.append(pinned)
+            elif match is not None and match.source == LINKS_SOURCE and self._ignored(str(path)) \
+                    and gives_values(path.name, False) and gives_values(os.path.basename(match.via or ""), False):
+                walk.files.append(pin(path))  # a link out of the folder to an ignored file
 
     def values(self) -> IgnoredValues:
         """The values the project's ignored files hold (memcli.capture.ignored_values). Only regular files
@@ -214,6 +228,7 @@ class IgnoredFiles:
         walk = self.walked()
         keys: dict[tuple, None] = {}
         total = 0
+        walk.files = [_repinned(pinned) for pinned in walk.files]
         for pinned in sorted(walk.files, key=lambda f: not _FIRST.search(f.path.name)):
             key = _state(pinned)
             if key is None or key in keys:
@@ -239,10 +254,25 @@ class IgnoredFiles:
         return sorted(walk.capped)
 
 
+def too_wide(top: str) -> bool:
+    """Whether a session's folder is no project but `/` or the home folder (or above it): walking it
+    would cost seconds for every few events, and read far more than a project's settings."""
+    if not top:
+        return False
+    real, home = os.path.realpath(top), os.path.realpath(os.path.expanduser("~"))
+    return real == os.sep or home == real or home.startswith(real.rstrip(os.sep) + os.sep)
+
+
 def _only_git(source) -> bool:
     """Whether a rule comes from git's own files (a .gitignore, .git/info/exclude), which ignore a file
     for reasons other than secrecy; mem's rules (built-in, the user's, a .memignore) name secrets."""
     return hasattr(source, "name") and (source.name == GIT_IGNORE_FILE or source.parts[-3:] == (".git", "info", "exclude"))
+
+
+def _repinned(pinned: Pin) -> Pin:
+    """The file now under a pinned name, when another took its place since the walk (`sed -i` and most
+    editors write a new file and rename it over the old one)."""
+    return pinned if _state(pinned) is not None else pin(pinned.path)
 
 
 def _state(pinned: Pin) -> tuple | None:
@@ -270,7 +300,7 @@ class _Walk:
 def _read(pinned: Pin, walk: _Walk) -> str:
     """An ignored file's text up to MAX_VALUE_FILE bytes (whole lines: a longer file's last, cut line goes,
     and the cap is noted), or "" when it is binary, unreadable or changed since the walk (never an error: a
-    file a run cannot read only gives no values)."""
+    file a run cannot read only gives no values); a byte that is not UTF-8 reads as U+FFFD."""
     try:
         data = read_pinned(pinned, MAX_VALUE_FILE)
     except (MemError, OSError):
@@ -280,10 +310,7 @@ def _read(pinned: Pin, walk: _Walk) -> str:
     if len(data) > MAX_VALUE_FILE:
         walk.capped.add(f"a file over {MAX_VALUE_FILE // 1024} KiB read in part")
         data = data[:data.rfind(b"\n", 0, MAX_VALUE_FILE) + 1]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return ""
+    return data.decode("utf-8", errors="replace")  # a Latin-1 comment costs its own line, not the file's values
 
 
 def searches(tool_input) -> bool:

@@ -53,7 +53,7 @@ _PATH = re.compile(r"^[~.]?/?[\w.-]+(?:/[\w.-]+)*/?$")  # /var/log/app, ./data: 
 # e-mail addresses, plain words and names (`smtp.gmail.com`, `my_app-db`).
 _COMMON = re.compile(r"""^(?:[vV]?[\d.,:/+_ -]+              # 3000, 1.2.3, 2024-01-01, 10.0.0.1:80
                            |[\w.-]+:\d{1,5}                    # db:5432, localhost:6379
-                           |[^@\s]+@[\w.-]+                    # noreply@example.com
+                           |[\w.+-]+@[\w-]+(?:\.[\w-]+)+        # noreply@example.com
                            |[a-z._-]+|[A-Z._-]+|[A-Za-z]+      # development, my_app.db, INFO, Postgres
                            |(?=(?:\D*\d){0,2}\D*$)[a-z\d._-]+    # us-east-1, python3.11, node-18
                            |\$\{?\w+\}?|[^A-Za-z0-9]+           # ${DB_PASSWORD}, another variable; ********
@@ -63,9 +63,10 @@ _COMMON = re.compile(r"""^(?:[vV]?[\d.,:/+_ -]+              # 3000, 1.2.3, 2024
 # whose part mixes them, is no such text), a locale, a `Region/City` time zone, a wildcard domain, a
 # mail sender's display name and address.
 _PIECE = r"(?:[a-z]+|\d+)"
+_ZONE = r"[A-Z][a-z]+(?:[_-][A-Z]?[a-z]+)*"  # a place's name in a time zone: New_York, Port-au-Prince
 _SHAPES = re.compile(rf"""^(?:{_PIECE}(?:[./_-]{_PIECE})*:{_PIECE}(?:[._-]{_PIECE})*   # main:app, node:20-alpine
                             |[a-z]{{2,3}}_[A-Z]{{2}}(?:\.[\w-]+)?(?:@\w+)?           # en_US.UTF-8
-                            |[A-Z][A-Za-z]+(?:/[A-Z][\w+-]*){{1,2}}                # America/New_York, Etc/GMT+5
+                            |{_ZONE}(?:/{_ZONE}){{1,2}}|Etc/GMT[+-]\d{{1,2}}         # America/New_York, Etc/GMT+5
                             |\*\.[\w.-]+                                        # *.example.com
                             )$""", re.VERBOSE)
 _ADDRESSED = re.compile(r"""^["']?([^"'<>]*?)["']?\s*<[^@\s<>]+@[\w.-]+>$""")  # Acme Support <help@acme.io>
@@ -85,20 +86,30 @@ def values_of(text: str) -> set[str]:
     """The values a file's text holds that are worth replacing wherever they occur (see `hidden`)."""
     found: set[str] = set()
     in_pem = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith(_COMMENT) or line.startswith("[") and line.endswith("]"):
+    for raw in text.lstrip("\ufeff").splitlines():
+        line = _LIST_ITEM.sub("", raw.strip())  # `- POSTGRES_PASSWORD=...` of a compose list, `- sk_live_...`
+        if not line or _comment(line) or line.startswith("[") and line.endswith("]") or _MARKUP.match(line):
             continue
         if _PEM.match(line):
             in_pem = line.startswith("-----BEGIN")
             continue
-        found.update(value for value in _candidates(line, in_pem) if hidden(value))
+        for value in _candidates(line, in_pem):
+            found.update(part for part in {value, *value.split()} if hidden(part))  # `Bearer TOKEN`: the token too
     return found
+
+
+def _comment(line: str) -> bool:
+    """A comment line; not `.npmrc`'s `//registry.example.org/:_authToken=...`, whose `//` opens a URL."""
+    return line.startswith(_COMMENT) and not (line.startswith("//") and "=" in line and line[2:3] not in " /")
 
 
 def _candidates(line: str, in_pem: bool) -> list[str]:
     if in_pem or _BASE64.match(line) or " " not in line and "=" not in line and ":" not in line:
-        return [line]  # a PEM body line, a base64 line, a token alone on its line
+        item = _QUOTED_ITEM.match(line)  # an item of a JSON array spread over lines: `"tok_...",`
+        try:
+            return [json.loads(item.group(1)) if item else line]  # a PEM body line, a base64 line, a token alone
+        except ValueError:
+            return [line]
     found = []
     for quoted in _JSON_PAIR.findall(line):
         try:
@@ -108,10 +119,13 @@ def _candidates(line: str, in_pem: bool) -> list[str]:
         found += [part.strip() for part in value.splitlines()]  # a key's PEM in one JSON string
     if found:
         return _with_passwords(found)
-    pgpass = _PGPASS.match(line)
+    npmrc = _NPMRC.match(line)
+    if npmrc:
+        return [npmrc.group(1)]
+    pgpass = _PGPASS.match(line) if "://" not in line else None  # not a URL of several hosts with ports
     if pgpass:
         return [pgpass.group(1).replace("\\:", ":").replace("\\\\", "\\")]
-    netrc = _NETRC.findall(line)
+    netrc = _NETRC.findall(line) if "=" not in line else None  # not `password = ...` of an INI or a TOML
     if netrc:
         return netrc
     assigned = _ASSIGN.match(line)
@@ -120,6 +134,10 @@ def _candidates(line: str, in_pem: bool) -> list[str]:
     return _with_passwords([line]) if " " not in line else []
 
 
+_LIST_ITEM = re.compile(r"^-\s+")
+_NPMRC = re.compile(r"^//\S+?:_(?:authToken|auth|password)\s*=\s*(\S+)$")  # .npmrc's registry credentials
+_MARKUP = re.compile(r"^</?[\w:.-]+/?>$")  # `</component>` of an IDE's workspace.xml: structure, not a setting
+_QUOTED_ITEM = re.compile(r'^("(?:[^"\\]|\\.)*"),?$')
 _DOUBLE_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _ESCAPE = re.compile(r"\\(.)")
 
@@ -190,13 +208,13 @@ def _plain(text: str) -> bool:
 
 
 def _phrase(value: str) -> bool:
-    """Words and spaces only (`Acme Payments`, `npm run dev -- --port 3001`): prose or a command, which
-    output repeats. Not four or more lowercase words of three letters or more, a passphrase or a wallet's
+    """Words of common text only (`Acme Payments`, `python manage.py runserver 0.0.0.0:8000`): prose or a
+    command, which output repeats. Not four or more lowercase words of three letters or more, a passphrase or a wallet's
     seed phrase as diceware and BIP-39 make them: prose has short words, capitals or punctuation."""
     words = value.split()
     if len(words) >= 4 and all(word.isalpha() and word.islower() and len(word) >= 3 for word in words):
         return False
-    return len(words) > 1 and _plain(value)
+    return len(words) > 1 and all(_WORD.match(word) or not hidden(word) for word in words)
 
 
 def gives_values(name: str, only_git: bool) -> bool:

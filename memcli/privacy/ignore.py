@@ -154,15 +154,15 @@ class IgnoreRules:
             return
         for entry in entries:
             path = folder / entry.name
-            real = os.path.realpath(path) if entry.is_symlink() else None
+            try:
+                real = os.path.realpath(path) if entry.is_symlink() else None
+                is_dir = entry.is_dir()
+            except OSError as exc:  # a link that names itself (ELOOP), one into /proc: nothing to stop for
+                log.warning("cannot look at %s: %s", path, exc)
+                continue
             if real is not None and not self.follow_links and not _inside(real, real_root):
                 yield path, Match(True, f"a link out of {display_path(self.walk_root)} (--follow-links reads it)",
                                   LINKS_SOURCE, 0, path, real), None
-                continue
-            try:
-                is_dir = entry.is_dir()
-            except OSError as exc:  # a link that names itself (ELOOP): nothing to read there, nothing to stop for
-                log.warning("cannot look at %s: %s", path, exc)
                 continue
             if is_dir:
                 found = self.match(path, is_dir=True, real=real)

@@ -87,14 +87,75 @@ def test_a_prompt_or_an_answer_holding_a_value_of_an_ignored_file_keeps_it_out(p
     (".env.regex", "PATTERN=(a+)*[x]$^.{2}\\1|?\n", "(a+)*[x]$^.{2}\\1|?"),
     (".env.aws", "AWS_SECRET_ACCESS_KEY=/n90D5uZoLY0e0z1+1PTSyQpGGeywmc\n", "/n90D5uZoLY0e0z1+1PTSyQpGGeywmc"),
     (".env.mail", "MAIL_PASS=qwhzkrtplmvbsnyx\n", "qwhzkrtplmvbsnyx"),  # an app password: 16 letters
+    (".pypirc", "[pypi]\nusername = __token__\npassword = pypi-AgEIcHlwaS5vcmc\n", "pypi-AgEIcHlwaS5vcmc"),
+    (".env.at", "SECRET_KEY=kX9#mP2q@Lq7z\n", "kX9#mP2q@Lq7z"),  # an @ does not make it an address
+    (".env.mongo", "MONGO_URL=mongodb://app:Pw9xZq81Lm@m1:27017,m2:27017/db?replicaSet=rs0\n", "Pw9xZq81Lm"),
+    ("secrets.yml", "environment:\n  - POSTGRES_PASSWORD=Zq81kx9Lm2pwT\n", "Zq81kx9Lm2pwT"),
+    ("config/credentials.json", '{"keys": [\n  "tok_9xZq81Lm2pwT",\n  "tok_Ab3Cd4Ef5Gh6"\n]}\n', "tok_9xZq81Lm2pwT"),
+    (".npmrc", "//registry.npmjs.org/:_authToken=npm_Zq81kx9Lm2pwTab\n", "npm_Zq81kx9Lm2pwTab"),
+    (".env.bom", "\ufeffAPI_KEY=Zq81kx9Lm2pwT77\n", "Zq81kx9Lm2pwT77"),
+    (".env.bearer", "AUTH_HEADER=Bearer sk_live_Zq81kx9Lm2pwT\n", "sk_live_Zq81kx9Lm2pwT"),
 ])
 def test_a_value_is_taken_out_whatever_the_form_of_the_ignored_file_that_holds_it(project, name, content, secret):
-    (project / ".memignore").write_text("secrets.yml\nconfig/credentials.json\n")
+    (project / ".memignore").write_text("secrets.yml\nconfig/credentials.json\n.npmrc\n")
     (project / "config").mkdir()
     (project / name).write_text(content)
     done = bash(project, "./run-tests.sh", f"failed: expected 'ok', got '{secret}' from the service")
     text = stored()
     assert secret not in text and "from the service" in text and done[COUNTED] == 1
+
+
+def test_an_ignored_file_with_a_byte_that_is_not_utf8_still_gives_its_values(project):
+    (project / ".env").write_bytes(b"# caf\xe9 settings\n" + f"DB_PASSWORD={VALUE}\n".encode())
+    bash(project, "./run-tests.sh", f"login {VALUE} refused")
+    assert VALUE not in stored()
+
+
+def test_an_ide_workspace_file_and_a_command_in_settings_do_not_blank_ordinary_output(project):
+    (project / ".gitignore").write_text(".idea/workspace.xml\ndocker-compose.override.yml\n")
+    (project / ".git").mkdir()
+    (project / ".idea").mkdir()
+    (project / ".idea" / "workspace.xml").write_text("<project>\n  <component>\n</component>\n</configuration>\n</project>\n")
+    (project / "docker-compose.override.yml").write_text("services:\n  web:\n    command: python manage.py runserver 0.0.0.0:8000\n")
+    bash(project, "python manage.py runserver 0.0.0.0:8000", "</configuration>\n</project>\nWatching for file changes")
+    text = stored()
+    assert REDACTED not in text and "runserver 0.0.0.0:8000" in text and "</configuration>" in text
+
+
+def test_a_dotenv_rewritten_in_place_by_sed_gives_its_new_value_to_a_lingering_runner(project, monkeypatch):
+    from memcli.capture import ignored_content
+    from memcli.capture.event_jobs import KINDS
+    from memcli.features.work import Work
+
+    monkeypatch.setattr(ignored_content, "CHEAP_WALK_S", 0.0)  # a costly walk: kept between events
+    (project / ".env").write_text(ENV)
+    work = Work(open_mem(), KINDS)
+    hook(json.dumps(claude("PostToolUse", project, tool_name="Bash", tool_use_id="b0", tool_input={"command": "ls"},
+                           tool_response={"stdout": "README.md", "stderr": ""})))
+    work.run()
+    rewritten = project / ".env.tmp"  # what `sed -i` does: a new file renamed over the old one
+    rewritten.write_text("DB_PASSWORD=rotated-Xy77-pass\n")
+    os.replace(rewritten, project / ".env")
+    hook(json.dumps(claude("PostToolUse", project, tool_name="Bash", tool_use_id="b1", tool_input={"command": "env"},
+                           tool_response={"stdout": "login with rotated-Xy77-pass", "stderr": ""})))
+    work.run()
+    assert "rotated-Xy77-pass" not in stored()
+
+
+@pytest.mark.parametrize("where", ["/", "home"])
+def test_a_session_at_the_root_or_the_home_folder_is_captured_without_walking_it(project, monkeypatch, where):
+    from memcli.capture import ignored_content
+
+    home = project / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("MEM_DIR", str(project / ".mem"))  # the store a session outside any project writes to
+    walked = []
+    monkeypatch.setattr(ignored_content.IgnoredFiles, "_walk_into", lambda self, walk: walked.append(self.top))
+    cwd = "/" if where == "/" else str(home)
+    done = send_and_drain(claude("PostToolUse", cwd, tool_name="Bash", tool_use_id="b1", tool_input={"command": "uptime"},
+                                 tool_response={"stdout": "up 3 days, load average 0.5", "stderr": ""}))
+    assert walked == [] and "load average" in stored(), done
 
 
 def test_short_and_common_values_of_an_ignored_file_stay_in_ordinary_output(project):
