@@ -79,7 +79,7 @@ _PLACEHOLDER = frozenset(("example", "sample", "template", "tpl", "dist", "defau
 _SETTINGS_NAME = re.compile(r"""(?ix)^\.env|\.env$|^\.(?:pgpass|netrc|npmrc|pypirc|htpasswd|git-credentials)$|^id_(?:rsa|dsa|ecdsa|ed25519)
                                |(?:^|[._-])(?:env|secrets?|credentials?|creds|tokens?|passwords?|passwd|api[_-]?keys?
                                   |private|auth|settings|config|keys?)(?:[._-]|$)
-                               |\.(?:pem|key|p12|pfx|jks|keystore|kubeconfig|tfvars|json|ya?ml|toml|ini|cfg|cnf|conf|properties|php|xml|plist)$""")
+                               |\.(?:pem|key|p12|pfx|jks|keystore|kubeconfig|tfvars|json|ya?ml|toml|ini|cfg|cnf|conf|properties|php)$""")
 
 
 def values_of(text: str) -> set[str]:
@@ -93,8 +93,8 @@ def values_of(text: str) -> set[str]:
         if _PEM.match(line):
             in_pem = line.startswith("-----BEGIN")
             continue
-        for value in _candidates(line, in_pem):
-            found.update(part for part in {value, *value.split()} if hidden(part))  # `Bearer TOKEN`: the token too
+        for value in _candidates(line, in_pem):  # `Bearer TOKEN`, `{ user = "app", token = "TOKEN" }`: the token too
+            found.update(part for part in {value, *(word.strip(_AROUND_WORD) for word in value.split())} if hidden(part))
     return found
 
 
@@ -111,6 +111,8 @@ def _candidates(line: str, in_pem: bool) -> list[str]:
         except ValueError:
             return [line]
     found = []
+    for listed in _JSON_LIST.findall(line):  # `{"tokens": ["tok_...", "tok_..."]}`
+        found += _JSON_ITEM.findall(listed)
     for quoted in _JSON_PAIR.findall(line):
         try:
             value = json.loads(quoted)
@@ -135,6 +137,9 @@ def _candidates(line: str, in_pem: bool) -> list[str]:
 
 
 _LIST_ITEM = re.compile(r"^-\s+")
+_JSON_LIST = re.compile(r"\[([^\[\]]*)\]")
+_JSON_ITEM = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_AROUND_WORD = "\"',;{}[]()"  # what an inline table or a list puts around a word
 _NPMRC = re.compile(r"^//\S+?:_(?:authToken|auth|password)\s*=\s*(\S+)$")  # .npmrc's registry credentials
 _MARKUP = re.compile(r"^</?[\w:.-]+/?>$")  # `</component>` of an IDE's workspace.xml: structure, not a setting
 _QUOTED_ITEM = re.compile(r'^("(?:[^"\\]|\\.)*"),?$')
@@ -199,6 +204,8 @@ def hidden(value: str, in_url: bool = False) -> bool:
     if "://" in value or "/" in value and _PATH.match(value):
         parts = re.split(r"[/?&=#@]+", value.split("://", 1)[-1])
         return any(len(part) >= MIN_CHARS and hidden(part, True) for part in parts)
+    if (":" in value or "/" in value) and " " not in value:  # `./app/:/usr/src/app/`, `${workspaceFolder}/app`
+        return any(len(part) >= MIN_CHARS and hidden(part, in_url) for part in re.split(r"[/:]+", value))
     return True
 
 
@@ -214,7 +221,8 @@ def _phrase(value: str) -> bool:
     words = value.split()
     if len(words) >= 4 and all(word.isalpha() and word.islower() and len(word) >= 3 for word in words):
         return False
-    return len(words) > 1 and all(_WORD.match(word) or not hidden(word) for word in words)
+    words = [word.strip(_AROUND_WORD + ":") for word in words]  # `{"**/__pycache__": true}` of a settings file
+    return len(words) > 1 and all(not word or _WORD.match(word) or not hidden(word) for word in words)
 
 
 def gives_values(name: str, only_git: bool) -> bool:

@@ -36,6 +36,7 @@ DEFAULTS = (
     "_netrc",
     ".git-credentials",
     ".pypirc",
+    ".npmrc",
     ".my.cnf",
     ".htpasswd",
     ".*_history",

@@ -95,9 +95,11 @@ def test_a_prompt_or_an_answer_holding_a_value_of_an_ignored_file_keeps_it_out(p
     (".npmrc", "//registry.npmjs.org/:_authToken=npm_Zq81kx9Lm2pwTab\n", "npm_Zq81kx9Lm2pwTab"),
     (".env.bom", "\ufeffAPI_KEY=Zq81kx9Lm2pwT77\n", "Zq81kx9Lm2pwT77"),
     (".env.bearer", "AUTH_HEADER=Bearer sk_live_Zq81kx9Lm2pwT\n", "sk_live_Zq81kx9Lm2pwT"),
+    ("config/credentials.json", '{"tokens": ["tok_9Xk2mPq7LwZt3R"]}\n', "tok_9Xk2mPq7LwZt3R"),
+    ("secrets.yml", 'conn = { user = "app", token = "Hn3Jk7Lm1Pq5" }\n', "Hn3Jk7Lm1Pq5"),
 ])
 def test_a_value_is_taken_out_whatever_the_form_of_the_ignored_file_that_holds_it(project, name, content, secret):
-    (project / ".memignore").write_text("secrets.yml\nconfig/credentials.json\n.npmrc\n")
+    (project / ".memignore").write_text("secrets.yml\nconfig/credentials.json\n")
     (project / "config").mkdir()
     (project / name).write_text(content)
     done = bash(project, "./run-tests.sh", f"failed: expected 'ok', got '{secret}' from the service")
@@ -112,14 +114,18 @@ def test_an_ignored_file_with_a_byte_that_is_not_utf8_still_gives_its_values(pro
 
 
 def test_an_ide_workspace_file_and_a_command_in_settings_do_not_blank_ordinary_output(project):
-    (project / ".gitignore").write_text(".idea/workspace.xml\ndocker-compose.override.yml\n")
+    (project / ".gitignore").write_text(".idea/workspace.xml\ndocker-compose.override.yml\n.vscode/\n")
     (project / ".git").mkdir()
     (project / ".idea").mkdir()
-    (project / ".idea" / "workspace.xml").write_text("<project>\n  <component>\n</component>\n</configuration>\n</project>\n")
-    (project / "docker-compose.override.yml").write_text("services:\n  web:\n    command: python manage.py runserver 0.0.0.0:8000\n")
-    bash(project, "python manage.py runserver 0.0.0.0:8000", "</configuration>\n</project>\nWatching for file changes")
+    (project / ".idea" / "workspace.xml").write_text("<project>\n  <component>\n</component>\n</configuration>\n"
+                                                     "<created>1712345678901</created>\n</project>\n")
+    (project / "docker-compose.override.yml").write_text("services:\n  web:\n    command: python manage.py runserver "
+                                                         "0.0.0.0:8000\n    volumes:\n      - ./app/:/usr/src/app/\n")
+    out = "</configuration>\n</project>\nmounted ./app/:/usr/src/app/ at 1712345678901\nWatching for file changes"
+    bash(project, "python manage.py runserver 0.0.0.0:8000", out)
     text = stored()
     assert REDACTED not in text and "runserver 0.0.0.0:8000" in text and "</configuration>" in text
+    assert "./app/:/usr/src/app/ at 1712345678901" in text
 
 
 def test_a_dotenv_rewritten_in_place_by_sed_gives_its_new_value_to_a_lingering_runner(project, monkeypatch):
