@@ -228,9 +228,9 @@ class IgnoredFiles:
         walk = self.walked()
         keys: dict[tuple, None] = {}
         total = 0
-        walk.files = [_repinned(pinned) for pinned in walk.files]
-        for pinned in sorted(walk.files, key=lambda f: not _FIRST.search(f.path.name)):
-            key = _state(pinned)
+        now = [_now(pinned) for pinned in walk.files]
+        walk.files = [pinned for pinned, _ in now]
+        for pinned, key in sorted(now, key=lambda pair: not _FIRST.search(pair[0].path.name)):
             if key is None or key in keys:
                 continue
             if len(keys) >= MAX_VALUE_FILES or total >= MAX_VALUE_BYTES:
@@ -269,10 +269,14 @@ def _only_git(source) -> bool:
     return hasattr(source, "name") and (source.name == GIT_IGNORE_FILE or source.parts[-3:] == (".git", "info", "exclude"))
 
 
-def _repinned(pinned: Pin) -> Pin:
-    """The file now under a pinned name, when another took its place since the walk (`sed -i` and most
-    editors write a new file and rename it over the old one)."""
-    return pinned if _state(pinned) is not None else pin(pinned.path)
+def _now(pinned: Pin) -> tuple[Pin, tuple | None]:
+    """The file now under a pinned name, pinned again when another took its place since the walk (`sed -i`
+    and most editors write a new file and rename it over the old one), and its _state()."""
+    state = _state(pinned)
+    if state is None:
+        pinned = pin(pinned.path)
+        state = _state(pinned)
+    return pinned, state
 
 
 def _state(pinned: Pin) -> tuple | None:
